@@ -1,0 +1,129 @@
+//! Finding a GPU without panicking, and compiling kernels with NVRTC.
+//!
+//! cudarc loads libcuda lazily and panics when it is missing; every function here probes first
+//! and returns [`NoGpu`] instead.
+
+use std::sync::Arc;
+
+use cudarc::driver::CudaContext;
+use cudarc::nvrtc::{self, CompileOptions};
+
+use crate::driver;
+use crate::error::{Error, NoGpu, Result};
+use crate::module::Module;
+
+/// Checks that the CUDA driver is installed, new enough, and sees device 0.
+///
+/// ```
+/// match cuda_graph_runtime::gpu_available() {
+///     Ok(()) => println!("a GPU is here"),
+///     Err(why) => println!("no GPU: {why}"),
+/// }
+/// ```
+pub fn gpu_available() -> Result<(), NoGpu> {
+    context(0).map(drop).map_err(|e| match e {
+        Error::NoGpu(n) => n,
+        other => NoGpu::NoDevice {
+            ordinal: 0,
+            source: match other {
+                Error::Driver { source, .. } => source,
+                _ => cudarc::driver::DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_UNKNOWN),
+            },
+        },
+    })
+}
+
+fn probe_driver() -> Result<(), NoGpu> {
+    // SAFETY: only tries to load the library; no driver call is made.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(NoGpu::DriverNotFound);
+    }
+    // SAFETY: the library is present (checked just above).
+    if let Some(symbol) = unsafe { driver::missing_symbol() } {
+        return Err(NoGpu::DriverTooOld { symbol });
+    }
+    Ok(())
+}
+
+/// Opens (retains) the primary context of device `ordinal`, or says why there is none.
+///
+/// Use this instead of `CudaContext::new`, which panics when libcuda is missing.
+///
+/// ```
+/// match cuda_graph_runtime::context(0) {
+///     Ok(ctx) => println!("device: {}", ctx.name().unwrap_or_default()),
+///     Err(e) => println!("{e}"),
+/// }
+/// ```
+pub fn context(ordinal: usize) -> Result<Arc<CudaContext>> {
+    probe_driver()?;
+    CudaContext::new(ordinal).map_err(|source| NoGpu::NoDevice { ordinal, source }.into())
+}
+
+/// Checks that NVRTC can be loaded.
+pub fn nvrtc_available() -> Result<(), NoGpu> {
+    // SAFETY: only tries to load the library.
+    if unsafe { nvrtc::sys::is_culib_present() } {
+        Ok(())
+    } else {
+        Err(NoGpu::NvrtcNotFound)
+    }
+}
+
+/// Compiles CUDA C source with NVRTC for the context's device and loads it as a [`Module`],
+/// whose kernels know their parameter lists.
+///
+/// ```no_run
+/// # fn main() -> Result<(), cuda_graph_runtime::Error> {
+/// let ctx = cuda_graph_runtime::context(0)?;
+/// let module = cuda_graph_runtime::compile(
+///     &ctx,
+///     r#"extern "C" __global__ void fill(float* y, float v, unsigned n) {
+///         unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+///         if (i < n) y[i] = v;
+///     }"#,
+/// )?;
+/// let fill = module.function("fill")?;
+/// assert_eq!(fill.param_sizes(), Some(&[8, 4, 4][..]));
+/// # drop(fill); Ok(()) }
+/// ```
+pub fn compile(ctx: &Arc<CudaContext>, src: &str) -> Result<Module> {
+    nvrtc_available()?;
+    let (major, minor) = ctx.compute_capability().map_err(|e| Error::Driver {
+        call: "cuDeviceGetAttribute",
+        node: None,
+        source: e,
+    })?;
+    let opts = CompileOptions {
+        options: vec![format!("--gpu-architecture=compute_{major}{minor}")],
+        ..Default::default()
+    };
+    let ptx = nvrtc::compile_ptx_with_opts(src, opts).map_err(|e| Error::Compile {
+        log: match e {
+            nvrtc::CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
+            other => other.to_string(),
+        },
+    })?;
+    Module::from_ptx(ctx, &ptx.to_src())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The probe answers, never panics, and agrees with whether libcuda loads. (Under
+    /// compute-sanitizer this is also the test binary's instrumented driver call.)
+    #[test]
+    fn probe_agrees_with_the_driver_library() {
+        // SAFETY: only tries to load the library.
+        let present = unsafe { cudarc::driver::sys::is_culib_present() };
+        match gpu_available() {
+            Ok(()) => assert!(present),
+            Err(NoGpu::DriverNotFound) => assert!(!present),
+            Err(other) => assert!(present, "{other}"),
+        }
+        if std::env::var("CUDA_GRAPH_REQUIRE_GPU").as_deref() == Ok("1") {
+            assert!(gpu_available().is_ok());
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! Kernel modules and functions that know their parameter lists.
+//!
+//! A kernel node must be given exactly the kernel's parameters: too few and the driver reads
+//! past the argument array. The driver can report a parameter's size (`cuFuncGetParamInfo`)
+//! but, before CUDA 13.2, not how many there are except by failing on the first index past the
+//! end. So a [`Module`] reads every kernel's parameter list from its PTX when it is loaded, and
+//! checking arguments then needs no failing driver call. A [`Kernel`] made from a bare cudarc
+//! `CudaFunction` has no such list and is checked by probing.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
+
+use crate::error::{Error, Result};
+
+/// A loaded module whose kernels' parameter lists are known.
+pub struct Module {
+    inner: Arc<CudaModule>,
+    params: HashMap<String, Arc<[usize]>>,
+}
+
+impl Module {
+    /// Loads PTX text into the context.
+    pub fn from_ptx(ctx: &Arc<CudaContext>, ptx: &str) -> Result<Self> {
+        let params = parse_entries(ptx)
+            .into_iter()
+            .map(|(name, sizes)| (name, Arc::from(sizes)))
+            .collect();
+        let inner = ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .map_err(|source| Error::Driver {
+                call: "cuModuleLoadData",
+                node: None,
+                source,
+            })?;
+        Ok(Module { inner, params })
+    }
+
+    /// The kernel called `name` (its `extern "C"` name, or its mangled name).
+    pub fn function(&self, name: &str) -> Result<Kernel> {
+        let func = self
+            .inner
+            .load_function(name)
+            .map_err(|source| Error::Driver {
+                call: "cuModuleGetFunction",
+                node: Some(name.to_owned()),
+                source,
+            })?;
+        Ok(Kernel {
+            func,
+            name: name.to_owned(),
+            params: self.params.get(name).cloned(),
+        })
+    }
+
+    /// The names of the module's kernels.
+    pub fn kernel_names(&self) -> impl Iterator<Item = &str> {
+        self.params.keys().map(String::as_str)
+    }
+
+    /// The cudarc module.
+    pub fn cuda_module(&self) -> &Arc<CudaModule> {
+        &self.inner
+    }
+}
+
+/// A kernel function, with its parameter sizes when they are known.
+pub struct Kernel {
+    func: CudaFunction,
+    name: String,
+    params: Option<Arc<[usize]>>,
+}
+
+impl Kernel {
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Sizes in bytes of the kernel's parameters, when read from its PTX.
+    pub fn param_sizes(&self) -> Option<&[usize]> {
+        self.params.as_deref()
+    }
+
+    /// The cudarc function.
+    pub fn cuda_function(&self) -> &CudaFunction {
+        &self.func
+    }
+}
+
+impl From<CudaFunction> for Kernel {
+    /// A kernel whose parameter list is unknown: adding it to a graph asks the driver, probing
+    /// one index past the last parameter (compute-sanitizer reports that probe as an API error).
+    fn from(func: CudaFunction) -> Self {
+        Kernel {
+            func,
+            name: String::from("<kernel>"),
+            params: None,
+        }
+    }
+}
+
+/// Every `.entry` of a PTX text with the sizes of its parameters.
+pub(crate) fn parse_entries(ptx: &str) -> HashMap<String, Vec<usize>> {
+    let mut out = HashMap::new();
+    let mut rest = ptx;
+    while let Some(at) = rest.find(".entry") {
+        rest = &rest[at + ".entry".len()..];
+        let Some(open) = rest.find('(') else { break };
+        let name = rest[..open].trim().to_owned();
+        let Some(close) = rest[open..].find(')') else {
+            break;
+        };
+        let list = &rest[open + 1..open + close];
+        rest = &rest[open + close..];
+        let sizes: Option<Vec<usize>> = list
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(param_size)
+            .collect();
+        if let Some(sizes) = sizes {
+            if !name.is_empty() && !name.contains(char::is_whitespace) {
+                out.insert(name, sizes);
+            }
+        }
+    }
+    out
+}
+
+/// Size of one PTX parameter declaration, e.g. `.param .u64 .ptr .align 1 k_param_1` or
+/// `.param .align 8 .b8 k_param_0[24]`.
+fn param_size(decl: &str) -> Option<usize> {
+    let mut elem = None;
+    let mut tokens = decl.split_whitespace().peekable();
+    let mut last = "";
+    while let Some(t) = tokens.next() {
+        match t {
+            ".param" | ".ptr" | ".global" | ".const" | ".local" | ".shared" => {}
+            ".align" => {
+                tokens.next();
+            }
+            _ if t.starts_with('.') => {
+                let ty = &t[1..];
+                let bits = ty.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+                let prefix = &ty[..ty.len() - bits.len()];
+                if !matches!(prefix, "u" | "s" | "b" | "f" | "bf") {
+                    return None;
+                }
+                elem = Some(match bits {
+                    "8" => 1,
+                    "16" => 2,
+                    "32" => 4,
+                    "64" => 8,
+                    _ => return None,
+                });
+            }
+            _ => last = t,
+        }
+    }
+    let elem = elem?;
+    match (last.find('['), last.find(']')) {
+        (Some(a), Some(b)) if a < b => Some(elem * last[a + 1..b].parse::<usize>().ok()?),
+        (None, None) => Some(elem),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_scalar_pointer_and_struct_parameters() {
+        let ptx = r#"
+.version 8.5
+.target sm_90
+.address_size 64
+
+	// .globl	saxpy
+.visible .entry saxpy(
+	.param .f32 saxpy_param_0,
+	.param .u64 .ptr .global .align 1 saxpy_param_1,
+	.param .u64 saxpy_param_2,
+	.param .u32 saxpy_param_3
+)
+{
+	ret;
+}
+.visible .entry empty()
+{
+	ret;
+}
+.weak .entry _Z4packILi3EEv1S(
+	.param .align 8 .b8 _Z4packILi3EEv1S_param_0[24],
+	.param .u8 _Z4packILi3EEv1S_param_1,
+	.param .f16 _Z4packILi3EEv1S_param_2
+)
+{
+	ret;
+}
+"#;
+        let e = parse_entries(ptx);
+        assert_eq!(e["saxpy"], vec![4, 8, 8, 4]);
+        assert_eq!(e["empty"], Vec::<usize>::new());
+        assert_eq!(e["_Z4packILi3EEv1S"], vec![24, 1, 2]);
+        assert_eq!(e.len(), 3);
+    }
+
+    #[test]
+    fn skips_declarations_it_does_not_understand() {
+        assert_eq!(param_size(".param .texref t"), None);
+        assert_eq!(param_size(".param .b32 x[2"), None);
+        assert_eq!(param_size(".param .b64 x"), Some(8));
+        assert_eq!(param_size(".param .bf16 x"), Some(2));
+        assert_eq!(param_size(".param .align 16 .b8 x[48]"), Some(48));
+    }
+}
