@@ -1,5 +1,4 @@
-//! cuda-graph: CUDA graphs declared in Rust, checked at compile time, edited live through
-//! typed setters.
+#![doc = include_str!("../README.md")]
 //!
 //! This facade re-exports the runtime ([`Graph`], [`GraphExec`], typed node handles and
 //! setter views) and, as it lands, the `cuda_graph!` macro.
