@@ -279,6 +279,38 @@ fn handles_from_another_graph_are_rejected() {
 }
 
 #[test]
+fn child_and_parent_buffer_handles_never_alias() {
+    let gpu = gpu_or_skip!();
+    let (mut y, mut z, mut w) = (gpu.poisoned(N), gpu.poisoned(N), gpu.poisoned(N));
+    let mut g = Graph::new(&gpu.ctx).unwrap();
+    let yb = g.bind_mut(&mut y).unwrap();
+    let mut child = g.child_graph().unwrap();
+    let zb = child.bind_mut(&mut z).unwrap();
+    // Bound by the parent after the child was made: same index as `zb`, another graph.
+    let wb = g.bind_mut(&mut w).unwrap();
+    assert!(matches!(
+        child.add_memset("w", &[], wb, 1u32),
+        Err(Error::ForeignHandle { what: "buffer" })
+    ));
+    assert!(matches!(
+        g.add_memset("z", &[], zb, 1u32),
+        Err(Error::ForeignHandle { what: "buffer" })
+    ));
+    child.add_memset("y", &[], yb, 7u32).unwrap();
+    child.add_memset("z", &[], zb, 8u32).unwrap();
+    g.add_memset("w", &[], wb, 9u32).unwrap();
+    g.add_child("child", &[], child).unwrap();
+    let mut exec = g.instantiate().unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    assert!(gpu.read(exec.buffer(yb).unwrap()).iter().all(|&v| v == 7));
+    assert!(gpu.read(exec.buffer(wb).unwrap()).iter().all(|&v| v == 9));
+    // The child's own buffer is reached through the child, not the parent's executable graph.
+    assert!(exec.buffer(zb).is_err());
+    drop(exec);
+    assert!(gpu.read(&z).iter().all(|&v| v == 8));
+}
+
+#[test]
 fn panicking_host_callback_is_an_error_and_the_process_goes_on() {
     let gpu = gpu_or_skip!();
     let iota_k = gpu.f("iota_u32");

@@ -11,7 +11,6 @@ use cudarc::driver::DeviceRepr;
 
 use crate::bind::{Bindings, Buf, BufMut};
 use crate::error::Result;
-use crate::graph::GraphId;
 
 mod sealed {
     pub trait Sealed {}
@@ -23,13 +22,13 @@ pub trait KernelArg: Copy + Send + Sync + 'static {
     #[doc(hidden)]
     type Raw: Copy;
     #[doc(hidden)]
-    fn resolve(&self, graph: GraphId, b: &Bindings<'_>) -> Result<Self::Raw>;
+    fn resolve(&self, b: &Bindings<'_>) -> Result<Self::Raw>;
 }
 
 impl<T: DeviceRepr + Copy + Send + Sync + 'static> KernelArg for T {
     type Raw = T;
     #[inline]
-    fn resolve(&self, _: GraphId, _: &Bindings<'_>) -> Result<T> {
+    fn resolve(&self, _: &Bindings<'_>) -> Result<T> {
         Ok(*self)
     }
 }
@@ -37,16 +36,16 @@ impl<T: DeviceRepr + Copy + Send + Sync + 'static> KernelArg for T {
 impl<T: 'static> KernelArg for Buf<T> {
     type Raw = u64;
     #[inline]
-    fn resolve(&self, graph: GraphId, b: &Bindings<'_>) -> Result<u64> {
-        Ok(b.get(self.graph, graph, self.index)?.addr)
+    fn resolve(&self, b: &Bindings<'_>) -> Result<u64> {
+        Ok(b.get(self.graph, self.index)?.addr)
     }
 }
 
 impl<T: 'static> KernelArg for BufMut<T> {
     type Raw = u64;
     #[inline]
-    fn resolve(&self, graph: GraphId, b: &Bindings<'_>) -> Result<u64> {
-        Ok(b.get(self.graph, graph, self.index)?.addr)
+    fn resolve(&self, b: &Bindings<'_>) -> Result<u64> {
+        Ok(b.get(self.graph, self.index)?.addr)
     }
 }
 
@@ -66,7 +65,7 @@ pub trait KernelArgs: Copy + Send + Sync + 'static + sealed::Sealed {
     #[doc(hidden)]
     fn layout() -> Vec<ArgLayout>;
     #[doc(hidden)]
-    fn write(&self, graph: GraphId, b: &Bindings<'_>, block: &mut ArgBlock) -> Result<()>;
+    fn write(&self, b: &Bindings<'_>, block: &mut ArgBlock) -> Result<()>;
 }
 
 /// Argument `I` of a kernel argument tuple: gives `set_arg::<I>` its type.
@@ -185,8 +184,8 @@ macro_rules! tuple_args {
             }
             #[allow(unused_variables)]
             #[inline]
-            fn write(&self, graph: GraphId, b: &Bindings<'_>, block: &mut ArgBlock) -> Result<()> {
-                $(block.put($i, self.$i.resolve(graph, b)?);)*
+            fn write(&self, b: &Bindings<'_>, block: &mut ArgBlock) -> Result<()> {
+                $(block.put($i, self.$i.resolve(b)?);)*
                 Ok(())
             }
         }

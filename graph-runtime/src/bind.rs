@@ -169,13 +169,32 @@ fn parent_only() -> Error {
 }
 
 /// The buffers of one graph.
+///
+/// Handles carry the id of the graph that bound the buffer and its index here. A child graph
+/// made with `Graph::child_graph` starts with a copy of its parent's entries (addresses only),
+/// which it accepts under the parent's id; what it binds itself it accepts under its own.
 #[doc(hidden)]
-#[derive(Default)]
 pub struct Bindings<'a> {
     pub(crate) list: Vec<Binding<'a>>,
+    owner: GraphId,
+    /// The parent's id and how many leading entries are the parent's.
+    parent: Option<(GraphId, usize)>,
 }
 
 impl<'a> Bindings<'a> {
+    pub fn new(owner: GraphId) -> Self {
+        Bindings {
+            list: Vec::new(),
+            owner,
+            parent: None,
+        }
+    }
+
+    /// The id handles of buffers bound here carry.
+    pub fn owner(&self) -> GraphId {
+        self.owner
+    }
+
     fn push(&mut self, access: Access<'a>, addr: u64, len: usize) -> u32 {
         self.list.push(Binding {
             access,
@@ -211,16 +230,24 @@ impl<'a> Bindings<'a> {
         self.push(Access::HostMut, s.as_mut_ptr() as u64, s.len())
     }
 
-    pub fn get(&self, graph: GraphId, owner: GraphId, index: u32) -> Result<&Binding<'a>> {
-        match self.list.get(index as usize) {
-            Some(b) if graph == owner => Ok(b),
+    pub fn get(&self, graph: GraphId, index: u32) -> Result<&Binding<'a>> {
+        let i = index as usize;
+        let known = match self.parent {
+            Some((parent, n)) if graph == parent => i < n,
+            _ => graph == self.owner && self.parent.is_none_or(|(_, n)| i >= n),
+        };
+        match self.list.get(i) {
+            Some(b) if known => Ok(b),
             _ => Err(Error::ForeignHandle { what: "buffer" }),
         }
     }
 
-    /// The parent's buffers as a child graph sees them: addresses only.
-    pub fn snapshot(&self) -> Bindings<'a> {
+    /// The bindings of a child graph `child` of this graph: this graph's buffers, addresses
+    /// only, accepted under this graph's id.
+    pub fn for_child(&self, child: GraphId) -> Bindings<'a> {
         Bindings {
+            owner: child,
+            parent: Some((self.owner, self.list.len())),
             list: self
                 .list
                 .iter()

@@ -355,7 +355,6 @@ impl<'a> GraphExec<'a> {
             });
         };
         let Graph {
-            buffers,
             ctx,
             limits,
             topo,
@@ -373,7 +372,6 @@ impl<'a> GraphExec<'a> {
             name: topo.name(i as u32),
             shadow,
             mirror: Some((&mut rec.shadow, &mut rec.dirty)),
-            graph: *buffers,
             bindings,
             limits,
             panics,
@@ -478,9 +476,7 @@ impl<'a> GraphExec<'a> {
     /// A buffer bound with [`Graph::bind_mut`], for cudarc calls between launches (reads and
     /// copies are ordered after the graph's writes by the stream, or by cudarc's events).
     pub fn buffer<T: 'static>(&self, h: BufMut<T>) -> Result<&CudaSlice<T>> {
-        self.graph
-            .bindings
-            .get(h.graph, self.graph.buffers, h.index)?;
+        self.graph.bindings.get(h.graph, h.index)?;
         self.graph.bindings.device(h.index)
     }
 
@@ -497,17 +493,12 @@ impl<'a> GraphExec<'a> {
     /// # Ok(()) }
     /// ```
     pub fn buffer_mut<T: 'static>(&mut self, h: BufMut<T>) -> Result<CudaViewMut<'_, T>> {
-        self.graph
-            .bindings
-            .get(h.graph, self.graph.buffers, h.index)?;
+        self.graph.bindings.get(h.graph, h.index)?;
         Ok(self.graph.bindings.device_mut(h.index)?.as_view_mut())
     }
 
     fn check_host<T>(&self, h: HostBufMut<T>) -> Result<()> {
-        let b = self
-            .graph
-            .bindings
-            .get(h.graph, self.graph.buffers, h.index)?;
+        let b = self.graph.bindings.get(h.graph, h.index)?;
         if !b.is_host_mut() {
             return Err(Error::Invalid(
                 "this host slice was bound to the parent graph; reach it through the parent's executable graph"

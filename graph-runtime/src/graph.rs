@@ -81,9 +81,6 @@ pub(crate) struct NodeRec<'a> {
 /// ```
 pub struct Graph<'a> {
     pub(crate) id: GraphId,
-    /// Whose buffer handles this graph's nodes take: its own id, or its parent's for a graph
-    /// made with [`Graph::child_graph`].
-    pub(crate) buffers: GraphId,
     pub(crate) raw: RawGraph,
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) limits: Limits,
@@ -135,14 +132,13 @@ impl<'a> Graph<'a> {
         let id = GraphId::next();
         Ok(Graph {
             id,
-            buffers: id,
             raw: RawGraph(raw),
             ctx: ctx.clone(),
             limits,
             name: "graph".to_owned(),
             topo: Topology::new(),
             nodes: Vec::new(),
-            bindings: Bindings::default(),
+            bindings: Bindings::new(id),
             children: Vec::new(),
             panics: Arc::default(),
             version: 0,
@@ -156,8 +152,7 @@ impl<'a> Graph<'a> {
     /// bind buffers of its own too.
     pub fn child_graph(&self) -> Result<Graph<'a>> {
         let mut child = Graph::new(&self.ctx)?;
-        child.buffers = self.buffers;
-        child.bindings = self.bindings.snapshot();
+        child.bindings = self.bindings.for_child(child.id);
         child.name = format!("{}.child", self.name);
         Ok(child)
     }
@@ -232,7 +227,7 @@ impl<'a> Graph<'a> {
         buf: &'a CudaSlice<T>,
     ) -> Result<Buf<T>> {
         self.check_ctx(buf.context(), "the buffer")?;
-        Ok(Buf::new(self.buffers, self.bindings.bind(buf)))
+        Ok(Buf::new(self.id, self.bindings.bind(buf)))
     }
 
     /// Binds a device buffer that some node writes. While the graph (or the executable graph
@@ -243,17 +238,17 @@ impl<'a> Graph<'a> {
         buf: &'a mut CudaSlice<T>,
     ) -> Result<BufMut<T>> {
         self.check_ctx(buf.context(), "the buffer")?;
-        Ok(BufMut::new(self.buffers, self.bindings.bind_mut(buf)))
+        Ok(BufMut::new(self.id, self.bindings.bind_mut(buf)))
     }
 
     /// Binds a host slice that memcpy nodes read.
     pub fn bind_host<T: Copy + Send + Sync>(&mut self, data: &'a [T]) -> HostBuf<T> {
-        HostBuf::new(self.buffers, self.bindings.bind_host(data))
+        HostBuf::new(self.id, self.bindings.bind_host(data))
     }
 
     /// Binds a host slice that memcpy nodes write. Read it back with [`GraphExec::host`].
     pub fn bind_host_mut<T: Copy + Send + Sync>(&mut self, data: &'a mut [T]) -> HostBufMut<T> {
-        HostBufMut::new(self.buffers, self.bindings.bind_host_mut(data))
+        HostBufMut::new(self.id, self.bindings.bind_host_mut(data))
     }
 
     fn resolve(&self, deps: &[&dyn Dep]) -> Result<Vec<u32>> {
@@ -355,7 +350,7 @@ impl<'a> Graph<'a> {
                 node: name.to_owned(),
                 reason,
             })?;
-        args.write(self.buffers, &self.bindings, &mut k.args)?;
+        args.write(&self.bindings, &mut k.args)?;
         let p = k.params(&k.cfg, &k.args);
         let id = self.add_node(
             name,
@@ -379,7 +374,7 @@ impl<'a> Graph<'a> {
         dst: BufMut<T>,
         value: T,
     ) -> Result<MemsetNode<T>> {
-        let b = self.bindings.get(dst.graph, self.buffers, dst.index)?;
+        let b = self.bindings.get(dst.graph, dst.index)?;
         if b.len == 0 {
             return Err(Error::EmptyBuffer {
                 node: name.to_owned(),
@@ -410,7 +405,7 @@ impl<'a> Graph<'a> {
         src: S,
     ) -> Result<MemcpyNode<T, D::Loc, S::Loc>> {
         let (g, i) = src.binding();
-        let len = self.bindings.get(g, self.buffers, i)?.len;
+        let len = self.bindings.get(g, i)?.len;
         self.add_memcpy_len(name, deps, dst, src, len)
     }
 
@@ -424,7 +419,7 @@ impl<'a> Graph<'a> {
         len: usize,
     ) -> Result<MemcpyNode<T, D::Loc, S::Loc>> {
         let end = |(g, i): (GraphId, u32), role, host| -> Result<Endpoint> {
-            let b = self.bindings.get(g, self.buffers, i)?;
+            let b = self.bindings.get(g, i)?;
             if b.len == 0 || len == 0 {
                 return Err(Error::EmptyBuffer {
                     node: name.to_owned(),
@@ -584,7 +579,6 @@ impl<'a> Graph<'a> {
     pub fn node<H: NodeHandle>(&mut self, h: H) -> Result<H::OnTemplate<'_, 'a>> {
         let i = self.index_of(&h)? as usize;
         let Graph {
-            buffers,
             ctx,
             limits,
             topo,
@@ -602,7 +596,6 @@ impl<'a> Graph<'a> {
             name: topo.name(i as u32),
             shadow: &mut rec.shadow,
             mirror: None,
-            graph: *buffers,
             bindings,
             limits,
             panics,

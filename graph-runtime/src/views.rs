@@ -51,7 +51,6 @@ pub struct NodeAccess<'v, 'a> {
     pub(crate) shadow: &'v mut Shadow<'a>,
     /// The template's shadow and its dirty flag, when the view edits an executable graph.
     pub(crate) mirror: Option<(&'v mut Shadow<'a>, &'v mut bool)>,
-    pub(crate) graph: GraphId,
     pub(crate) bindings: &'v Bindings<'a>,
     pub(crate) limits: &'v Limits,
     pub(crate) panics: &'v Arc<PanicSlot>,
@@ -167,15 +166,15 @@ impl<'a, A: KernelArgs, S: Side> KernelMut<'_, 'a, A, S> {
     pub fn set_args(&mut self, args: A) -> Result<()> {
         let acc = &mut self.acc;
         let k = acc.shadow.kernel();
-        args.write(acc.graph, acc.bindings, &mut k.scratch)?;
+        args.write(acc.bindings, &mut k.scratch)?;
         let p = k.params(&k.cfg, &k.scratch);
         acc.send(|| send_kernel(acc.target, acc.node, &p))?;
         let k = acc.shadow.kernel();
         std::mem::swap(&mut k.args, &mut k.scratch);
-        let (graph, bindings) = (acc.graph, acc.bindings);
+        let bindings = acc.bindings;
         acc.mirror(|m| {
             // Cannot fail: the handles resolved a moment ago.
-            let _ = args.write(graph, bindings, &mut m.kernel().args);
+            let _ = args.write(bindings, &mut m.kernel().args);
         });
         Ok(())
     }
@@ -194,7 +193,7 @@ impl<'a, A: KernelArgs, S: Side> KernelMut<'_, 'a, A, S> {
         A: ArgAt<I>,
     {
         let acc = &mut self.acc;
-        let raw = value.resolve(acc.graph, acc.bindings)?;
+        let raw = value.resolve(acc.bindings)?;
         let k = acc.shadow.kernel();
         k.scratch.copy_from(&k.args);
         k.scratch.put(I, raw);
@@ -310,7 +309,7 @@ impl<T: MemsetValue, S: Side> MemsetMut<'_, '_, T, S> {
     /// Points the node at another buffer; it must hold at least [`len`](Self::len) elements.
     pub fn set_dst(&mut self, dst: BufMut<T>) -> Result<()> {
         let acc = &mut self.acc;
-        let b = acc.bindings.get(dst.graph, acc.graph, dst.index)?;
+        let b = acc.bindings.get(dst.graph, dst.index)?;
         let mut m = *acc.shadow.memset();
         if b.len < m.len {
             return Err(Error::BufferTooShort {
@@ -360,7 +359,7 @@ impl<T, D: Location, Src: Location, S: Side> MemcpyMut<'_, '_, T, D, Src, S> {
         put: impl Fn(&mut crate::shadow::MemcpyShadow, u64),
     ) -> Result<()> {
         let acc = &mut self.acc;
-        let b = acc.bindings.get(graph, acc.graph, index)?;
+        let b = acc.bindings.get(graph, index)?;
         let elem = std::mem::size_of::<T>().max(1);
         let mut m = *acc.shadow.memcpy();
         if b.len * elem < m.bytes {
