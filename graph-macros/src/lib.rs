@@ -1,1 +1,33 @@
-//! The `cuda_graph!` macro of cuda-graph (in progress: see issue 3).
+//! The `cuda_graph!` macro: a CUDA graph declared as a block, checked at compile time, expanded
+//! into code against the cuda-graph runtime. Use it through the `cuda-graph` crate.
+//!
+//! Phases, one file each: [`ast`] (grammar and parser) -> [`validate`] (every check, errors
+//! collected) -> [`expand`] and [`expand_exec`] (code generation); [`dot`] renders the graph.
+
+mod ast;
+mod dot;
+mod expand;
+mod expand_exec;
+mod validate;
+
+use proc_macro::TokenStream;
+
+/// Declares CUDA graphs; see the `cuda-graph` crate for the grammar and an example.
+#[proc_macro]
+pub fn cuda_graph(input: TokenStream) -> TokenStream {
+    expand_all(input.into()).into()
+}
+
+fn expand_all(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    let parsed = match syn::parse2::<ast::Input>(input) {
+        Ok(p) => p,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut errors = validate::Errors::default();
+    let graphs = validate::check(parsed, &mut errors);
+    let mut out = errors.into_compile_errors();
+    for g in &graphs {
+        out.extend(expand::expand(g));
+    }
+    out
+}

@@ -78,6 +78,67 @@ macro_rules! handle_impls {
 }
 handle_impls!(Buf, BufMut, HostBuf, HostBufMut);
 
+/// Which binding a [`Buf`] or [`BufMut`] names, whatever its element type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufferId {
+    pub(crate) graph: GraphId,
+    pub(crate) index: u32,
+}
+
+impl<T> From<Buf<T>> for BufferId {
+    fn from(h: Buf<T>) -> Self {
+        BufferId {
+            graph: h.graph,
+            index: h.index,
+        }
+    }
+}
+
+impl<T> From<BufMut<T>> for BufferId {
+    fn from(h: BufMut<T>) -> Self {
+        BufferId {
+            graph: h.graph,
+            index: h.index,
+        }
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A device buffer handle: [`Buf`] or [`BufMut`].
+pub trait DeviceBuf<T>: Copy + sealed::Sealed {
+    /// Which binding it names.
+    fn id(&self) -> BufferId;
+}
+
+impl<T> sealed::Sealed for Buf<T> {}
+impl<T> sealed::Sealed for BufMut<T> {}
+impl<T> DeviceBuf<T> for Buf<T> {
+    fn id(&self) -> BufferId {
+        (*self).into()
+    }
+}
+impl<T> DeviceBuf<T> for BufMut<T> {
+    fn id(&self) -> BufferId {
+        (*self).into()
+    }
+}
+
+impl<T> From<BufMut<T>> for Buf<T> {
+    /// A writable buffer, read.
+    fn from(h: BufMut<T>) -> Self {
+        h.read()
+    }
+}
+
+impl<T> From<HostBufMut<T>> for HostBuf<T> {
+    fn from(h: HostBufMut<T>) -> Self {
+        h.read()
+    }
+}
+
 impl<T> BufMut<T> {
     /// The same buffer, as a read-only handle.
     pub fn read(self) -> Buf<T> {
@@ -206,20 +267,59 @@ impl<'a> Bindings<'a> {
     }
 
     pub fn bind<T: DeviceRepr + Send + Sync + 'static>(&mut self, s: &'a CudaSlice<T>) -> u32 {
-        let (addr, _record) = s.device_ptr(s.stream());
-        let len = s.len();
-        self.push(Access::Device(s), addr, len)
+        self.list.push(Self::device_binding(s));
+        (self.list.len() - 1) as u32
     }
 
     pub fn bind_mut<T: DeviceRepr + Send + Sync + 'static>(
         &mut self,
         s: &'a mut CudaSlice<T>,
     ) -> u32 {
+        self.list.push(Self::device_binding_mut(s));
+        (self.list.len() - 1) as u32
+    }
+
+    /// Puts `new` in the place of binding `index` (a binding of this graph, not its parent's,
+    /// of the same kind), returning the old one. Nodes keep the old address until re-set.
+    pub fn replace(&mut self, graph: GraphId, index: u32, new: Binding<'a>) -> Result<Binding<'a>> {
+        let own = graph == self.owner && self.parent.is_none_or(|(_, n)| index as usize >= n);
+        let Some(slot) = self.list.get_mut(index as usize).filter(|_| own) else {
+            return Err(Error::ForeignHandle { what: "buffer" });
+        };
+        if std::mem::discriminant(&slot.access) != std::mem::discriminant(&new.access) {
+            return Err(Error::Invalid(
+                "a buffer bound writable is swapped with `swap_buffer_mut`, one bound read-only with `swap_buffer`"
+                    .to_owned(),
+            ));
+        }
+        Ok(std::mem::replace(slot, new))
+    }
+
+    pub fn device_binding<T: DeviceRepr + Send + Sync + 'static>(
+        s: &'a CudaSlice<T>,
+    ) -> Binding<'a> {
+        let (addr, _record) = s.device_ptr(s.stream());
+        Binding {
+            addr,
+            len: s.len(),
+            access: Access::Device(s),
+            _host: PhantomData,
+        }
+    }
+
+    pub fn device_binding_mut<T: DeviceRepr + Send + Sync + 'static>(
+        s: &'a mut CudaSlice<T>,
+    ) -> Binding<'a> {
         let len = s.len();
         let stream = s.stream().clone();
-        let (addr, _record) = s.device_ptr_mut(&stream);
-        drop(_record);
-        self.push(Access::DeviceMut(s), addr, len)
+        let (addr, record) = s.device_ptr_mut(&stream);
+        drop(record);
+        Binding {
+            addr,
+            len,
+            access: Access::DeviceMut(s),
+            _host: PhantomData,
+        }
     }
 
     pub fn bind_host<T: Copy + Send + Sync>(&mut self, s: &'a [T]) -> u32 {

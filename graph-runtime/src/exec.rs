@@ -8,9 +8,9 @@ use std::sync::Arc;
 use cudarc::driver::sys::{
     CUgraphExecUpdateResult, CUgraphInstantiateResult, CUgraphInstantiate_flags,
 };
-use cudarc::driver::{CudaSlice, CudaStream, CudaViewMut};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaViewMut, DeviceRepr};
 
-use crate::bind::{BufMut, HostBufMut};
+use crate::bind::{Binding, Bindings, Buf, BufMut, BufferId, DeviceBuf, HostBufMut};
 use crate::driver::{self, CUgraphExec};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
@@ -18,6 +18,10 @@ use crate::handles::NodeHandle;
 use crate::host::HostSlot;
 use crate::shadow::{Shadow, Target};
 use crate::views::NodeAccess;
+
+/// A binding taken out of a graph by [`GraphExec::swap_buffer`] or
+/// [`GraphExec::swap_buffer_mut`].
+pub struct BufferSlot<'a>(Binding<'a>);
 
 /// Options for [`Graph::instantiate_with`].
 ///
@@ -473,11 +477,59 @@ impl<'a> GraphExec<'a> {
         self.reapply()
     }
 
-    /// A buffer bound with [`Graph::bind_mut`], for cudarc calls between launches (reads and
-    /// copies are ordered after the graph's writes by the stream, or by cudarc's events).
-    pub fn buffer<T: 'static>(&self, h: BufMut<T>) -> Result<&CudaSlice<T>> {
-        self.graph.bindings.get(h.graph, h.index)?;
-        self.graph.bindings.device(h.index)
+    /// Binds another buffer in the place of `h`, returning the old binding (to give back to
+    /// [`restore_buffer`](Self::restore_buffer) if re-pointing the nodes fails). Nodes that
+    /// use `h` keep the old address until they are set again (`set_arg`, `set_dst`, ...), which
+    /// checks the new buffer's length; the old buffer stays borrowed until the graph is dropped.
+    pub fn swap_buffer_mut<T: DeviceRepr + Send + Sync + 'static>(
+        &mut self,
+        h: BufMut<T>,
+        new: &'a mut CudaSlice<T>,
+    ) -> Result<BufferSlot<'a>> {
+        self.check_ctx(new.context())?;
+        let b = Bindings::device_binding_mut(new);
+        Ok(BufferSlot(
+            self.graph.bindings.replace(h.graph, h.index, b)?,
+        ))
+    }
+
+    /// As [`swap_buffer_mut`](Self::swap_buffer_mut), for a buffer bound read-only.
+    pub fn swap_buffer<T: DeviceRepr + Send + Sync + 'static>(
+        &mut self,
+        h: Buf<T>,
+        new: &'a CudaSlice<T>,
+    ) -> Result<BufferSlot<'a>> {
+        self.check_ctx(new.context())?;
+        let b = Bindings::device_binding(new);
+        Ok(BufferSlot(
+            self.graph.bindings.replace(h.graph, h.index, b)?,
+        ))
+    }
+
+    /// Puts back a binding taken out by [`swap_buffer`](Self::swap_buffer) or
+    /// [`swap_buffer_mut`](Self::swap_buffer_mut) for the handle `h` (a [`Buf`] or [`BufMut`]).
+    pub fn restore_buffer(&mut self, h: impl Into<BufferId>, slot: BufferSlot<'a>) -> Result<()> {
+        let id = h.into();
+        self.graph
+            .bindings
+            .replace(id.graph, id.index, slot.0)
+            .map(drop)
+    }
+
+    fn check_ctx(&self, ctx: &Arc<CudaContext>) -> Result<()> {
+        if ctx.cu_ctx() == self.graph.ctx.cu_ctx() {
+            Ok(())
+        } else {
+            Err(Error::ContextMismatch { what: "the buffer" })
+        }
+    }
+
+    /// A bound device buffer ([`Buf`] or [`BufMut`]), for cudarc calls between launches (reads
+    /// and copies are ordered after the graph's writes by the stream, or by cudarc's events).
+    pub fn buffer<T: 'static>(&self, h: impl DeviceBuf<T>) -> Result<&CudaSlice<T>> {
+        let id = h.id();
+        self.graph.bindings.get(id.graph, id.index)?;
+        self.graph.bindings.device(id.index)
     }
 
     /// A buffer bound with [`Graph::bind_mut`], writable, e.g. to upload new input between

@@ -20,7 +20,7 @@ use crate::handles::{
     MemcpyDst, MemcpyNode, MemcpySrc, MemsetNode, MemsetValue, NodeHandle, NodeId,
 };
 use crate::host::{HostSlot, PanicSlot};
-use crate::module::Kernel;
+use crate::module::{Kernel, KernelRef};
 use crate::shadow::{
     ChildShadow, Endpoint, EventShadow, HostShadow, KernelShadow, Limits, MemcpyShadow,
     MemsetShadow, Shadow, Target,
@@ -89,6 +89,8 @@ pub struct Graph<'a> {
     pub(crate) nodes: Vec<NodeRec<'a>>,
     pub(crate) bindings: Bindings<'a>,
     pub(crate) children: Vec<Graph<'a>>,
+    /// Kernels the graph was given by value (keeping their modules loaded).
+    kernels: Vec<Kernel>,
     pub(crate) panics: Arc<PanicSlot>,
     /// Bumped by every change of nodes or edges: an executable graph made at another version
     /// cannot be updated in place.
@@ -140,6 +142,7 @@ impl<'a> Graph<'a> {
             nodes: Vec::new(),
             bindings: Bindings::new(id),
             children: Vec::new(),
+            kernels: Vec::new(),
             panics: Arc::default(),
             version: 0,
             _borrows: PhantomData,
@@ -315,14 +318,18 @@ impl<'a> Graph<'a> {
 
     /// Adds a kernel launch. `args` is a tuple of by-value scalars and buffer handles, checked
     /// against the kernel's parameter list (count and sizes) before the node is made.
+    ///
+    /// `func` is a `&'a Kernel` (borrowed for the graph's life) or a `Kernel` (the graph keeps
+    /// it, and with it its module).
     pub fn add_kernel<A: KernelArgs>(
         &mut self,
         name: &str,
         deps: &[&dyn Dep],
-        func: &'a Kernel,
+        func: impl Into<KernelRef<'a>>,
         cfg: LaunchConfig,
         args: A,
     ) -> Result<KernelNode<A>> {
+        let func = func.into();
         let f = func.cuda_function().cu_function();
         let layout = A::layout();
         check_signature(f, func.param_sizes(), &layout, name)?;
@@ -363,6 +370,9 @@ impl<'a> Graph<'a> {
                 unsafe { driver::add_kernel(g, d, &p) }
             },
         )?;
+        if let KernelRef::Owned(k) = func {
+            self.kernels.push(k);
+        }
         Ok(KernelNode::new(id))
     }
 

@@ -29,16 +29,16 @@ mod topology;
 mod views;
 
 pub use args::{ArgAt, ArgBlock, ArgLayout, KernelArg, KernelArgs};
-pub use bind::{Buf, BufMut, HostBuf, HostBufMut};
+pub use bind::{Buf, BufMut, BufferId, DeviceBuf, HostBuf, HostBufMut};
 pub use error::{Error, NoGpu, Result};
-pub use exec::{GraphExec, Instantiate, UpdatePath, UpdateRefusal};
+pub use exec::{BufferSlot, GraphExec, Instantiate, UpdatePath, UpdateRefusal};
 pub use gpu::{compile, context, gpu_available, nvrtc_available};
 pub use graph::{Graph, GraphId};
 pub use handles::{
     ChildNode, Dep, Device, EmptyNode, EventRecordNode, EventWaitNode, Host, HostNode, KernelNode,
     Location, MemcpyDst, MemcpyNode, MemcpySrc, MemsetNode, MemsetValue, NodeHandle, NodeId,
 };
-pub use module::{Kernel, Module};
+pub use module::{Kernel, KernelRef, Module};
 pub use topology::{NodeKind, Topology};
 pub use views::{
     ChildMut, EmptyMut, EventRecordMut, EventWaitMut, HostMut, KernelMut, MemcpyMut, MemsetMut,

@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 
 /// A loaded module whose kernels' parameter lists are known.
 pub struct Module {
+    ctx: Arc<CudaContext>,
     inner: Arc<CudaModule>,
     params: HashMap<String, Arc<[usize]>>,
 }
@@ -34,7 +35,11 @@ impl Module {
                 node: None,
                 source,
             })?;
-        Ok(Module { inner, params })
+        Ok(Module {
+            ctx: ctx.clone(),
+            inner,
+            params,
+        })
     }
 
     /// The kernel called `name` (its `extern "C"` name, or its mangled name).
@@ -63,9 +68,15 @@ impl Module {
     pub fn cuda_module(&self) -> &Arc<CudaModule> {
         &self.inner
     }
+
+    /// The context the module was loaded in.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
 }
 
-/// A kernel function, with its parameter sizes when they are known.
+/// A kernel function, with its parameter sizes when they are known. Cloning is cheap.
+#[derive(Clone)]
 pub struct Kernel {
     func: CudaFunction,
     name: String,
@@ -86,6 +97,43 @@ impl Kernel {
     /// The cudarc function.
     pub fn cuda_function(&self) -> &CudaFunction {
         &self.func
+    }
+}
+
+/// A kernel given to [`Graph::add_kernel`](crate::Graph::add_kernel): borrowed for the graph's
+/// life, or owned by the graph.
+pub enum KernelRef<'a> {
+    /// Borrowed: the graph cannot outlive it.
+    Borrowed(&'a Kernel),
+    /// Owned by the graph.
+    Owned(Kernel),
+}
+
+impl KernelRef<'_> {
+    pub(crate) fn cuda_function(&self) -> &CudaFunction {
+        match self {
+            KernelRef::Borrowed(k) => &k.func,
+            KernelRef::Owned(k) => &k.func,
+        }
+    }
+
+    pub(crate) fn param_sizes(&self) -> Option<&[usize]> {
+        match self {
+            KernelRef::Borrowed(k) => k.param_sizes(),
+            KernelRef::Owned(k) => k.param_sizes(),
+        }
+    }
+}
+
+impl<'a> From<&'a Kernel> for KernelRef<'a> {
+    fn from(k: &'a Kernel) -> Self {
+        KernelRef::Borrowed(k)
+    }
+}
+
+impl From<Kernel> for KernelRef<'_> {
+    fn from(k: Kernel) -> Self {
+        KernelRef::Owned(k)
     }
 }
 

@@ -205,6 +205,31 @@ impl<'a, A: KernelArgs, S: Side> KernelMut<'_, 'a, A, S> {
         Ok(())
     }
 
+    /// Replaces every argument and the launch configuration with one driver call.
+    pub fn set(&mut self, args: A, cfg: LaunchConfig) -> Result<()> {
+        let acc = &mut self.acc;
+        let k = acc.shadow.kernel();
+        k.check(&cfg, acc.limits)
+            .map_err(|reason| Error::InvalidLaunch {
+                node: acc.name.to_owned(),
+                reason,
+            })?;
+        args.write(acc.bindings, &mut k.scratch)?;
+        let p = k.params(&cfg, &k.scratch);
+        acc.send(|| send_kernel(acc.target, acc.node, &p))?;
+        let k = acc.shadow.kernel();
+        std::mem::swap(&mut k.args, &mut k.scratch);
+        k.cfg = cfg;
+        let bindings = acc.bindings;
+        acc.mirror(|m| {
+            let m = m.kernel();
+            // Cannot fail: the handles resolved a moment ago.
+            let _ = args.write(bindings, &mut m.args);
+            m.cfg = cfg;
+        });
+        Ok(())
+    }
+
     /// Replaces grid, block and dynamic shared memory at once.
     pub fn set_launch(&mut self, cfg: LaunchConfig) -> Result<()> {
         self.edit_cfg(|c| *c = cfg)

@@ -1,0 +1,455 @@
+//! Phase 1: the grammar of `cuda_graph!` and its parser.
+//!
+//! ```text
+//! Input      := Graph*
+//! Graph      := OuterAttr* Vis 'graph' Ident '{' Item* '}'
+//! Item       := Kernel | Buffer | Param | Callback | Event | Node | Edges
+//! Kernel     := 'kernel' Ident '(' (Ident ':' ParamTy),* ')' ';'
+//! ParamTy    := '&' '[' Type ']'            a device buffer the kernel reads
+//!             | '&' 'mut' '[' Type ']'      a device buffer the kernel writes
+//!             | Type                        a by-value scalar
+//! Buffer     := ('buffer' | 'host_buffer') 'mut'? Ident ':' Type ';'
+//! Param      := 'param' Ident ':' Type ';'
+//! Callback   := 'callback' Ident ';'
+//! Event      := 'event' Ident ';'
+//! Node       := Ident '=' Op ';'
+//! Op         := Ident '<<<' Expr ',' Expr (',' Expr)? '>>>' '(' Expr,* ')'   kernel launch
+//!             | 'memset' '(' Ident ',' Expr ')'                              dst, value
+//!             | 'memcpy' '(' Ident ',' Ident ')'                             dst, src
+//!             | 'host' '(' Expr ')'                      a declared callback, or a closure
+//!             | 'empty'
+//!             | 'child' '(' Path ('{' (Ident ':' Expr),* '}')? ')'
+//!             | 'record' '(' Ident ')' | 'wait' '(' Ident ')'
+//! Edges      := Group ('->' Group)+ ';'
+//! Group      := Ident | '[' Ident,+ ']'
+//! ```
+//!
+//! One small parser per rule; keywords are `syn::custom_keyword!`s, branches use `lookahead1` so
+//! a wrong token gets "expected one of ...".
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{
+    braced, bracketed, parenthesized, Attribute, Expr, Ident, Path, Token, Type, Visibility,
+};
+
+pub mod kw {
+    syn::custom_keyword!(graph);
+    syn::custom_keyword!(kernel);
+    syn::custom_keyword!(buffer);
+    syn::custom_keyword!(host_buffer);
+    syn::custom_keyword!(param);
+    syn::custom_keyword!(callback);
+    syn::custom_keyword!(event);
+    syn::custom_keyword!(memset);
+    syn::custom_keyword!(memcpy);
+    syn::custom_keyword!(host);
+    syn::custom_keyword!(empty);
+    syn::custom_keyword!(child);
+    syn::custom_keyword!(record);
+    syn::custom_keyword!(wait);
+}
+
+/// Everything inside `cuda_graph! { ... }`.
+pub struct Input {
+    pub graphs: Vec<GraphDef>,
+}
+
+pub struct GraphDef {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub name: Ident,
+    pub items: Vec<Item>,
+}
+
+#[allow(clippy::large_enum_variant)] // built once per macro call
+pub enum Item {
+    Kernel(KernelDecl),
+    Buffer(BufferDecl),
+    Param(ParamDecl),
+    Callback(Ident),
+    Event(Ident),
+    Node(NodeDecl),
+    Edges(EdgeChain),
+}
+
+pub struct KernelDecl {
+    pub name: Ident,
+    pub params: Vec<KernelParam>,
+}
+
+pub struct KernelParam {
+    pub name: Ident,
+    pub ty: ParamTy,
+}
+
+pub enum ParamTy {
+    Scalar(Type),
+    Slice { mutable: bool, elem: Type },
+}
+
+pub struct BufferDecl {
+    pub host: bool,
+    pub mutable: bool,
+    pub name: Ident,
+    pub elem: Type,
+}
+
+pub struct ParamDecl {
+    pub name: Ident,
+    pub ty: Type,
+}
+
+pub struct NodeDecl {
+    pub name: Ident,
+    pub op: Op,
+}
+
+#[allow(clippy::large_enum_variant)] // built once per macro call
+pub enum Op {
+    Launch(Launch),
+    Memset {
+        dst: Ident,
+        value: Expr,
+    },
+    Memcpy {
+        dst: Ident,
+        src: Ident,
+    },
+    Host(Expr),
+    Empty,
+    Child {
+        ty: Path,
+        fields: Vec<(Ident, Expr)>,
+    },
+    Record(Ident),
+    Wait(Ident),
+}
+
+pub struct Launch {
+    pub kernel: Ident,
+    pub grid: Expr,
+    pub block: Expr,
+    pub smem: Option<Expr>,
+    pub args: Vec<Expr>,
+    /// The parentheses around the arguments.
+    pub args_span: Span,
+}
+
+pub struct EdgeChain {
+    pub groups: Vec<Vec<Ident>>,
+    /// `arrows[i]` joins `groups[i]` and `groups[i + 1]`.
+    pub arrows: Vec<Span>,
+}
+
+impl Parse for Input {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let mut graphs = Vec::new();
+        while !input.is_empty() {
+            graphs.push(input.parse()?);
+        }
+        Ok(Input { graphs })
+    }
+}
+
+impl Parse for GraphDef {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis = input.parse()?;
+        input.parse::<kw::graph>()?;
+        let name = input.parse()?;
+        let body;
+        braced!(body in input);
+        let mut items = Vec::new();
+        while !body.is_empty() {
+            items.push(body.parse()?);
+        }
+        Ok(GraphDef {
+            attrs,
+            vis,
+            name,
+            items,
+        })
+    }
+}
+
+impl Parse for Item {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let la = input.lookahead1();
+        let item = if la.peek(kw::kernel) {
+            Item::Kernel(input.parse()?)
+        } else if la.peek(kw::buffer) || la.peek(kw::host_buffer) {
+            Item::Buffer(input.parse()?)
+        } else if la.peek(kw::param) {
+            input.parse::<kw::param>()?;
+            let name = input.parse()?;
+            input.parse::<Token![:]>()?;
+            let ty = input.parse()?;
+            Item::Param(ParamDecl { name, ty })
+        } else if la.peek(kw::callback) {
+            input.parse::<kw::callback>()?;
+            Item::Callback(input.parse()?)
+        } else if la.peek(kw::event) {
+            input.parse::<kw::event>()?;
+            Item::Event(input.parse()?)
+        } else if la.peek(Token![/]) {
+            return Err(input.error("comments inside `cuda_graph!` are `//` line comments"));
+        } else if la.peek(Ident) || la.peek(syn::token::Bracket) {
+            if input.peek(Ident) && input.peek2(Token![=]) {
+                Item::Node(input.parse()?)
+            } else {
+                Item::Edges(input.parse()?)
+            }
+        } else {
+            return Err(la.error());
+        };
+        input.parse::<Token![;]>()?;
+        Ok(item)
+    }
+}
+
+impl Parse for KernelDecl {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        input.parse::<kw::kernel>()?;
+        let name = input.parse()?;
+        let content;
+        parenthesized!(content in input);
+        let params = Punctuated::<KernelParam, Token![,]>::parse_terminated(&content)?;
+        Ok(KernelDecl {
+            name,
+            params: params.into_iter().collect(),
+        })
+    }
+}
+
+impl Parse for KernelParam {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name = input.parse()?;
+        input.parse::<Token![:]>()?;
+        let ty = if input.peek(Token![&]) {
+            input.parse::<Token![&]>()?;
+            let mutable = input.parse::<Option<Token![mut]>>()?.is_some();
+            let content;
+            bracketed!(content in input);
+            let elem = content.parse()?;
+            ParamTy::Slice { mutable, elem }
+        } else {
+            ParamTy::Scalar(input.parse()?)
+        };
+        Ok(KernelParam { name, ty })
+    }
+}
+
+impl Parse for BufferDecl {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let host = if input.peek(kw::host_buffer) {
+            input.parse::<kw::host_buffer>()?;
+            true
+        } else {
+            input.parse::<kw::buffer>()?;
+            false
+        };
+        let mutable = input.parse::<Option<Token![mut]>>()?.is_some();
+        let name = input.parse()?;
+        input.parse::<Token![:]>()?;
+        let elem = input.parse()?;
+        Ok(BufferDecl {
+            host,
+            mutable,
+            name,
+            elem,
+        })
+    }
+}
+
+impl Parse for NodeDecl {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name = input.parse()?;
+        input.parse::<Token![=]>()?;
+        Ok(NodeDecl {
+            name,
+            op: input.parse()?,
+        })
+    }
+}
+
+impl Parse for Op {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        if input.peek(Ident) && input.peek2(Token![<]) {
+            return Ok(Op::Launch(input.parse()?));
+        }
+        let la = input.lookahead1();
+        if la.peek(kw::memset) {
+            input.parse::<kw::memset>()?;
+            let content;
+            parenthesized!(content in input);
+            let dst = content.parse()?;
+            content.parse::<Token![,]>()?;
+            let value = content.parse()?;
+            Ok(Op::Memset { dst, value })
+        } else if la.peek(kw::memcpy) {
+            input.parse::<kw::memcpy>()?;
+            let content;
+            parenthesized!(content in input);
+            let dst = content.parse()?;
+            content.parse::<Token![,]>()?;
+            let src = content.parse()?;
+            Ok(Op::Memcpy { dst, src })
+        } else if la.peek(kw::host) {
+            input.parse::<kw::host>()?;
+            let content;
+            parenthesized!(content in input);
+            Ok(Op::Host(content.parse()?))
+        } else if la.peek(kw::empty) {
+            input.parse::<kw::empty>()?;
+            if input.peek(syn::token::Paren) {
+                let content;
+                parenthesized!(content in input);
+                if !content.is_empty() {
+                    return Err(content.error("`empty` takes no arguments"));
+                }
+            }
+            Ok(Op::Empty)
+        } else if la.peek(kw::child) {
+            input.parse::<kw::child>()?;
+            let content;
+            parenthesized!(content in input);
+            let ty = content.call(Path::parse_mod_style)?;
+            let mut fields = Vec::new();
+            if content.peek(syn::token::Brace) {
+                let body;
+                braced!(body in content);
+                while !body.is_empty() {
+                    let name: Ident = body.parse()?;
+                    body.parse::<Token![:]>()?;
+                    let value: Expr = body.parse()?;
+                    fields.push((name, value));
+                    if body.is_empty() {
+                        break;
+                    }
+                    body.parse::<Token![,]>()?;
+                }
+            }
+            Ok(Op::Child { ty, fields })
+        } else if la.peek(kw::record) {
+            input.parse::<kw::record>()?;
+            let content;
+            parenthesized!(content in input);
+            Ok(Op::Record(content.parse()?))
+        } else if la.peek(kw::wait) {
+            input.parse::<kw::wait>()?;
+            let content;
+            parenthesized!(content in input);
+            Ok(Op::Wait(content.parse()?))
+        } else if la.peek(Ident) {
+            Err(input.error(
+                "expected a kernel launch `kernel<<<grid, block>>>(args)`, or one of `memset`, `memcpy`, `host`, `empty`, `child`, `record`, `wait`",
+            ))
+        } else {
+            Err(la.error())
+        }
+    }
+}
+
+impl Parse for Launch {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let kernel: Ident = input.parse()?;
+        input.parse::<Token![<<]>()?;
+        input.parse::<Token![<]>()?;
+        let dims = input.step(|cursor| {
+            let mut tokens = Vec::new();
+            let mut rest = *cursor;
+            loop {
+                if let Some((a, r1)) = rest.punct() {
+                    if a.as_char() == '>' {
+                        if let Some((b, r2)) = r1.punct() {
+                            if let Some((c, r3)) = r2.punct() {
+                                if b.as_char() == '>' && c.as_char() == '>' {
+                                    return Ok((tokens, r3));
+                                }
+                            }
+                        }
+                    }
+                }
+                match rest.token_tree() {
+                    Some((tt, next)) => {
+                        tokens.push(tt);
+                        rest = next;
+                    }
+                    None => {
+                        return Err(cursor.error("expected `>>>` to close the launch dimensions"))
+                    }
+                }
+            }
+        })?;
+        let parts = split_commas(dims);
+        if parts.len() < 2 || parts.len() > 3 || parts.iter().any(TokenStream::is_empty) {
+            return Err(syn::Error::new(
+                kernel.span(),
+                "launch dimensions are `<<<grid, block>>>` or `<<<grid, block, shared_mem_bytes>>>`",
+            ));
+        }
+        let mut exprs = parts
+            .into_iter()
+            .map(syn::parse2::<Expr>)
+            .collect::<syn::Result<Vec<_>>>()?
+            .into_iter();
+        let grid = exprs.next().expect("two or three parts");
+        let block = exprs.next().expect("two or three parts");
+        let smem = exprs.next();
+        let content;
+        let paren = parenthesized!(content in input);
+        let args = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
+        Ok(Launch {
+            kernel,
+            grid,
+            block,
+            smem,
+            args: args.into_iter().collect(),
+            args_span: paren.span.join(),
+        })
+    }
+}
+
+/// Splits tokens at top-level commas.
+fn split_commas(tokens: Vec<TokenTree>) -> Vec<TokenStream> {
+    let mut parts = vec![TokenStream::new()];
+    for tt in tokens {
+        match &tt {
+            TokenTree::Punct(p) if p.as_char() == ',' => parts.push(TokenStream::new()),
+            _ => parts.last_mut().expect("never empty").extend([tt]),
+        }
+    }
+    parts
+}
+
+impl Parse for EdgeChain {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let mut groups = vec![parse_group(input)?];
+        let mut arrows = Vec::new();
+        while input.peek(Token![->]) {
+            arrows.push(input.parse::<Token![->]>()?.span());
+            groups.push(parse_group(input)?);
+        }
+        if arrows.is_empty() {
+            return Err(input.error("expected `->` (an edge `a -> b`) or `=` (a node `a = ...`)"));
+        }
+        Ok(EdgeChain { groups, arrows })
+    }
+}
+
+fn parse_group(input: ParseStream) -> syn::Result<Vec<Ident>> {
+    if input.peek(syn::token::Bracket) {
+        let content;
+        bracketed!(content in input);
+        let names = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
+        if names.is_empty() {
+            return Err(content.error("a group of nodes `[a, b]` needs at least one node"));
+        }
+        Ok(names.into_iter().collect())
+    } else {
+        Ok(vec![input.parse()?])
+    }
+}

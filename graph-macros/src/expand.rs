@@ -1,0 +1,568 @@
+//! Phase 3: code generation against `::cuda_graph::__private` (the runtime).
+//!
+//! For `graph Name { ... }` it emits `NameInputs<'a>` (what `build` borrows), `Name<'a>` (the
+//! template), `NameExec<'a>` (the executable graph with node views and graph-level setters) and
+//! `NameChild` (the inputs when `Name` is used as a child graph). Helper types (per-node views,
+//! the handle struct) live in an anonymous `const _` block, so nothing but those four names
+//! reaches the caller's scope. Generated code carries the user's spans, so rustc's type errors
+//! land on the user's tokens.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+use syn::Type;
+
+use crate::ast::ParamTy;
+use crate::validate::{Arg, ChildArg, Graph, InputKind, NodeOp};
+
+/// The runtime, as generated code names it.
+fn rt() -> TokenStream {
+    quote!(::cuda_graph::__private)
+}
+
+/// Positions of each input within its kind's tuple (params, buffers, callbacks, events).
+struct Slots {
+    /// `(tuple, index)`: tuple 0 params, 1 buffers, 2 callbacks, 3 events.
+    of: Vec<(usize, usize)>,
+}
+
+fn slots(g: &Graph) -> Slots {
+    let mut counts = [0usize; 4];
+    let of = g
+        .inputs
+        .iter()
+        .map(|i| {
+            let t = match i.kind {
+                InputKind::Param(_) => 0,
+                InputKind::Buffer { .. } => 1,
+                InputKind::Callback => 2,
+                InputKind::Event => 3,
+            };
+            counts[t] += 1;
+            (t, counts[t] - 1)
+        })
+        .collect();
+    Slots { of }
+}
+
+fn index(i: usize) -> syn::Index {
+    syn::Index::from(i)
+}
+
+/// The handle type a buffer input gets.
+pub fn handle_ty(kind: &InputKind) -> TokenStream {
+    let rt = rt();
+    match kind {
+        InputKind::Buffer {
+            host,
+            mutable,
+            elem,
+        } => match (host, mutable) {
+            (false, false) => quote!(#rt::Buf<#elem>),
+            (false, true) => quote!(#rt::BufMut<#elem>),
+            (true, false) => quote!(#rt::HostBuf<#elem>),
+            (true, true) => quote!(#rt::HostBufMut<#elem>),
+        },
+        _ => unreachable!("only buffers have handles"),
+    }
+}
+
+fn elem_of(kind: &InputKind) -> &Type {
+    match kind {
+        InputKind::Buffer { elem, .. } => elem,
+        _ => unreachable!("only buffers have elements"),
+    }
+}
+
+fn callback_ty() -> TokenStream {
+    quote!(&'a (dyn ::core::ops::Fn() + ::core::marker::Send + ::core::marker::Sync + 'a))
+}
+
+/// The tuple types of the generated state: params, buffer handles, callbacks, events, nodes.
+struct Types {
+    params: TokenStream,
+    bufs: TokenStream,
+    cbs: TokenStream,
+    evs: TokenStream,
+    nodes: TokenStream,
+    /// Per node: its handle type.
+    node_tys: Vec<TokenStream>,
+    /// Per kernel node: its argument tuple type.
+    args: Vec<Option<TokenStream>>,
+}
+
+fn types(g: &Graph) -> Types {
+    let rt = rt();
+    let mut params = Vec::new();
+    let mut bufs = Vec::new();
+    let mut cbs = Vec::new();
+    let mut evs = Vec::new();
+    for i in &g.inputs {
+        match &i.kind {
+            InputKind::Param(t) => params.push(t.to_token_stream()),
+            InputKind::Buffer { .. } => bufs.push(handle_ty(&i.kind)),
+            InputKind::Callback => cbs.push(callback_ty()),
+            InputKind::Event => evs.push(quote!(&'a #rt::CudaEvent)),
+        }
+    }
+    let mut nodes = Vec::new();
+    let mut args = Vec::new();
+    for n in &g.nodes {
+        let (ty, a) = match &n.op {
+            NodeOp::Launch { kernel, .. } => {
+                let k = &g.kernels[*kernel];
+                let tys = k.params.iter().map(|(_, t)| match t {
+                    ParamTy::Scalar(t) => t.to_token_stream(),
+                    ParamTy::Slice {
+                        mutable: false,
+                        elem,
+                        ..
+                    } => quote!(#rt::Buf<#elem>),
+                    ParamTy::Slice {
+                        mutable: true,
+                        elem,
+                        ..
+                    } => quote!(#rt::BufMut<#elem>),
+                });
+                let a = quote!((#(#tys,)*));
+                (quote!(#rt::KernelNode<#a>), Some(a))
+            }
+            NodeOp::Memset { dst, .. } => {
+                let e = elem_of(&g.inputs[*dst].kind);
+                (quote!(#rt::MemsetNode<#e>), None)
+            }
+            NodeOp::Memcpy { dst, src } => {
+                let e = elem_of(&g.inputs[*dst].kind);
+                let loc = |i: usize| match g.inputs[i].kind {
+                    InputKind::Buffer { host: true, .. } => quote!(#rt::Host),
+                    _ => quote!(#rt::Device),
+                };
+                let (d, s) = (loc(*dst), loc(*src));
+                (quote!(#rt::MemcpyNode<#e, #d, #s>), None)
+            }
+            NodeOp::Host { .. } => (quote!(#rt::HostNode), None),
+            NodeOp::Empty => (quote!(#rt::EmptyNode), None),
+            NodeOp::Child { .. } => (quote!(#rt::ChildNode), None),
+            NodeOp::Record(_) => (quote!(#rt::EventRecordNode), None),
+            NodeOp::Wait(_) => (quote!(#rt::EventWaitNode), None),
+        };
+        nodes.push(ty);
+        args.push(a);
+    }
+    Types {
+        params: quote!((#(#params,)*)),
+        bufs: quote!((#(#bufs,)*)),
+        cbs: quote!((#(#cbs,)*)),
+        evs: quote!((#(#evs,)*)),
+        nodes: quote!((#(#nodes,)*)),
+        node_tys: nodes,
+        args,
+    }
+}
+
+/// `let a = __cg_p.0;` for every param, so user expressions can name them.
+fn bind_params(g: &Graph, s: &Slots, used: impl Iterator<Item = usize>) -> TokenStream {
+    let lets = used.map(|i| {
+        let name = &g.inputs[i].name;
+        let idx = index(s.of[i].1);
+        quote!(let #name = __cg_p.#idx;)
+    });
+    quote!(#(#lets)*)
+}
+
+/// Private helpers computing a node's values from the current params and handles: kernel
+/// arguments and launch configuration, memset values. `build` and every setter use them.
+fn value_fns(g: &Graph, s: &Slots, t: &Types) -> TokenStream {
+    let rt = rt();
+    let (pty, bty) = (&t.params, &t.bufs);
+    let mut out = TokenStream::new();
+    for (ni, n) in g.nodes.iter().enumerate() {
+        let lets = bind_params(g, s, n.params.iter().copied());
+        match &n.op {
+            NodeOp::Launch {
+                kernel,
+                args,
+                grid,
+                block,
+                smem,
+            } => {
+                let decl = &g.kernels[*kernel];
+                let values = args.iter().zip(&decl.params).map(|(a, (_, pty))| match a {
+                    Arg::Buffer { input, read, span } => {
+                        let idx = syn::Index {
+                            index: s.of[*input].1 as u32,
+                            span: *span,
+                        };
+                        let ty = match pty {
+                            ParamTy::Slice {
+                                mutable: false,
+                                elem,
+                            } => quote!(#rt::Buf<#elem>),
+                            ParamTy::Slice {
+                                mutable: true,
+                                elem,
+                            } => quote!(#rt::BufMut<#elem>),
+                            ParamTy::Scalar(_) => unreachable!("checked: values go to scalars"),
+                        };
+                        let value = if *read {
+                            quote_spanned!(*span=> __cg_b.#idx.read())
+                        } else {
+                            quote_spanned!(*span=> __cg_b.#idx)
+                        };
+                        quote_spanned!(*span=> { let __cg_v: #ty = #value; __cg_v })
+                    }
+                    Arg::Value(e) => {
+                        let ty = match pty {
+                            ParamTy::Scalar(t) => t,
+                            ParamTy::Slice { .. } => unreachable!("checked: buffers go to slices"),
+                        };
+                        quote_spanned!(e.span()=> { let __cg_v: #ty = #e; __cg_v })
+                    }
+                });
+                let args_ty = t.args[ni]
+                    .as_ref()
+                    .expect("kernel nodes have argument types");
+                let f_args = format_ident!("__cg_args_{}", ni);
+                let f_cfg = format_ident!("__cg_cfg_{}", ni);
+                let smem = match smem {
+                    Some(e) => quote_spanned!(e.span()=> { let __cg_v: u32 = #e; __cg_v }),
+                    None => quote!(0u32),
+                };
+                let grid = quote_spanned!(grid.span()=> #rt::dim3(#grid));
+                let block = quote_spanned!(block.span()=> #rt::dim3(#block));
+                out.extend(quote! {
+                    #[allow(unused_variables, clippy::all)]
+                    fn #f_args(__cg_p: &#pty, __cg_b: &#bty) -> #args_ty {
+                        #lets
+                        (#(#values,)*)
+                    }
+                    #[allow(unused_variables, clippy::all)]
+                    fn #f_cfg(__cg_p: &#pty) -> #rt::LaunchConfig {
+                        #lets
+                        #rt::LaunchConfig {
+                            grid_dim: #grid,
+                            block_dim: #block,
+                            shared_mem_bytes: #smem,
+                        }
+                    }
+                });
+            }
+            NodeOp::Memset { dst, value } => {
+                let e = elem_of(&g.inputs[*dst].kind);
+                let f = format_ident!("__cg_value_{}", ni);
+                let v = quote_spanned!(value.span()=> { let __cg_v: #e = #value; __cg_v });
+                out.extend(quote! {
+                    #[allow(unused_variables, clippy::all)]
+                    fn #f(__cg_p: &#pty) -> #e {
+                        #lets
+                        #v
+                    }
+                });
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The body of `__cg_populate`: adds every node in dependency order.
+fn populate(g: &Graph, s: &Slots) -> TokenStream {
+    let rt = rt();
+    let mut kernels = TokenStream::new();
+    for (ki, k) in g.kernels.iter().enumerate().filter(|(_, k)| k.used) {
+        let var = format_ident!("__cg_k{}", ki);
+        let name = k.name.to_string();
+        kernels.extend(quote!(let #var = __cg_module.function(#name)?;));
+    }
+    let mut adds = TokenStream::new();
+    for &ni in &g.order {
+        let n = &g.nodes[ni];
+        let var = format_ident!("__cg_n{}", ni);
+        let name = n.name.to_string();
+        let deps = g
+            .edges
+            .iter()
+            .filter(|&&(_, b)| b == ni)
+            .map(|&(a, _)| format_ident!("__cg_n{}", a));
+        let deps = quote!(&[#(&#deps as &dyn #rt::Dep),*]);
+        let h = |i: usize| {
+            let idx = index(s.of[i].1);
+            quote!(__cg_b.#idx)
+        };
+        let add = match &n.op {
+            NodeOp::Launch { kernel, .. } => {
+                let k = format_ident!("__cg_k{}", kernel);
+                let (fa, fc) = (
+                    format_ident!("__cg_args_{}", ni),
+                    format_ident!("__cg_cfg_{}", ni),
+                );
+                quote!(__cg_g.add_kernel(#name, #deps, #k.clone(), Self::#fc(__cg_p), Self::#fa(__cg_p, __cg_b))?)
+            }
+            NodeOp::Memset { dst, .. } => {
+                let f = format_ident!("__cg_value_{}", ni);
+                let d = h(*dst);
+                quote!(__cg_g.add_memset(#name, #deps, #d, Self::#f(__cg_p))?)
+            }
+            NodeOp::Memcpy { dst, src } => {
+                let (d, sr) = (h(*dst), h(*src));
+                quote!(__cg_g.add_memcpy(#name, #deps, #d, #sr)?)
+            }
+            NodeOp::Host {
+                callback: Some(c), ..
+            } => {
+                let idx = index(s.of[*c].1);
+                quote!(__cg_g.add_host(#name, #deps, __cg_c.#idx)?)
+            }
+            NodeOp::Host {
+                closure: Some(f), ..
+            } => quote!(__cg_g.add_host(#name, #deps, #f)?),
+            NodeOp::Host { .. } => unreachable!("a host node has a callback or a closure"),
+            NodeOp::Empty => quote!(__cg_g.add_empty(#name, #deps)?),
+            NodeOp::Child { ty, fields } => {
+                let fields = fields.iter().map(|(f, a)| {
+                    let v = match a {
+                        ChildArg::Input(i) => match g.inputs[*i].kind {
+                            InputKind::Buffer { .. } => {
+                                let hv = h(*i);
+                                quote_spanned!(f.span()=> ::core::convert::From::from(#hv))
+                            }
+                            InputKind::Callback => {
+                                let idx = index(s.of[*i].1);
+                                quote!(__cg_c.#idx)
+                            }
+                            InputKind::Event => {
+                                let idx = index(s.of[*i].1);
+                                quote!(__cg_e.#idx)
+                            }
+                            InputKind::Param(_) => {
+                                unreachable!("checked: params do not flow into children")
+                            }
+                        },
+                        ChildArg::Expr(e) => e.to_token_stream(),
+                    };
+                    quote!(#f: #v)
+                });
+                let child_ty = child_struct_path(ty);
+                quote! {{
+                    let __cg_child = #ty::__cg_child(&*__cg_g, __cg_module, #child_ty { #(#fields,)* })?;
+                    __cg_g.add_child(#name, #deps, __cg_child)?
+                }}
+            }
+            NodeOp::Record(e) => {
+                let idx = index(s.of[*e].1);
+                quote!(__cg_g.add_event_record(#name, #deps, __cg_e.#idx)?)
+            }
+            NodeOp::Wait(e) => {
+                let idx = index(s.of[*e].1);
+                quote!(__cg_g.add_event_wait(#name, #deps, __cg_e.#idx)?)
+            }
+        };
+        adds.extend(quote!(let #var = #add;));
+    }
+    let all = (0..g.nodes.len()).map(|i| format_ident!("__cg_n{}", i));
+    quote! {
+        #kernels
+        #adds
+        ::core::result::Result::Ok((#(#all,)*))
+    }
+}
+
+/// `Other` becomes `OtherChild` (same path, last segment suffixed).
+fn child_struct_path(ty: &syn::Path) -> TokenStream {
+    let mut p = ty.clone();
+    if let Some(last) = p.segments.last_mut() {
+        last.ident = format_ident!("{}Child", last.ident);
+    }
+    p.to_token_stream()
+}
+
+pub fn expand(g: &Graph) -> TokenStream {
+    let rt = rt();
+    let s = slots(g);
+    let t = types(g);
+    let name = &g.name;
+    let vis = &g.vis;
+    let attrs = &g.attrs;
+    let inputs_name = format_ident!("{}Inputs", name);
+    let exec_name = format_ident!("{}Exec", name);
+    let child_name = format_ident!("{}Child", name);
+    let (pty, bty, cty, ety, nty) = (&t.params, &t.bufs, &t.cbs, &t.evs, &t.nodes);
+    let dot = crate::dot::dot(g);
+    let name_str = name.to_string();
+
+    // NameInputs and NameChild fields.
+    let mut input_fields = Vec::new();
+    let mut child_fields = Vec::new();
+    let mut child_needs_lifetime = false;
+    let mut bind = Vec::new();
+    let (mut from_inputs, mut from_child) = (
+        [vec![], vec![], vec![], vec![]],
+        [vec![], vec![], vec![], vec![]],
+    );
+    for (i, inp) in g.inputs.iter().enumerate() {
+        let n = &inp.name;
+        let (ty, cty_) = match &inp.kind {
+            InputKind::Buffer {
+                host,
+                mutable,
+                elem,
+            } => {
+                let ty = match (host, mutable) {
+                    (false, false) => quote!(&'a #rt::CudaSlice<#elem>),
+                    (false, true) => quote!(&'a mut #rt::CudaSlice<#elem>),
+                    (true, false) => quote!(&'a [#elem]),
+                    (true, true) => quote!(&'a mut [#elem]),
+                };
+                let method = match (host, mutable) {
+                    (false, false) => quote!(bind(inputs.#n)?),
+                    (false, true) => quote!(bind_mut(inputs.#n)?),
+                    (true, false) => quote!(bind_host(inputs.#n)),
+                    (true, true) => quote!(bind_host_mut(inputs.#n)),
+                };
+                bind.push(quote!(__cg_g.#method));
+                (ty, handle_ty(&inp.kind))
+            }
+            InputKind::Param(ty) => (ty.to_token_stream(), ty.to_token_stream()),
+            InputKind::Callback => {
+                child_needs_lifetime = true;
+                (callback_ty(), callback_ty())
+            }
+            InputKind::Event => {
+                child_needs_lifetime = true;
+                (quote!(&'a #rt::CudaEvent), quote!(&'a #rt::CudaEvent))
+            }
+        };
+        let doc = format!("{} `{n}`.", crate::validate::describe(&inp.kind));
+        input_fields.push(quote!(#[doc = #doc] pub #n: #ty));
+        child_fields.push(quote!(#[doc = #doc] pub #n: #cty_));
+        let (tuple, _) = s.of[i];
+        if tuple != 1 {
+            from_inputs[tuple].push(quote!(inputs.#n));
+        }
+        from_child[tuple].push(quote!(__cg_args.#n));
+    }
+    let inputs_needs_lifetime = g
+        .inputs
+        .iter()
+        .any(|i| !matches!(i.kind, InputKind::Param(_)));
+    let inputs_generics = if inputs_needs_lifetime {
+        quote!(<'a>)
+    } else {
+        quote!()
+    };
+    let child_generics = if child_needs_lifetime {
+        quote!(<'a>)
+    } else {
+        quote!()
+    };
+    let [p_in, _, c_in, e_in] = &from_inputs;
+    let [p_ch, b_ch, c_ch, e_ch] = &from_child;
+    let value_fns = value_fns(g, &s, &t);
+    let populate = populate(g, &s);
+    let exec_methods = crate::expand_exec::exec_methods(g, &s.of, &t.args, &t.node_tys);
+    let inputs_doc = format!("The inputs of the [`{name}`] graph: the buffers it borrows, its params, callbacks and events.");
+    let exec_doc = format!("The executable [`{name}`] graph: launch it, and edit it live through the node views (`exec.node_name()`) and the graph-level setters (`exec.set_param(..)`).");
+    let child_doc = format!("The inputs of [`{name}`] used as a child graph (`child({name} {{ ... }})`): buffer handles of the parent, constant params, callbacks and events.");
+
+    quote! {
+        #[doc = #inputs_doc]
+        #vis struct #inputs_name #inputs_generics {
+            #(#input_fields,)*
+        }
+
+        #[doc = #child_doc]
+        #vis struct #child_name #child_generics {
+            #(#child_fields,)*
+        }
+
+        #(#attrs)*
+        #vis struct #name<'a> {
+            __cg_graph: #rt::Graph<'a>,
+            __cg_s: (#pty, #bty, #cty, #ety, #nty),
+        }
+
+        #[doc = #exec_doc]
+        #vis struct #exec_name<'a> {
+            __cg_exec: #rt::GraphExec<'a>,
+            __cg_s: (#pty, #bty, #cty, #ety, #nty),
+        }
+
+        impl<'a> #name<'a> {
+            /// The graph as DOT text, computed at compile time from the names written here.
+            pub const DOT: &'static str = #dot;
+
+            /// The graph as DOT text (no GPU needed).
+            pub fn to_dot() -> &'static str {
+                Self::DOT
+            }
+
+            /// Builds the template: binds the inputs and adds every node, loading the kernels
+            /// from `module` by name.
+            pub fn build(
+                __cg_module: &#rt::Module,
+                inputs: #inputs_name #inputs_generics,
+            ) -> #rt::Result<Self> {
+                let mut __cg_g = #rt::Graph::new(__cg_module.context())?.with_name(#name_str);
+                let __cg_p: #pty = (#(#p_in,)*);
+                let __cg_b: #bty = (#(#bind,)*);
+                let __cg_c: #cty = (#(#c_in,)*);
+                let __cg_e: #ety = (#(#e_in,)*);
+                let __cg_n = Self::__cg_populate(&mut __cg_g, __cg_module, &__cg_p, &__cg_b, &__cg_c, &__cg_e)?;
+                ::core::result::Result::Ok(Self {
+                    __cg_graph: __cg_g,
+                    __cg_s: (__cg_p, __cg_b, __cg_c, __cg_e, __cg_n),
+                })
+            }
+
+            /// Makes the executable graph.
+            pub fn instantiate(self) -> #rt::Result<#exec_name<'a>> {
+                self.instantiate_with(#rt::Instantiate::new())
+            }
+
+            /// Makes the executable graph with options.
+            pub fn instantiate_with(self, opts: #rt::Instantiate<'_>) -> #rt::Result<#exec_name<'a>> {
+                ::core::result::Result::Ok(#exec_name {
+                    __cg_exec: self.__cg_graph.instantiate_with(opts)?,
+                    __cg_s: self.__cg_s,
+                })
+            }
+
+            /// The runtime template graph.
+            pub fn graph(&self) -> &#rt::Graph<'a> {
+                &self.__cg_graph
+            }
+
+            /// Builds this graph as a child of `parent` (used by `child(...)` nodes).
+            #[doc(hidden)]
+            pub fn __cg_child(
+                parent: &#rt::Graph<'a>,
+                __cg_module: &#rt::Module,
+                __cg_args: #child_name #child_generics,
+            ) -> #rt::Result<#rt::Graph<'a>> {
+                let mut __cg_g = parent.child_graph()?;
+                let __cg_p: #pty = (#(#p_ch,)*);
+                let __cg_b: #bty = (#(#b_ch,)*);
+                let __cg_c: #cty = (#(#c_ch,)*);
+                let __cg_e: #ety = (#(#e_ch,)*);
+                Self::__cg_populate(&mut __cg_g, __cg_module, &__cg_p, &__cg_b, &__cg_c, &__cg_e)?;
+                ::core::result::Result::Ok(__cg_g)
+            }
+
+            #[allow(unused_variables, clippy::all)]
+            fn __cg_populate(
+                __cg_g: &mut #rt::Graph<'a>,
+                __cg_module: &#rt::Module,
+                __cg_p: &#pty,
+                __cg_b: &#bty,
+                __cg_c: &#cty,
+                __cg_e: &#ety,
+            ) -> #rt::Result<#nty> {
+                #populate
+            }
+
+            #value_fns
+        }
+
+        #exec_methods
+    }
+}

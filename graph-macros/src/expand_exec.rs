@@ -1,0 +1,384 @@
+//! Phase 3, second half: the methods of `NameExec`.
+//!
+//! - `launch`, `synchronize`, `update`, `inner`, `inner_mut`, `into_inner`, `handles`;
+//! - one view per node, named after it (`exec.step()`); a kernel node's view has a typed setter
+//!   per kernel parameter (`set_a`) and reaches the launch setters through `Deref`;
+//! - per param `a`: `a()` and `set_a(v)`, which updates exactly the nodes that use `a` (kernel
+//!   arguments and launch dimensions written with it, memset values): one driver call per node,
+//!   no allocation, and on failure every node is put back;
+//! - per buffer `y`: `y()` (and `y_mut()` if writable) for cudarc calls, and `set_y(&buf)`,
+//!   which binds another buffer and re-points the nodes that use it;
+//! - per callback or event: `set_name(..)`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::ast::ParamTy;
+use crate::expand::handle_ty;
+use crate::validate::{ChildArg, Graph, InputKind, NodeOp};
+
+fn index(i: usize) -> syn::Index {
+    syn::Index::from(i)
+}
+
+/// Statements refreshing every node that uses input `input` from the current state.
+fn refresh(g: &Graph, of: &[(usize, usize)], input: usize) -> TokenStream {
+    let name = &g.name;
+    let mut out = TokenStream::new();
+    let h = index(of[input].1);
+    for (ni, n) in g.nodes.iter().enumerate() {
+        let node = index(ni);
+        let view = quote!(self.__cg_exec.node(self.__cg_s.4.#node)?);
+        match &n.op {
+            NodeOp::Launch { .. }
+                if n.params.contains(&input)
+                    || n.reads.contains(&input)
+                    || n.writes.contains(&input) =>
+            {
+                let (fa, fc) = (
+                    format_ident!("__cg_args_{}", ni),
+                    format_ident!("__cg_cfg_{}", ni),
+                );
+                out.extend(quote! {
+                    #view.set(
+                        #name::#fa(&self.__cg_s.0, &self.__cg_s.1),
+                        #name::#fc(&self.__cg_s.0),
+                    )?;
+                });
+            }
+            NodeOp::Memset { dst, .. } => {
+                if n.params.contains(&input) {
+                    let f = format_ident!("__cg_value_{}", ni);
+                    out.extend(quote!(#view.set_value(#name::#f(&self.__cg_s.0))?;));
+                }
+                if *dst == input {
+                    out.extend(quote!(#view.set_dst(self.__cg_s.1.#h)?;));
+                }
+            }
+            NodeOp::Memcpy { dst, src } => {
+                if *src == input {
+                    out.extend(quote!(#view.set_src(self.__cg_s.1.#h)?;));
+                }
+                if *dst == input {
+                    out.extend(quote!(#view.set_dst(self.__cg_s.1.#h)?;));
+                }
+            }
+            NodeOp::Host {
+                callback: Some(c), ..
+            } if *c == input => {
+                out.extend(quote!(#view.set_callback(self.__cg_s.2.#h)?;));
+            }
+            NodeOp::Record(e) | NodeOp::Wait(e) if *e == input => {
+                out.extend(quote!(#view.set_event(self.__cg_s.3.#h)?;));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether a child node uses the input (it cannot be re-pointed: the child is built once).
+fn used_by_child(g: &Graph, input: usize) -> bool {
+    g.nodes.iter().any(|n| match &n.op {
+        NodeOp::Child { fields, .. } => fields
+            .iter()
+            .any(|(_, a)| matches!(a, ChildArg::Input(i) if *i == input)),
+        _ => false,
+    })
+}
+
+pub fn exec_methods(
+    g: &Graph,
+    of: &[(usize, usize)],
+    args: &[Option<TokenStream>],
+    node_tys: &[TokenStream],
+) -> TokenStream {
+    let rt = quote!(::cuda_graph::__private);
+    let exec = format_ident!("{}Exec", g.name);
+    let mut methods = TokenStream::new();
+    let hidden = |m: &str| g.hidden.contains(m);
+    for (i, inp) in g.inputs.iter().enumerate() {
+        let n = &inp.name;
+        if hidden(&n.to_string()) || hidden(&format!("set_{n}")) || hidden(&format!("{n}_mut")) {
+            continue;
+        }
+        let set = format_ident!("set_{}", n);
+        let refresh_fn = format_ident!("__cg_refresh_{}", i);
+        let slot = index(of[i].1);
+        let body = refresh(g, of, i);
+        let child = used_by_child(g, i);
+        match &inp.kind {
+            InputKind::Param(ty) => {
+                let doc_get = format!("The current value of param `{n}`.");
+                let doc_set = format!(
+                    "Sets param `{n}` and updates every node that uses it (one driver call each). On failure nothing changes."
+                );
+                methods.extend(quote! {
+                    #[doc = #doc_get]
+                    pub fn #n(&self) -> #ty {
+                        self.__cg_s.0.#slot
+                    }
+                    #[doc = #doc_set]
+                    pub fn #set(&mut self, value: #ty) -> #rt::Result<()> {
+                        let __cg_old = ::core::mem::replace(&mut self.__cg_s.0.#slot, value);
+                        match self.#refresh_fn() {
+                            ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
+                            ::core::result::Result::Err(e) => {
+                                self.__cg_s.0.#slot = __cg_old;
+                                let _ = self.#refresh_fn();
+                                ::core::result::Result::Err(e)
+                            }
+                        }
+                    }
+                });
+            }
+            InputKind::Buffer {
+                host: false,
+                mutable,
+                elem,
+            } => {
+                let doc = format!("Buffer `{n}`, for cudarc calls between launches.");
+                methods.extend(quote! {
+                    #[doc = #doc]
+                    pub fn #n(&self) -> #rt::Result<&#rt::CudaSlice<#elem>> {
+                        self.__cg_exec.buffer(self.__cg_s.1.#slot)
+                    }
+                });
+                if *mutable {
+                    let m = format_ident!("{}_mut", n);
+                    let doc = format!("Buffer `{n}`, writable (a view), e.g. to upload new input.");
+                    methods.extend(quote! {
+                        #[doc = #doc]
+                        pub fn #m(&mut self) -> #rt::Result<#rt::CudaViewMut<'_, #elem>> {
+                            self.__cg_exec.buffer_mut(self.__cg_s.1.#slot)
+                        }
+                    });
+                }
+                if !child {
+                    let (swap, ty) = if *mutable {
+                        (
+                            quote!(swap_buffer_mut),
+                            quote!(&'a mut #rt::CudaSlice<#elem>),
+                        )
+                    } else {
+                        (quote!(swap_buffer), quote!(&'a #rt::CudaSlice<#elem>))
+                    };
+                    let doc = format!(
+                        "Binds another buffer as `{n}` and re-points every node that uses it. On failure nothing changes."
+                    );
+                    methods.extend(quote! {
+                        #[doc = #doc]
+                        pub fn #set(&mut self, buffer: #ty) -> #rt::Result<()> {
+                            let __cg_h = self.__cg_s.1.#slot;
+                            let __cg_old = self.__cg_exec.#swap(__cg_h, buffer)?;
+                            match self.#refresh_fn() {
+                                ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
+                                ::core::result::Result::Err(e) => {
+                                    let _ = self.__cg_exec.restore_buffer(__cg_h, __cg_old);
+                                    let _ = self.#refresh_fn();
+                                    ::core::result::Result::Err(e)
+                                }
+                            }
+                        }
+                    });
+                }
+            }
+            InputKind::Buffer {
+                host: true,
+                mutable: true,
+                elem,
+            } => {
+                let m = format_ident!("{}_mut", n);
+                let doc = format!("Host buffer `{n}`; waits for running launches first.");
+                methods.extend(quote! {
+                    #[doc = #doc]
+                    pub fn #n(&mut self) -> #rt::Result<&[#elem]> {
+                        self.__cg_exec.host(self.__cg_s.1.#slot)
+                    }
+                    #[doc = #doc]
+                    pub fn #m(&mut self) -> #rt::Result<&mut [#elem]> {
+                        self.__cg_exec.host_mut(self.__cg_s.1.#slot)
+                    }
+                });
+            }
+            InputKind::Buffer { host: true, .. } => {}
+            InputKind::Callback | InputKind::Event if !child => {
+                let (tuple, ty) = if matches!(inp.kind, InputKind::Callback) {
+                    (
+                        index(2),
+                        quote!(
+                            &'a (dyn ::core::ops::Fn()
+                                     + ::core::marker::Send
+                                     + ::core::marker::Sync
+                                     + 'a)
+                        ),
+                    )
+                } else {
+                    (index(3), quote!(&'a #rt::CudaEvent))
+                };
+                let doc = format!(
+                    "Replaces `{n}` in every node that uses it. On failure nothing changes."
+                );
+                methods.extend(quote! {
+                    #[doc = #doc]
+                    pub fn #set(&mut self, value: #ty) -> #rt::Result<()> {
+                        let __cg_old = ::core::mem::replace(&mut self.__cg_s.#tuple.#slot, value);
+                        match self.#refresh_fn() {
+                            ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
+                            ::core::result::Result::Err(e) => {
+                                self.__cg_s.#tuple.#slot = __cg_old;
+                                let _ = self.#refresh_fn();
+                                ::core::result::Result::Err(e)
+                            }
+                        }
+                    }
+                });
+            }
+            InputKind::Callback | InputKind::Event => {}
+        }
+        methods.extend(quote! {
+            #[allow(unused_variables, unreachable_code, clippy::all)]
+            fn #refresh_fn(&mut self) -> #rt::Result<()> {
+                #body
+                ::core::result::Result::Ok(())
+            }
+        });
+    }
+
+    // Node views, and the handle struct, in an anonymous block.
+    let mut views = TokenStream::new();
+    for (ni, n) in g.nodes.iter().enumerate() {
+        let name = &n.name;
+        if hidden(&format!("node:{name}")) {
+            continue;
+        }
+        let node = index(ni);
+        let doc = format!("The view of node `{name}`: its typed setters.");
+        match (&n.op, &args[ni]) {
+            (NodeOp::Launch { kernel, .. }, Some(a)) => {
+                let view = format_ident!("__CgView{}", ni);
+                let setters = g.kernels[*kernel]
+                    .params
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (p, t))| {
+                        let set = format_ident!("set_{}", p);
+                        let ty = match t {
+                            ParamTy::Scalar(t) => quote!(#t),
+                            ParamTy::Slice {
+                                mutable: false,
+                                elem,
+                                ..
+                            } => quote!(#rt::Buf<#elem>),
+                            ParamTy::Slice {
+                                mutable: true,
+                                elem,
+                                ..
+                            } => quote!(#rt::BufMut<#elem>),
+                        };
+                        let doc = format!("Sets kernel parameter `{p}` of this node only.");
+                        quote! {
+                            #[doc = #doc]
+                            pub fn #set(&mut self, value: #ty) -> #rt::Result<()> {
+                                self.0.set_arg::<#i>(value)
+                            }
+                        }
+                    });
+                views.extend(quote! {
+                    pub struct #view<'v, 'a>(#rt::KernelMut<'v, 'a, #a, #rt::OnExec>);
+                    impl<'v, 'a> ::core::ops::Deref for #view<'v, 'a> {
+                        type Target = #rt::KernelMut<'v, 'a, #a, #rt::OnExec>;
+                        fn deref(&self) -> &Self::Target {
+                            &self.0
+                        }
+                    }
+                    impl<'v, 'a> ::core::ops::DerefMut for #view<'v, 'a> {
+                        fn deref_mut(&mut self) -> &mut Self::Target {
+                            &mut self.0
+                        }
+                    }
+                    impl<'v, 'a> #view<'v, 'a> {
+                        #(#setters)*
+                    }
+                    impl<'a> #exec<'a> {
+                        #[doc = #doc]
+                        pub fn #name(&mut self) -> #rt::Result<#view<'_, 'a>> {
+                            ::core::result::Result::Ok(#view(self.__cg_exec.node(self.__cg_s.4.#node)?))
+                        }
+                    }
+                });
+            }
+            _ => {
+                let ty = &node_tys[ni];
+                views.extend(quote! {
+                    impl<'a> #exec<'a> {
+                        #[doc = #doc]
+                        pub fn #name(&mut self) -> #rt::Result<<#ty as #rt::NodeHandle>::OnExec<'_, 'a>> {
+                            self.__cg_exec.node(self.__cg_s.4.#node)
+                        }
+                    }
+                });
+            }
+        }
+    }
+    let buffers: Vec<_> = g
+        .inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i.kind, InputKind::Buffer { .. }))
+        .collect();
+    let handle_fields = buffers.iter().map(|(_, i)| {
+        let n = &i.name;
+        let ty = handle_ty(&i.kind);
+        quote!(pub #n: #ty)
+    });
+    let handle_values = buffers.iter().map(|(j, i)| {
+        let n = &i.name;
+        let slot = index(of[*j].1);
+        quote!(#n: self.__cg_s.1.#slot)
+    });
+
+    quote! {
+        impl<'a> #exec<'a> {
+            /// Launches the graph on `stream`.
+            pub fn launch(&mut self, stream: &#rt::Arc<#rt::CudaStream>) -> #rt::Result<()> {
+                self.__cg_exec.launch(stream)
+            }
+            /// Waits for every launch, then reports a host-callback panic if one happened.
+            pub fn synchronize(&mut self) -> #rt::Result<()> {
+                self.__cg_exec.synchronize()
+            }
+            /// Applies template edits made through `inner_mut().graph_mut()`.
+            pub fn update(&mut self) -> #rt::Result<#rt::UpdatePath> {
+                self.__cg_exec.update()
+            }
+            /// The runtime executable graph.
+            pub fn inner(&self) -> &#rt::GraphExec<'a> {
+                &self.__cg_exec
+            }
+            /// The runtime executable graph, mutable.
+            pub fn inner_mut(&mut self) -> &mut #rt::GraphExec<'a> {
+                &mut self.__cg_exec
+            }
+            /// The runtime executable graph, taken out.
+            pub fn into_inner(self) -> #rt::GraphExec<'a> {
+                self.__cg_exec
+            }
+            #methods
+        }
+
+        const _: () = {
+            #[derive(Clone, Copy, Debug)]
+            pub struct __CgHandles {
+                #(#handle_fields,)*
+            }
+            impl<'a> #exec<'a> {
+                /// Handles of the bound buffers, for the node views' buffer setters.
+                pub fn handles(&self) -> __CgHandles {
+                    __CgHandles { #(#handle_values,)* }
+                }
+            }
+            #views
+        };
+    }
+}

@@ -1,0 +1,284 @@
+//! Property tests on the macro's front end (parse -> validate -> expand), compiled in from
+//! graph-macros/src (a proc-macro crate cannot export functions to a test). No GPU needed.
+//!
+//! - random edge sets over random node names are accepted exactly when they form a DAG,
+//!   compared with a reference topological sort;
+//! - random token input never panics the macro.
+
+#![allow(dead_code)]
+
+#[path = "../graph-macros/src/ast.rs"]
+mod ast;
+#[path = "../graph-macros/src/dot.rs"]
+mod dot;
+#[path = "../graph-macros/src/expand.rs"]
+mod expand;
+#[path = "../graph-macros/src/expand_exec.rs"]
+mod expand_exec;
+#[path = "../graph-macros/src/validate.rs"]
+mod validate;
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use proptest::prelude::*;
+
+/// What the macro does with `src`: `Ok(expansion)` or `Err(messages)`.
+fn run(src: &str) -> Result<TokenStream, Vec<String>> {
+    let tokens: TokenStream = src.parse().expect("test input is valid Rust tokens");
+    let parsed = syn::parse2::<ast::Input>(tokens).map_err(|e| vec![e.to_string()])?;
+    let mut errors = validate::Errors::default();
+    let graphs = validate::check(parsed, &mut errors);
+    let out: TokenStream = graphs.iter().map(expand::expand).collect();
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors.messages())
+    }
+}
+
+/// Reference: Kahn's algorithm.
+fn is_dag(n: usize, edges: &BTreeSet<(usize, usize)>) -> bool {
+    let mut indeg = vec![0; n];
+    for &(_, b) in edges {
+        indeg[b] += 1;
+    }
+    let mut ready: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
+    let mut seen = 0;
+    while let Some(v) = ready.pop() {
+        seen += 1;
+        for &(a, b) in edges {
+            if a == v {
+                indeg[b] -= 1;
+                if indeg[b] == 0 {
+                    ready.push(b);
+                }
+            }
+        }
+    }
+    seen == n
+}
+
+fn graph_src(names: &[String], edges: &BTreeSet<(usize, usize)>, grouped: bool) -> String {
+    let mut s = String::from("graph G {\n");
+    for n in names {
+        s.push_str(&format!("    {n} = empty;\n"));
+    }
+    if grouped {
+        // Fan-out groups: `a -> [b, c];`
+        let mut by_src: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+        for &(a, b) in edges {
+            by_src.entry(a).or_default().push(b);
+        }
+        for (a, bs) in by_src {
+            let targets: Vec<&str> = bs.iter().map(|&b| names[b].as_str()).collect();
+            s.push_str(&format!("    {} -> [{}];\n", names[a], targets.join(", ")));
+        }
+    } else {
+        for &(a, b) in edges {
+            s.push_str(&format!("    {} -> {};\n", names[a], names[b]));
+        }
+    }
+    s.push_str("}\n");
+    s
+}
+
+fn names() -> impl Strategy<Value = Vec<String>> {
+    prop::collection::btree_set("n_[a-z0-9]{1,6}", 1..12).prop_map(|s| s.into_iter().collect())
+}
+
+fn graph_case() -> impl Strategy<Value = (Vec<String>, BTreeSet<(usize, usize)>)> {
+    names().prop_flat_map(|names| {
+        let n = names.len();
+        let edges = prop::collection::btree_set((0..n, 0..n), 0..(n * 2 + 1)).prop_map(|e| {
+            e.into_iter()
+                .filter(|(a, b)| a != b)
+                .collect::<BTreeSet<_>>()
+        });
+        (Just(names), edges)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn accepted_exactly_when_the_edges_form_a_dag((names, edges) in graph_case(), grouped in any::<bool>()) {
+        let src = graph_src(&names, &edges, grouped);
+        let result = run(&src);
+        let dag = is_dag(names.len(), &edges);
+        prop_assert_eq!(result.is_ok(), dag, "{}\n{:?}", src, result.err());
+        if !dag {
+            let errs = run(&src).unwrap_err();
+            prop_assert!(errs.iter().all(|e| e.contains("closes a cycle")), "{:?}", errs);
+        }
+    }
+
+    #[test]
+    fn self_edges_and_repeated_edges_are_rejected((names, edges) in graph_case(), pick in any::<prop::sample::Index>()) {
+        prop_assume!(!edges.is_empty() && is_dag(names.len(), &edges));
+        let edge = *pick.get(&edges.iter().collect::<Vec<_>>());
+        let mut src = graph_src(&names, &edges, false);
+        src.insert_str(src.len() - 2, &format!("    {} -> {};\n", names[edge.0], names[edge.1]));
+        let errs = run(&src).unwrap_err();
+        prop_assert_eq!(errs.len(), 1);
+        prop_assert!(errs[0].contains("is written twice"), "{:?}", errs);
+        let mut src = graph_src(&names, &edges, false);
+        src.insert_str(src.len() - 2, &format!("    {0} -> {0};\n", names[edge.0]));
+        let errs = run(&src).unwrap_err();
+        prop_assert!(errs[0].contains("cannot depend on itself"), "{:?}", errs);
+    }
+
+    #[test]
+    fn random_tokens_never_panic(src in token_soup()) {
+        let outcome = std::panic::catch_unwind(|| {
+            if let Ok(tokens) = src.parse::<TokenStream>() {
+                let _ = run_tokens(tokens);
+            }
+        });
+        prop_assert!(outcome.is_ok(), "the macro panicked on: {}", src);
+    }
+
+    #[test]
+    fn mutated_valid_graphs_never_panic(cut in 0usize..2000, insert in token_piece()) {
+        let mut src = String::from(VALID);
+        let at = (cut % src.len()).min(src.len());
+        let at = (0..=at).rev().find(|&i| src.is_char_boundary(i)).unwrap_or(0);
+        src.insert_str(at, &format!(" {insert} "));
+        let outcome = std::panic::catch_unwind(|| {
+            if let Ok(tokens) = src.parse::<TokenStream>() {
+                let _ = run_tokens(tokens);
+            }
+        });
+        prop_assert!(outcome.is_ok(), "the macro panicked on: {}", src);
+    }
+}
+
+fn run_tokens(tokens: TokenStream) -> Result<TokenStream, Vec<String>> {
+    let parsed = syn::parse2::<ast::Input>(tokens).map_err(|e| vec![e.to_string()])?;
+    let mut errors = validate::Errors::default();
+    let graphs = validate::check(parsed, &mut errors);
+    let out = graphs.iter().map(expand::expand).collect();
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors.messages())
+    }
+}
+
+const VALID: &str = r#"
+graph G {
+    kernel saxpy(a: f32, x: &[f32], y: &mut [f32], n: u32);
+    kernel sum(y: &[f32], total: &mut [f32], n: u32);
+    buffer x: f32;
+    buffer mut y: f32;
+    buffer mut total: f32;
+    host_buffer mut out: f32;
+    param a: f32;
+    param n: u32;
+    callback done;
+    event ev;
+    clear = memset(total, 0.0);
+    step = saxpy<<<n.div_ceil(256), 256>>>(a, x, y, n);
+    reduce = sum<<<1, 1024, 0>>>(y, total, n);
+    back = memcpy(out, total);
+    tell = host(done);
+    rec = record(ev);
+    join = empty;
+    step -> reduce -> back -> [tell, rec] -> join;
+    clear -> reduce;
+}
+"#;
+
+fn token_piece() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "graph",
+        "kernel",
+        "buffer",
+        "host_buffer",
+        "param",
+        "callback",
+        "event",
+        "memset",
+        "memcpy",
+        "host",
+        "empty",
+        "child",
+        "record",
+        "wait",
+        "mut",
+        "->",
+        "=",
+        ";",
+        ",",
+        ":",
+        "&",
+        "<<<",
+        ">>>",
+        "<",
+        ">",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        "x",
+        "y",
+        "n",
+        "a",
+        "G",
+        "step",
+        "0",
+        "1.5",
+        "\"s\"",
+        "|| 1",
+        "::",
+        ".",
+        "*",
+        "+",
+        "pub",
+        "#[doc = \"d\"]",
+        "n.div_ceil(2)",
+        "u32",
+        "f32",
+        "&mut [u32]",
+        "&[f32]",
+    ])
+    .prop_map(str::to_owned)
+}
+
+/// Random tokens from the grammar's vocabulary, groups balanced.
+fn token_soup() -> impl Strategy<Value = String> {
+    let leaf = token_piece().prop_filter("no lone delimiters", |t| {
+        !matches!(t.as_str(), "(" | ")" | "[" | "]" | "{" | "}")
+    });
+    leaf.prop_recursive(4, 64, 8, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..8).prop_map(|v| v.join(" ")),
+            prop::collection::vec(inner.clone(), 0..6).prop_map(|v| format!("( {} )", v.join(" "))),
+            prop::collection::vec(inner.clone(), 0..6).prop_map(|v| format!("[ {} ]", v.join(" "))),
+            prop::collection::vec(inner, 0..6).prop_map(|v| format!("{{ {} }}", v.join(" "))),
+        ]
+    })
+}
+
+#[test]
+fn the_valid_example_expands() {
+    let out = run(VALID).unwrap_or_else(|e| panic!("{e:?}"));
+    let text = out.to_string();
+    assert!(text.contains("struct GExec"), "{text}");
+    assert!(text.contains("fn set_a"), "{text}");
+}
+
+#[test]
+fn free_identifiers_skip_methods_paths_and_types() {
+    let e: syn::Expr =
+        syn::parse_str("n.div_ceil(BLOCK) + u32::MAX.min(m as u32) + f(k) + q!(z)").unwrap();
+    let ids: Vec<String> = validate::free_idents(quote::ToTokens::to_token_stream(&e))
+        .iter()
+        .map(|i| i.to_string())
+        .collect();
+    // `f` is a function and `q!` a macro; their arguments are values.
+    assert_eq!(ids, vec!["n", "m", "k", "z"]);
+}

@@ -1,0 +1,18 @@
+use cuda_graph::cuda_graph;
+
+cuda_graph! {
+    graph Inner {
+        kernel k(y: &mut [f32], n: u32);
+        buffer mut y: f32;
+        param n: u32;
+        step = k<<<1, 32>>>(y, n);
+    }
+
+    graph Outer {
+        buffer mut y: f32;
+        param n: u32;
+        sub = child(Inner { y: y, n: n });
+    }
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+use cuda_graph::cuda_graph;
+
+cuda_graph! {
+    graph G {
+        kernel saxpy(a: f32, x: &[f32], y: &mut [f32], n: u32);
+        buffer x: f32;
+        buffer mut y: f32;
+        param n: u32;
+        step = saxpi<<<1, 32>>>(2.0, x, y, n);
+        again = saxpy<<<1, 32>>>(2.0, x, y, n);
+        step -> again;
+    }
+}
+
+fn main() {}

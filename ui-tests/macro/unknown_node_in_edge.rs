@@ -1,0 +1,14 @@
+use cuda_graph::cuda_graph;
+
+cuda_graph! {
+    graph G {
+        kernel k(y: &mut [f32], n: u32);
+        buffer mut y: f32;
+        param n: u32;
+        step = k<<<1, 32>>>(y, n);
+        reduce = k<<<1, 32>>>(y, n);
+        step -> reduc;
+    }
+}
+
+fn main() {}
