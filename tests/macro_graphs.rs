@@ -285,6 +285,8 @@ fn buffer_setter_rebinds_and_repoints_every_node() {
         gpu.read(exec.a().unwrap()),
         (0..N as u32).map(|i| i * 3 + 1).collect::<Vec<_>>()
     );
+    // Poison the current `c`, swap in `c2`: the next launch must leave the old one alone.
+    poison(&mut exec.c_mut().unwrap(), &gpu);
     exec.set_c(&mut c2).unwrap();
     exec.launch(&gpu.stream).unwrap();
     assert_eq!(

@@ -12,7 +12,9 @@ mod validate;
 
 use proc_macro::TokenStream;
 
-/// Declares CUDA graphs; see the `cuda-graph` crate for the grammar and an example.
+/// Declares CUDA graphs: kernels, buffers, params, callbacks, events, nodes and edges, checked
+/// at compile time. The grammar is in [`ast`]'s documentation and in the `cuda-graph` crate's
+/// README, with an example; use the macro through `cuda_graph::cuda_graph!`.
 #[proc_macro]
 pub fn cuda_graph(input: TokenStream) -> TokenStream {
     expand_all(input.into()).into()
