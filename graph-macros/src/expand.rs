@@ -165,7 +165,7 @@ fn bind_params(g: &Graph, s: &Slots, used: impl Iterator<Item = usize>) -> Token
     let lets = used.map(|i| {
         let name = &g.inputs[i].name;
         let idx = index(s.of[i].1);
-        quote!(let #name = __cg_p.#idx;)
+        quote!(let #name = ::core::clone::Clone::clone(&__cg_p.#idx);)
     });
     quote!(#(#lets)*)
 }
@@ -321,10 +321,13 @@ fn populate(g: &Graph, s: &Slots) -> TokenStream {
             NodeOp::Child { ty, fields } => {
                 let fields = fields.iter().map(|(f, a)| {
                     let v = match a {
-                        ChildArg::Input(i) => match g.inputs[*i].kind {
+                        ChildArg::Input(i, span) => match g.inputs[*i].kind {
                             InputKind::Buffer { .. } => {
-                                let hv = h(*i);
-                                quote_spanned!(f.span()=> ::core::convert::From::from(#hv))
+                                let idx = syn::Index {
+                                    index: s.of[*i].1 as u32,
+                                    span: *span,
+                                };
+                                quote_spanned!(*span=> ::core::convert::From::from(__cg_b.#idx))
                             }
                             InputKind::Callback => {
                                 let idx = index(s.of[*i].1);
@@ -367,11 +370,48 @@ fn populate(g: &Graph, s: &Slots) -> TokenStream {
     }
 }
 
+/// Bounds on the types the user wrote, checked at those types' spans: params are `Copy`,
+/// buffer elements and kernel scalars are `DeviceRepr` (what the runtime can send to a kernel).
+fn type_checks(g: &Graph) -> TokenStream {
+    let rt = rt();
+    let mut calls = TokenStream::new();
+    for i in &g.inputs {
+        match &i.kind {
+            InputKind::Param(t) => calls.extend(quote_spanned!(t.span()=> __cg_copy::<#t>();)),
+            InputKind::Buffer { elem, .. } => {
+                calls.extend(quote_spanned!(elem.span()=> __cg_device::<#elem>();))
+            }
+            _ => {}
+        }
+    }
+    for k in &g.kernels {
+        for (_, t) in &k.params {
+            match t {
+                ParamTy::Scalar(t) => calls.extend(quote_spanned!(t.span()=> __cg_arg::<#t>();)),
+                ParamTy::Slice { elem, .. } => {
+                    calls.extend(quote_spanned!(elem.span()=> __cg_device::<#elem>();))
+                }
+            }
+        }
+    }
+    quote! {
+        const _: () = {
+            fn __cg_copy<T: ::core::marker::Copy>() {}
+            fn __cg_device<T: #rt::DeviceRepr + ::core::marker::Send + ::core::marker::Sync + 'static>() {}
+            fn __cg_arg<T: #rt::KernelArg>() {}
+            #[allow(dead_code)]
+            fn __cg_checks() {
+                #calls
+            }
+        };
+    }
+}
+
 /// `Other` becomes `OtherChild` (same path, last segment suffixed).
 fn child_struct_path(ty: &syn::Path) -> TokenStream {
     let mut p = ty.clone();
     if let Some(last) = p.segments.last_mut() {
-        last.ident = format_ident!("{}Child", last.ident);
+        last.ident = format_ident!("{}Child", last.ident, span = last.ident.span());
     }
     p.to_token_stream()
 }
@@ -464,7 +504,10 @@ pub fn expand(g: &Graph) -> TokenStream {
     let exec_doc = format!("The executable [`{name}`] graph: launch it, and edit it live through the node views (`exec.node_name()`) and the graph-level setters (`exec.set_param(..)`).");
     let child_doc = format!("The inputs of [`{name}`] used as a child graph (`child({name} {{ ... }})`): buffer handles of the parent, constant params, callbacks and events.");
 
+    let checks = type_checks(g);
     quote! {
+        #checks
+
         #[doc = #inputs_doc]
         #vis struct #inputs_name #inputs_generics {
             #(#input_fields,)*

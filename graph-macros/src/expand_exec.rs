@@ -82,7 +82,7 @@ fn used_by_child(g: &Graph, input: usize) -> bool {
     g.nodes.iter().any(|n| match &n.op {
         NodeOp::Child { fields, .. } => fields
             .iter()
-            .any(|(_, a)| matches!(a, ChildArg::Input(i) if *i == input)),
+            .any(|(_, a)| matches!(a, ChildArg::Input(i, _) if *i == input)),
         _ => false,
     })
 }
@@ -116,7 +116,7 @@ pub fn exec_methods(
                 methods.extend(quote! {
                     #[doc = #doc_get]
                     pub fn #n(&self) -> #ty {
-                        self.__cg_s.0.#slot
+                        ::core::clone::Clone::clone(&self.__cg_s.0.#slot)
                     }
                     #[doc = #doc_set]
                     pub fn #set(&mut self, value: #ty) -> #rt::Result<()> {

@@ -101,7 +101,8 @@ pub enum NodeOp {
 }
 
 pub enum ChildArg {
-    Input(usize),
+    /// An input of the parent, and where the user named it.
+    Input(usize, Span),
     Expr(Expr),
 }
 
@@ -689,7 +690,7 @@ fn check_child(
                     // What the child does with it is unknown here: count it as a write.
                     node.writes.insert(i);
                 }
-                out.push((name, ChildArg::Input(i)));
+                out.push((name, ChildArg::Input(i, value.span())));
             }
             Some(i) => {
                 errors.at(
