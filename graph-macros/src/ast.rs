@@ -8,7 +8,7 @@
 //! ParamTy    := '&' '[' Type ']'            a device buffer the kernel reads
 //!             | '&' 'mut' '[' Type ']'      a device buffer the kernel writes
 //!             | Type                        a by-value scalar
-//! Buffer     := ('buffer' | 'host_buffer') 'mut'? Ident ':' Type ';'
+//! Buffer     := ('#[disjoint]')? ('buffer' | 'host_buffer') 'mut'? Ident ':' Type ';'
 //! Param      := 'param' Ident ':' Type ';'
 //! Callback   := 'callback' Ident ';'
 //! Event      := 'event' Ident ';'
@@ -91,6 +91,8 @@ pub enum ParamTy {
 }
 
 pub struct BufferDecl {
+    /// `#[disjoint]`: nodes touch disjoint parts, so unordered writers are no race.
+    pub disjoint: bool,
     pub host: bool,
     pub mutable: bool,
     pub name: Ident,
@@ -177,11 +179,36 @@ impl Parse for GraphDef {
 
 impl Parse for Item {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        // Doc comments are allowed (and ignored) on every item; `#[disjoint]` on buffers.
+        let mut disjoint = None;
+        for attr in input.call(Attribute::parse_outer)? {
+            if attr.path().is_ident("doc") {
+                continue;
+            }
+            if attr.path().is_ident("disjoint") && matches!(attr.meta, syn::Meta::Path(_)) {
+                disjoint = Some(attr.path().get_ident().expect("checked").span());
+                continue;
+            }
+            return Err(syn::Error::new_spanned(
+                attr,
+                "the only attribute inside a graph is `#[disjoint]`, on a buffer whose nodes touch disjoint parts",
+            ));
+        }
         let la = input.lookahead1();
+        if let Some(span) = disjoint {
+            if !(la.peek(kw::buffer) || la.peek(kw::host_buffer)) {
+                return Err(syn::Error::new(
+                    span,
+                    "`#[disjoint]` goes on a buffer declaration",
+                ));
+            }
+        }
         let item = if la.peek(kw::kernel) {
             Item::Kernel(input.parse()?)
         } else if la.peek(kw::buffer) || la.peek(kw::host_buffer) {
-            Item::Buffer(input.parse()?)
+            let mut b: BufferDecl = input.parse()?;
+            b.disjoint = disjoint.is_some();
+            Item::Buffer(b)
         } else if la.peek(kw::param) {
             input.parse::<kw::param>()?;
             let name = input.parse()?;
@@ -256,6 +283,7 @@ impl Parse for BufferDecl {
         input.parse::<Token![:]>()?;
         let elem = input.parse()?;
         Ok(BufferDecl {
+            disjoint: false,
             host,
             mutable,
             name,

@@ -57,6 +57,7 @@ pub fn handle_ty(kind: &InputKind) -> TokenStream {
             host,
             mutable,
             elem,
+            ..
         } => match (host, mutable) {
             (false, false) => quote!(#rt::Buf<#elem>),
             (false, true) => quote!(#rt::BufMut<#elem>),
@@ -446,6 +447,7 @@ pub fn expand(g: &Graph) -> TokenStream {
                 host,
                 mutable,
                 elem,
+                ..
             } => {
                 let ty = match (host, mutable) {
                     (false, false) => quote!(&'a #rt::CudaSlice<#elem>),

@@ -136,6 +136,7 @@ pub fn exec_methods(
                 host: false,
                 mutable,
                 elem,
+                ..
             } => {
                 let doc = format!("Buffer `{n}`, for cudarc calls between launches.");
                 methods.extend(quote! {
@@ -187,6 +188,7 @@ pub fn exec_methods(
                 host: true,
                 mutable: true,
                 elem,
+                ..
             } => {
                 let m = format_ident!("{}_mut", n);
                 let doc = format!("Host buffer `{n}`; waits for running launches first.");

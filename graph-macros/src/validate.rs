@@ -48,6 +48,8 @@ pub enum InputKind {
         host: bool,
         mutable: bool,
         elem: Type,
+        /// Written by unordered nodes on purpose (disjoint parts): no race check.
+        disjoint: bool,
     },
     Param(Type),
     Callback,
@@ -200,6 +202,7 @@ fn check_graph(g: GraphDef, errors: &mut Errors) -> Graph {
                     host: b.host,
                     mutable: b.mutable,
                     elem: b.elem,
+                    disjoint: b.disjoint,
                 },
                 errors,
             ),
@@ -1042,8 +1045,15 @@ fn check_races(model: &Graph, errors: &mut Errors) {
             if reach[i][j] || reach[j][i] {
                 continue;
             }
+            let disjoint = |x: &usize| {
+                matches!(
+                    model.inputs[*x].kind,
+                    InputKind::Buffer { disjoint: true, .. }
+                )
+            };
             let conflict = a.writes.iter().chain(&b.writes).find(|x| {
-                (a.writes.contains(x) || a.reads.contains(x))
+                !disjoint(x)
+                    && (a.writes.contains(x) || a.reads.contains(x))
                     && (b.writes.contains(x) || b.reads.contains(x))
             });
             if let Some(&buf) = conflict {

@@ -6,13 +6,13 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute, CUresult};
+use cudarc::driver::sys::CUdevice_attribute;
 use cudarc::driver::LaunchConfig;
 use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DeviceRepr};
 
 use crate::args::{ArgBlock, ArgLayout, KernelArgs};
 use crate::bind::{Bindings, Buf, BufMut, HostBuf, HostBufMut};
-use crate::driver::{self, CUfunction, CUgraph, CUgraphNode, CallResult};
+use crate::driver::{self, CUgraph, CUgraphNode, CallResult};
 use crate::error::{Error, Result};
 use crate::exec::{GraphExec, Instantiate};
 use crate::handles::{
@@ -330,18 +330,13 @@ impl<'a> Graph<'a> {
         args: A,
     ) -> Result<KernelNode<A>> {
         let func = func.into();
-        let f = func.cuda_function().cu_function();
+        let kernel = func.kernel();
+        let f = kernel.cuda_function().cu_function();
         let layout = A::layout();
-        check_signature(f, func.param_sizes(), &layout, name)?;
-        let fattr = |a| {
-            // SAFETY: `f` is kept alive by `func`, borrowed for `'a`.
-            unsafe { driver::func_attribute(f, a) }
-                .map(|v| v.max(0) as u32)
-                .map_err(|e| Error::call(e, Some(name)))
-        };
-        let max_threads = fattr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?;
-        let max_dynamic_smem =
-            fattr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?;
+        let info = driver::in_context(self.ctx.cu_ctx(), || kernel.info())
+            .map_err(|e| Error::call(e, Some(name)))?;
+        check_signature(&info.sizes, &layout, name)?;
+        let (max_threads, max_dynamic_smem) = (info.max_threads, info.max_dynamic_smem);
         let block = ArgBlock::new(&layout);
         let mut k = KernelShadow {
             func: f,
@@ -690,30 +685,8 @@ impl Drop for Graph<'_> {
     }
 }
 
-/// Checks argument count and sizes against the kernel's parameters: from its PTX when known,
-/// else from the driver.
-fn check_signature(
-    f: CUfunction,
-    known: Option<&[usize]>,
-    layout: &[ArgLayout],
-    node: &str,
-) -> Result<()> {
-    let fail = |e| Error::call(e, Some(node));
-    let sizes: Vec<usize> = match known {
-        Some(sizes) => sizes.to_vec(),
-        None => {
-            // Probe until the driver says the index is past the end.
-            let mut sizes = Vec::new();
-            loop {
-                // SAFETY: `f` is a live function, borrowed by the caller.
-                match unsafe { driver::param_info(f, sizes.len()) } {
-                    Ok((_, size)) => sizes.push(size),
-                    Err(e) if e.code.0 == CUresult::CUDA_ERROR_INVALID_VALUE => break sizes,
-                    Err(e) => return Err(fail(e)),
-                }
-            }
-        }
-    };
+/// Checks argument count and sizes against the kernel's parameters.
+fn check_signature(sizes: &[usize], layout: &[ArgLayout], node: &str) -> Result<()> {
     let count = sizes.len();
     if count != layout.len() {
         return Err(Error::KernelSignature {
@@ -726,7 +699,7 @@ fn check_signature(
             ),
         });
     }
-    for (i, (a, &size)) in layout.iter().zip(&sizes).enumerate() {
+    for (i, (a, &size)) in layout.iter().zip(sizes).enumerate() {
         if size != a.size {
             return Err(Error::KernelSignature {
                 node: node.to_owned(),

@@ -8,10 +8,13 @@
 //! `CudaFunction` has no such list and is checked by probing.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use cudarc::driver::sys::{CUfunction_attribute, CUresult};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 
+use crate::driver::{self, CallResult};
 use crate::error::{Error, Result};
 
 /// A loaded module whose kernels' parameter lists are known.
@@ -56,6 +59,7 @@ impl Module {
             func,
             name: name.to_owned(),
             params: self.params.get(name).cloned(),
+            info: Arc::default(),
         })
     }
 
@@ -81,6 +85,15 @@ pub struct Kernel {
     func: CudaFunction,
     name: String,
     params: Option<Arc<[usize]>>,
+    /// What graphs check nodes against, read from the driver once (shared by clones).
+    info: Arc<OnceLock<KernelInfo>>,
+}
+
+/// A kernel's parameter sizes and launch limits.
+pub(crate) struct KernelInfo {
+    pub sizes: Vec<usize>,
+    pub max_threads: u32,
+    pub max_dynamic_smem: u32,
 }
 
 impl Kernel {
@@ -98,6 +111,43 @@ impl Kernel {
     pub fn cuda_function(&self) -> &CudaFunction {
         &self.func
     }
+
+    /// Parameter sizes (from PTX, else probed) and launch limits, asked of the driver on first
+    /// use only. (The dynamic shared memory limit is read then: raise it with cudarc before the
+    /// kernel's first node.)
+    pub(crate) fn info(&self) -> CallResult<&KernelInfo> {
+        if let Some(info) = self.info.get() {
+            return Ok(info);
+        }
+        let f = self.func.cu_function();
+        let sizes = match &self.params {
+            Some(p) => p.to_vec(),
+            None => {
+                // Probe until the driver says the index is past the end.
+                let mut sizes = Vec::new();
+                loop {
+                    // SAFETY: `f` is a live function (`self.func` keeps its module loaded).
+                    match unsafe { driver::param_info(f, sizes.len()) } {
+                        Ok((_, size)) => sizes.push(size),
+                        Err(e) if e.code.0 == CUresult::CUDA_ERROR_INVALID_VALUE => break sizes,
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+        };
+        let attr = |a| {
+            // SAFETY: as above.
+            unsafe { driver::func_attribute(f, a) }.map(|v| v.max(0) as u32)
+        };
+        let info = KernelInfo {
+            sizes,
+            max_threads: attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_dynamic_smem: attr(
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            )?,
+        };
+        Ok(self.info.get_or_init(|| info))
+    }
 }
 
 /// A kernel given to [`Graph::add_kernel`](crate::Graph::add_kernel): borrowed for the graph's
@@ -110,17 +160,10 @@ pub enum KernelRef<'a> {
 }
 
 impl KernelRef<'_> {
-    pub(crate) fn cuda_function(&self) -> &CudaFunction {
+    pub(crate) fn kernel(&self) -> &Kernel {
         match self {
-            KernelRef::Borrowed(k) => &k.func,
-            KernelRef::Owned(k) => &k.func,
-        }
-    }
-
-    pub(crate) fn param_sizes(&self) -> Option<&[usize]> {
-        match self {
-            KernelRef::Borrowed(k) => k.param_sizes(),
-            KernelRef::Owned(k) => k.param_sizes(),
+            KernelRef::Borrowed(k) => k,
+            KernelRef::Owned(k) => k,
         }
     }
 }
@@ -145,6 +188,7 @@ impl From<CudaFunction> for Kernel {
             func,
             name: String::from("<kernel>"),
             params: None,
+            info: Arc::default(),
         }
     }
 }

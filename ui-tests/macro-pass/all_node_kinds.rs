@@ -62,4 +62,20 @@ fn main() {
     assert!(Everything::DOT.contains("\"join\" -> \"reduce\";"));
     assert!(Inner::DOT.contains("\"step\" [label=\"step\\nkernel\", shape=box];"));
     assert!(in_a_function().starts_with("digraph \"Local\""));
+    assert!(Fan::DOT.contains("\"root\" -> \"l1\";"));
+}
+
+cuda_graph! {
+    /// Leaves write disjoint slices of one buffer: `#[disjoint]` lifts the race check for it.
+    graph Fan {
+        kernel tiny(y: &mut [f32], offset: u32, a: f32);
+        #[disjoint]
+        buffer mut y: f32;
+        param a: f32;
+        root = tiny<<<1, 32>>>(y, 0, a);
+        l1   = tiny<<<1, 32>>>(y, 32, a);
+        l2   = tiny<<<1, 32>>>(y, 64, a);
+        sink = tiny<<<1, 32>>>(y, 0, a);
+        root -> [l1, l2] -> sink;
+    }
 }
