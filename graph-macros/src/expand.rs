@@ -276,15 +276,15 @@ fn populate(g: &Graph, s: &Slots) -> TokenStream {
         kernels.extend(quote!(let #var = __cg_module.function(#name)?;));
     }
     let mut adds = TokenStream::new();
+    let mut preds = vec![Vec::new(); g.nodes.len()];
+    for &(a, b) in &g.edges {
+        preds[b].push(a);
+    }
     for &ni in &g.order {
         let n = &g.nodes[ni];
         let var = format_ident!("__cg_n{}", ni);
         let name = n.name.to_string();
-        let deps = g
-            .edges
-            .iter()
-            .filter(|&&(_, b)| b == ni)
-            .map(|&(a, _)| format_ident!("__cg_n{}", a));
+        let deps = preds[ni].iter().map(|&a| format_ident!("__cg_n{}", a));
         let deps = quote!(&[#(&#deps as &dyn #rt::Dep),*]);
         let h = |i: usize| {
             let idx = index(s.of[i].1);

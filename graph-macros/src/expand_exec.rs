@@ -249,6 +249,7 @@ pub fn exec_methods(
 
     // Node views, and the handle struct, in an anonymous block.
     let mut views = TokenStream::new();
+    let mut declared_views = std::collections::BTreeSet::new();
     for (ni, n) in g.nodes.iter().enumerate() {
         let name = &n.name;
         if hidden(&format!("node:{name}")) {
@@ -258,50 +259,57 @@ pub fn exec_methods(
         let doc = format!("The view of node `{name}`: its typed setters.");
         match (&n.op, &args[ni]) {
             (NodeOp::Launch { kernel, .. }, Some(a)) => {
-                let view = format_ident!("__CgView{}", ni);
-                let setters = g.kernels[*kernel]
-                    .params
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (p, t))| {
-                        let set = format_ident!("set_{}", p);
-                        let ty = match t {
-                            ParamTy::Scalar(t) => quote!(#t),
-                            ParamTy::Slice {
-                                mutable: false,
-                                elem,
-                                ..
-                            } => quote!(#rt::Buf<#elem>),
-                            ParamTy::Slice {
-                                mutable: true,
-                                elem,
-                                ..
-                            } => quote!(#rt::BufMut<#elem>),
-                        };
-                        let doc = format!("Sets kernel parameter `{p}` of this node only.");
-                        quote! {
-                            #[doc = #doc]
-                            pub fn #set(&mut self, value: #ty) -> #rt::Result<()> {
-                                self.0.set_arg::<#i>(value)
+                // One view type per kernel declaration, shared by its nodes.
+                let view = format_ident!("__CgView{}", kernel);
+                if !declared_views.contains(kernel) {
+                    declared_views.insert(*kernel);
+                    let setters =
+                        g.kernels[*kernel]
+                            .params
+                            .iter()
+                            .enumerate()
+                            .map(|(i, (p, t))| {
+                                let set = format_ident!("set_{}", p);
+                                let ty = match t {
+                                    ParamTy::Scalar(t) => quote!(#t),
+                                    ParamTy::Slice {
+                                        mutable: false,
+                                        elem,
+                                        ..
+                                    } => quote!(#rt::Buf<#elem>),
+                                    ParamTy::Slice {
+                                        mutable: true,
+                                        elem,
+                                        ..
+                                    } => quote!(#rt::BufMut<#elem>),
+                                };
+                                let doc = format!("Sets kernel parameter `{p}` of this node only.");
+                                quote! {
+                                    #[doc = #doc]
+                                    pub fn #set(&mut self, value: #ty) -> #rt::Result<()> {
+                                        self.0.set_arg::<#i>(value)
+                                    }
+                                }
+                            });
+                    views.extend(quote! {
+                        pub struct #view<'v, 'a>(#rt::KernelMut<'v, 'a, #a, #rt::OnExec>);
+                        impl<'v, 'a> ::core::ops::Deref for #view<'v, 'a> {
+                            type Target = #rt::KernelMut<'v, 'a, #a, #rt::OnExec>;
+                            fn deref(&self) -> &Self::Target {
+                                &self.0
                             }
                         }
+                        impl<'v, 'a> ::core::ops::DerefMut for #view<'v, 'a> {
+                            fn deref_mut(&mut self) -> &mut Self::Target {
+                                &mut self.0
+                            }
+                        }
+                        impl<'v, 'a> #view<'v, 'a> {
+                            #(#setters)*
+                        }
                     });
+                }
                 views.extend(quote! {
-                    pub struct #view<'v, 'a>(#rt::KernelMut<'v, 'a, #a, #rt::OnExec>);
-                    impl<'v, 'a> ::core::ops::Deref for #view<'v, 'a> {
-                        type Target = #rt::KernelMut<'v, 'a, #a, #rt::OnExec>;
-                        fn deref(&self) -> &Self::Target {
-                            &self.0
-                        }
-                    }
-                    impl<'v, 'a> ::core::ops::DerefMut for #view<'v, 'a> {
-                        fn deref_mut(&mut self) -> &mut Self::Target {
-                            &mut self.0
-                        }
-                    }
-                    impl<'v, 'a> #view<'v, 'a> {
-                        #(#setters)*
-                    }
                     impl<'a> #exec<'a> {
                         #[doc = #doc]
                         pub fn #name(&mut self) -> #rt::Result<#view<'_, 'a>> {

@@ -134,6 +134,10 @@ pub struct Graph {
     /// Generated methods that would collide (reported), left out of the expansion: a method
     /// name, or `node:NAME` for a node's view.
     pub hidden: BTreeSet<String>,
+    /// Node index by name, successors and the edge set, kept while edges are checked.
+    by_name: HashMap<String, usize>,
+    succ: Vec<Vec<usize>>,
+    edge_set: std::collections::HashSet<(usize, usize)>,
 }
 
 /// Method names the expansion puts on `NameExec` besides those made from the user's names.
@@ -189,6 +193,9 @@ fn check_graph(g: GraphDef, errors: &mut Errors) -> Graph {
         order: Vec::new(),
         failed: Vec::new(),
         hidden: BTreeSet::new(),
+        by_name: HashMap::new(),
+        succ: Vec::new(),
+        edge_set: Default::default(),
     };
     let mut node_decls = Vec::new();
     let mut chains = Vec::new();
@@ -220,6 +227,13 @@ fn check_graph(g: GraphDef, errors: &mut Errors) -> Graph {
     let node_errors = errors.0.len() > before_nodes;
     model.hidden = check_names(&model, errors);
     let before_edges = errors.0.len();
+    model.by_name = model
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.name.to_string(), i))
+        .collect();
+    model.succ = vec![Vec::new(); model.nodes.len()];
     for chain in chains {
         check_edges(&mut model, chain, errors);
     }
@@ -923,7 +937,7 @@ fn check_names(model: &Graph, errors: &mut Errors) -> BTreeSet<String> {
 /// arrow; a cycle prints its path.
 fn check_edges(model: &mut Graph, chain: ast::EdgeChain, errors: &mut Errors) {
     let find = |model: &Graph, id: &Ident, errors: &mut Errors| -> Option<usize> {
-        let found = model.nodes.iter().position(|n| &n.name == id);
+        let found = model.by_name.get(&id.to_string()).copied();
         if found.is_none() && !model.failed.contains(id) {
             let names = model.nodes.iter().map(|n| n.name.to_string()).collect();
             errors.at(
@@ -944,12 +958,12 @@ fn check_edges(model: &mut Graph, chain: ast::EdgeChain, errors: &mut Errors) {
                 let (na, nb) = (&model.nodes[a].name, &model.nodes[b].name);
                 if a == b {
                     errors.at(*arrow, format!("node `{na}` cannot depend on itself"));
-                } else if model.edges.contains(&(a, b)) {
+                } else if model.edge_set.contains(&(a, b)) {
                     errors.at(
                         *arrow,
                         format!("the edge `{na} -> {nb}` is written twice; remove this one"),
                     );
-                } else if let Some(path) = path(model.nodes.len(), &model.edges, b, a) {
+                } else if let Some(path) = path(&model.succ, b, a) {
                     let mut text = na.to_string();
                     for i in path {
                         text.push_str(" -> ");
@@ -961,32 +975,32 @@ fn check_edges(model: &mut Graph, chain: ast::EdgeChain, errors: &mut Errors) {
                     );
                 } else {
                     model.edges.push((a, b));
+                    model.edge_set.insert((a, b));
+                    model.succ[a].push(b);
                 }
             }
         }
     }
 }
 
-/// A path `start, ..., goal` along `edges`.
-pub fn path(n: usize, edges: &[(usize, usize)], start: usize, goal: usize) -> Option<Vec<usize>> {
-    let succ = successors(n, edges);
-    let mut parent = vec![usize::MAX; n];
-    parent[start] = start;
+/// A path `start, ..., goal` along the successor lists. Costs only what it visits.
+pub fn path(succ: &[Vec<usize>], start: usize, goal: usize) -> Option<Vec<usize>> {
+    let mut parent: HashMap<usize, usize> = HashMap::from([(start, start)]);
     let mut stack = vec![start];
     while let Some(v) = stack.pop() {
         if v == goal {
             let mut out = vec![v];
             let mut c = v;
             while c != start {
-                c = parent[c];
+                c = parent[&c];
                 out.push(c);
             }
             out.reverse();
             return Some(out);
         }
         for &s in &succ[v] {
-            if parent[s] == usize::MAX {
-                parent[s] = v;
+            if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(s) {
+                e.insert(v);
                 stack.push(s);
             }
         }
@@ -1038,26 +1052,31 @@ fn noun(kind: &InputKind) -> &'static str {
 
 /// Two nodes that touch one buffer, at least one writing, must be ordered by a path.
 fn check_races(model: &Graph, errors: &mut Errors) {
-    let n = model.nodes.len();
-    let reach = reachability(n, &model.edges);
-    for (j, b) in model.nodes.iter().enumerate() {
-        for (i, a) in model.nodes.iter().enumerate().take(j) {
-            if reach[i][j] || reach[j][i] {
-                continue;
+    let reach = Reach::new(model.nodes.len(), &model.edges);
+    for (x, input) in model.inputs.iter().enumerate() {
+        if !matches!(
+            input.kind,
+            InputKind::Buffer {
+                disjoint: false,
+                ..
             }
-            let disjoint = |x: &usize| {
-                matches!(
-                    model.inputs[*x].kind,
-                    InputKind::Buffer { disjoint: true, .. }
-                )
-            };
-            let conflict = a.writes.iter().chain(&b.writes).find(|x| {
-                !disjoint(x)
-                    && (a.writes.contains(x) || a.reads.contains(x))
-                    && (b.writes.contains(x) || b.reads.contains(x))
+        ) {
+            continue;
+        }
+        let users: Vec<usize> = (0..model.nodes.len())
+            .filter(|&i| model.nodes[i].reads.contains(&x) || model.nodes[i].writes.contains(&x))
+            .collect();
+        for (k, &j) in users.iter().enumerate() {
+            let b = &model.nodes[j];
+            let clash = users[..k].iter().copied().find(|&i| {
+                let a = &model.nodes[i];
+                (a.writes.contains(&x) || b.writes.contains(&x))
+                    && !reach.get(i, j)
+                    && !reach.get(j, i)
             });
-            if let Some(&buf) = conflict {
-                let writer = if b.writes.contains(&buf) {
+            if let Some(i) = clash {
+                let a = &model.nodes[i];
+                let writer = if b.writes.contains(&x) {
                     &b.name
                 } else {
                     &a.name
@@ -1065,8 +1084,8 @@ fn check_races(model: &Graph, errors: &mut Errors) {
                 errors.at(
                     b.name.span(),
                     format!(
-                        "data race: nodes `{}` and `{}` both use buffer `{}` and `{writer}` writes it, but neither depends on the other; add an edge `{} -> {}` (or the reverse)",
-                        a.name, b.name, model.inputs[buf].name, a.name, b.name
+                        "data race: nodes `{}` and `{}` both use buffer `{}` and `{writer}` writes it, but neither depends on the other; add an edge `{} -> {}` (or the reverse), or mark the buffer `#[disjoint]` if they touch disjoint parts",
+                        a.name, b.name, input.name, a.name, b.name
                     ),
                 );
             }
@@ -1074,20 +1093,31 @@ fn check_races(model: &Graph, errors: &mut Errors) {
     }
 }
 
-/// `reach[a][b]`: there is a path from `a` to `b`.
-fn reachability(n: usize, edges: &[(usize, usize)]) -> Vec<Vec<bool>> {
-    let succ = successors(n, edges);
-    let mut reach = vec![vec![false; n]; n];
-    for (start, row) in reach.iter_mut().enumerate() {
-        let mut stack = succ[start].clone();
-        while let Some(v) = stack.pop() {
-            if !row[v] {
-                row[v] = true;
-                stack.extend(&succ[v]);
+/// Which nodes reach which: one bitset per node, filled in reverse topological order.
+struct Reach {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl Reach {
+    fn new(n: usize, edges: &[(usize, usize)]) -> Self {
+        let words = n.div_ceil(64);
+        let mut bits = vec![0u64; n * words];
+        let succ = successors(n, edges);
+        for &v in topo_order(n, edges).iter().rev() {
+            for &s in &succ[v] {
+                bits[v * words + s / 64] |= 1 << (s % 64);
+                for w in 0..words {
+                    bits[v * words + w] |= bits[s * words + w];
+                }
             }
         }
+        Reach { words, bits }
     }
-    reach
+
+    fn get(&self, from: usize, to: usize) -> bool {
+        self.bits[from * self.words + to / 64] & (1 << (to % 64)) != 0
+    }
 }
 
 /// Nodes ordered so each comes after its dependencies; ties keep declaration order.

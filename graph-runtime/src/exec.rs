@@ -434,13 +434,24 @@ impl<'a> GraphExec<'a> {
     /// After an update: the executable graph now holds the template's parameters.
     fn adopt_template(&mut self) {
         let core = &mut self.core;
-        for old in core.shadow.drain(..) {
-            if let Shadow::Host(h) = old {
-                core.retired.push(h.slot);
+        let template = &self.graph.nodes;
+        core.shadow.truncate(template.len());
+        let kept = core.shadow.len();
+        for (mine, theirs) in core.shadow.iter_mut().zip(template) {
+            match (&mut *mine, &theirs.shadow) {
+                // Copy into the existing argument blocks: no allocation per node.
+                (Shadow::Kernel(a), Shadow::Kernel(b)) => a.clone_from(b),
+                (mine, theirs) => {
+                    let old = std::mem::replace(mine, theirs.clone());
+                    if let Shadow::Host(h) = old {
+                        // A running launch may still call the old closure.
+                        core.retired.push(h.slot);
+                    }
+                }
             }
         }
         core.shadow
-            .extend(self.graph.nodes.iter().map(|n| n.shadow.clone()));
+            .extend(template[kept..].iter().map(|n| n.shadow.clone()));
     }
 
     /// What an update or instantiation does not carry over: disabled nodes, and child graphs

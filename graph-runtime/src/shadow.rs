@@ -126,6 +126,17 @@ impl Clone for KernelShadow {
             max_dynamic_smem: self.max_dynamic_smem,
         }
     }
+
+    /// Reuses the argument blocks' storage (no allocation when the layouts match).
+    fn clone_from(&mut self, source: &Self) {
+        self.func = source.func;
+        self.cfg = source.cfg;
+        self.args.clone_from(&source.args);
+        self.scratch.clone_from(&source.scratch);
+        self.enabled = source.enabled;
+        self.max_threads = source.max_threads;
+        self.max_dynamic_smem = source.max_dynamic_smem;
+    }
 }
 
 #[derive(Clone, Copy)]

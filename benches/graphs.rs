@@ -1,0 +1,764 @@
+//! Side-by-side benchmark: the raw driver floor, cudarc's capture-based graphs, plain stream
+//! launches, and cuda-graph, on chains and fan-out/fan-in graphs of 10 to 10000 tiny kernels.
+//!
+//! Every number is the median of repeated runs, timed on the host (launches include the stream
+//! synchronize, so they cover the GPU's work). Results go to `$OUT/rust.json` on the device
+//! machine, else `docs/bench/raw/rust.json`; `cargo run --example bench_report` turns them into
+//! `docs/bench/results.{json,md}` and the plot. cudarc's stream-order tracking is off (it would
+//! add per-buffer event calls to every implementation alike).
+//!
+//! Run: `cargo bench --bench graphs` on a GPU machine.
+
+use std::ffi::c_void;
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::ptr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cuda_graph::cudarc::driver::sys::{self, CUgraph, CUgraphExec, CUgraphNode};
+use cuda_graph::cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cuda_graph::{compile, BufMut, Graph, Kernel, KernelNode};
+
+include!(concat!(env!("OUT_DIR"), "/bench_graphs.rs"));
+
+const SIZES: [usize; 4] = [10, 100, 1000, 10000];
+
+#[derive(Clone, Copy, PartialEq)]
+enum Shape {
+    Chain,
+    Fanout,
+}
+
+impl Shape {
+    fn name(self) -> &'static str {
+        match self {
+            Shape::Chain => "chain",
+            Shape::Fanout => "fanout",
+        }
+    }
+
+    /// Offset (in floats) of the 32 values node `i` of `n` updates.
+    fn offset(self, i: usize, n: usize) -> u32 {
+        match self {
+            Shape::Fanout if i != 0 && i != n - 1 => (i * 32) as u32,
+            _ => 0,
+        }
+    }
+
+    /// Dependencies and offset (in floats) of node `i` of `n`.
+    fn node(self, i: usize, n: usize) -> (Vec<usize>, u32) {
+        match self {
+            Shape::Chain => (if i == 0 { vec![] } else { vec![i - 1] }, 0),
+            Shape::Fanout if i == 0 => (vec![], 0),
+            Shape::Fanout if i == n - 1 => ((1..n - 1).collect(), 0),
+            Shape::Fanout => (vec![0], (i * 32) as u32),
+        }
+    }
+}
+
+struct Row {
+    case: &'static str,
+    shape: Shape,
+    nodes: usize,
+    imp: &'static str,
+    via: &'static str,
+    median_us: f64,
+    reps: usize,
+}
+
+/// Median of repeated timings, in µs: at least `min` runs, more while under `budget`.
+fn measure(min: usize, budget: Duration, mut once: impl FnMut() -> Duration) -> (f64, usize) {
+    let mut v = Vec::new();
+    let start = Instant::now();
+    while v.len() < min || (start.elapsed() < budget && v.len() < 2000) {
+        v.push(once().as_secs_f64() * 1e6);
+    }
+    v.sort_by(f64::total_cmp);
+    (v[v.len() / 2], v.len())
+}
+
+fn reps_for(n: usize) -> (usize, Duration) {
+    (if n >= 10000 { 5 } else { 9 }, Duration::from_millis(250))
+}
+
+/// Per-call time of a batch of cheap calls.
+fn batched(calls: usize, mut f: impl FnMut(usize)) -> Duration {
+    let t = Instant::now();
+    for i in 0..calls {
+        f(i);
+    }
+    t.elapsed() / calls as u32
+}
+
+fn scalar(i: usize) -> f32 {
+    if i % 2 == 0 {
+        1.0
+    } else {
+        0.5
+    }
+}
+
+// ---------------------------------------------------------------- the raw driver floor
+
+mod raw {
+    use super::*;
+
+    pub struct Params {
+        y: u64,
+        offset: u32,
+        a: f32,
+        ptrs: [*mut c_void; 3],
+    }
+
+    impl Params {
+        pub fn new(y: u64, offset: u32, a: f32) -> Box<Self> {
+            let mut p = Box::new(Params {
+                y,
+                offset,
+                a,
+                ptrs: [ptr::null_mut(); 3],
+            });
+            p.ptrs = [
+                &mut p.y as *mut u64 as *mut c_void,
+                &mut p.offset as *mut u32 as *mut c_void,
+                &mut p.a as *mut f32 as *mut c_void,
+            ];
+            p
+        }
+
+        pub fn node(&mut self, f: sys::CUfunction, a: f32) -> sys::CUDA_KERNEL_NODE_PARAMS {
+            self.a = a;
+            sys::CUDA_KERNEL_NODE_PARAMS {
+                func: f,
+                gridDimX: 1,
+                gridDimY: 1,
+                gridDimZ: 1,
+                blockDimX: 32,
+                blockDimY: 1,
+                blockDimZ: 1,
+                sharedMemBytes: 0,
+                kernelParams: self.ptrs.as_mut_ptr(),
+                extra: ptr::null_mut(),
+                kern: ptr::null_mut(),
+                ctx: ptr::null_mut(),
+            }
+        }
+    }
+
+    pub struct RawGraph {
+        pub g: CUgraph,
+        pub nodes: Vec<CUgraphNode>,
+        // Boxed: each holds pointers into itself.
+        #[allow(clippy::vec_box)]
+        pub params: Vec<Box<Params>>,
+    }
+
+    pub fn check(r: sys::CUresult) {
+        assert_eq!(r, sys::CUresult::CUDA_SUCCESS);
+    }
+
+    pub fn build(f: sys::CUfunction, y: u64, shape: Shape, n: usize) -> RawGraph {
+        let mut g = ptr::null_mut();
+        // SAFETY (all driver calls in this module): valid out-pointers, live handles made
+        // here, and kernel parameters that match `tiny(float*, unsigned, float)`.
+        unsafe { check(sys::cuGraphCreate(&mut g, 0)) };
+        let mut nodes: Vec<CUgraphNode> = Vec::with_capacity(n);
+        let mut params = Vec::with_capacity(n);
+        for i in 0..n {
+            let (deps, offset) = shape.node(i, n);
+            let deps: Vec<CUgraphNode> = deps.iter().map(|&d| nodes[d]).collect();
+            let mut p = Params::new(y, offset, 1.0);
+            let kp = p.node(f, 1.0);
+            let mut node = ptr::null_mut();
+            unsafe {
+                check(sys::cuGraphAddKernelNode_v2(
+                    &mut node,
+                    g,
+                    deps.as_ptr(),
+                    deps.len(),
+                    &kp,
+                ))
+            };
+            nodes.push(node);
+            params.push(p);
+        }
+        RawGraph { g, nodes, params }
+    }
+
+    pub fn instantiate(g: CUgraph) -> CUgraphExec {
+        let mut e = ptr::null_mut();
+        unsafe { check(sys::cuGraphInstantiateWithFlags(&mut e, g, 0)) };
+        e
+    }
+
+    pub fn destroy(g: RawGraph, e: Option<CUgraphExec>) {
+        unsafe {
+            if let Some(e) = e {
+                check(sys::cuGraphExecDestroy(e));
+            }
+            check(sys::cuGraphDestroy(g.g));
+        }
+    }
+
+    pub fn launch(e: CUgraphExec, s: sys::CUstream) {
+        unsafe {
+            check(sys::cuGraphLaunch(e, s));
+            check(sys::cuStreamSynchronize(s));
+        }
+    }
+
+    pub fn set(e: CUgraphExec, g: &mut RawGraph, f: sys::CUfunction, i: usize, a: f32) {
+        let kp = g.params[i].node(f, a);
+        unsafe { check(sys::cuGraphExecKernelNodeSetParams_v2(e, g.nodes[i], &kp)) };
+    }
+
+    pub fn launch_stream(
+        f: sys::CUfunction,
+        y: u64,
+        shape: Shape,
+        n: usize,
+        a: f32,
+        s: sys::CUstream,
+    ) {
+        // The driver copies the arguments at launch: one parameter block serves all.
+        let mut p = Params::new(y, 0, a);
+        for i in 0..n {
+            p.offset = shape.offset(i, n);
+            unsafe {
+                check(sys::cuLaunchKernel(
+                    f,
+                    1,
+                    1,
+                    1,
+                    32,
+                    1,
+                    1,
+                    0,
+                    s,
+                    p.ptrs.as_mut_ptr(),
+                    ptr::null_mut(),
+                ))
+            };
+        }
+        unsafe { check(sys::cuStreamSynchronize(s)) };
+    }
+}
+
+struct Ctx<'k> {
+    stream: Arc<CudaStream>,
+    kernel: &'k Kernel,
+    f: sys::CUfunction,
+    rows: Vec<Row>,
+}
+
+impl Ctx<'_> {
+    fn push(
+        &mut self,
+        case: &'static str,
+        shape: Shape,
+        n: usize,
+        imp: &'static str,
+        via: &'static str,
+        m: (f64, usize),
+    ) {
+        println!(
+            "{:<18} {:<7} {:>6} {:<15} {:>12.2} us  ({} runs)",
+            case,
+            shape.name(),
+            n,
+            imp,
+            m.0,
+            m.1
+        );
+        self.rows.push(Row {
+            case,
+            shape,
+            nodes: n,
+            imp,
+            via,
+            median_us: m.0,
+            reps: m.1,
+        });
+    }
+}
+
+fn bench_raw(c: &mut Ctx<'_>, y: &mut CudaSlice<f32>, shape: Shape, n: usize) {
+    let (min, budget) = reps_for(n);
+    let (f, s) = (c.f, c.stream.cu_stream());
+    let yp = {
+        use cuda_graph::cudarc::driver::DevicePtr;
+        let (p, _g) = y.device_ptr(&c.stream);
+        p
+    };
+    let m = measure(min, budget, || {
+        let t = Instant::now();
+        let g = raw::build(f, yp, shape, n);
+        let d = t.elapsed();
+        raw::destroy(g, None);
+        d
+    });
+    c.push("build", shape, n, "raw", "driver", m);
+    let mut g = raw::build(f, yp, shape, n);
+    let m = measure(min, budget, || {
+        let t = Instant::now();
+        let e = raw::instantiate(g.g);
+        let d = t.elapsed();
+        unsafe { raw::check(sys::cuGraphExecDestroy(e)) };
+        d
+    });
+    c.push("instantiate", shape, n, "raw", "driver", m);
+    let mut e = raw::instantiate(g.g);
+    raw::launch(e, s);
+    let m = measure(min, budget, || {
+        let t = Instant::now();
+        raw::launch(e, s);
+        t.elapsed()
+    });
+    c.push("launch", shape, n, "raw", "driver", m);
+    let mid = n / 2;
+    let m = measure(min, budget, || {
+        batched(200, |i| raw::set(e, &mut g, f, mid, scalar(i)))
+    });
+    c.push("node_setter", shape, n, "raw", "driver", m);
+    let m = measure(min, budget, || {
+        let t = Instant::now();
+        for i in 0..n {
+            raw::set(e, &mut g, f, i, 0.5);
+        }
+        t.elapsed()
+    });
+    c.push("param_setter", shape, n, "raw", "driver", m);
+    let m = measure(min, budget, || {
+        let kp = g.params[mid].node(f, 0.5);
+        unsafe { raw::check(sys::cuGraphKernelNodeSetParams_v2(g.nodes[mid], &kp)) };
+        let t = Instant::now();
+        let mut info = unsafe { std::mem::zeroed::<sys::CUgraphExecUpdateResultInfo>() };
+        unsafe { raw::check(sys::cuGraphExecUpdate_v2(e, g.g, &mut info)) };
+        t.elapsed()
+    });
+    c.push("exec_update", shape, n, "raw", "driver", m);
+    let m = measure(min, budget, || {
+        let mut empty = ptr::null_mut();
+        let last = [*g.nodes.last().expect("n > 0")];
+        unsafe { raw::check(sys::cuGraphAddEmptyNode(&mut empty, g.g, last.as_ptr(), 1)) };
+        g.nodes.push(empty);
+        let t = Instant::now();
+        unsafe { raw::check(sys::cuGraphExecDestroy(e)) };
+        e = raw::instantiate(g.g);
+        t.elapsed()
+    });
+    c.push("reinstantiate", shape, n, "raw", "driver", m);
+    let m = measure(min, budget, || {
+        let t = Instant::now();
+        raw::set(e, &mut g, f, mid, 0.5);
+        raw::launch(e, s);
+        t.elapsed()
+    });
+    c.push("change_one_scalar", shape, n, "raw", "driver", m);
+    raw::destroy(g, Some(e));
+}
+
+fn bench_stream(c: &mut Ctx<'_>, y: &mut CudaSlice<f32>, shape: Shape, n: usize) {
+    let (min, budget) = reps_for(n);
+    let (f, s) = (c.f, c.stream.cu_stream());
+    let yp = {
+        use cuda_graph::cudarc::driver::DevicePtr;
+        let (p, _g) = y.device_ptr(&c.stream);
+        p
+    };
+    raw::launch_stream(f, yp, shape, n, 1.0, s);
+    let m = measure(min, budget, || {
+        let t = Instant::now();
+        raw::launch_stream(f, yp, shape, n, 1.0, s);
+        t.elapsed()
+    });
+    c.push("launch", shape, n, "stream", "cuLaunchKernel", m);
+    let m = measure(min, budget, || {
+        let t = Instant::now();
+        raw::launch_stream(f, yp, shape, n, 0.5, s);
+        t.elapsed()
+    });
+    c.push("change_one_scalar", shape, n, "stream", "cuLaunchKernel", m);
+}
+
+/// cudarc's graphs come from stream capture: `build` is the capture, `instantiate` is
+/// `end_capture` (which instantiates). A fan-out is captured on one stream, so it runs as a
+/// sequence.
+fn bench_capture(c: &mut Ctx<'_>, y: &mut CudaSlice<f32>, shape: Shape, n: usize) {
+    let (min, budget) = reps_for(n);
+    let stream = c.stream.clone();
+    let func = c.kernel.cuda_function().clone();
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let capture = |y: &mut CudaSlice<f32>, a: f32| {
+        stream
+            .begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .unwrap();
+        for i in 0..n {
+            let offset = shape.offset(i, n);
+            let mut b = stream.launch_builder(&func);
+            b.arg(&mut *y).arg(&offset).arg(&a);
+            // SAFETY: `tiny(float*, unsigned, float)` with a buffer of n*32+32 floats.
+            unsafe { b.launch(cfg) }.unwrap();
+        }
+    };
+    let m = measure(min, budget, || {
+        let t = Instant::now();
+        capture(y, 1.0);
+        let d = t.elapsed();
+        drop(
+            stream
+                .end_capture(sys::CUgraphInstantiate_flags(0))
+                .unwrap(),
+        );
+        d
+    });
+    c.push("build", shape, n, "cudarc_capture", "capture", m);
+    let m = measure(min, budget, || {
+        capture(y, 1.0);
+        let t = Instant::now();
+        let g = stream
+            .end_capture(sys::CUgraphInstantiate_flags(0))
+            .unwrap();
+        let d = t.elapsed();
+        drop(g);
+        d
+    });
+    c.push("instantiate", shape, n, "cudarc_capture", "end_capture", m);
+    capture(y, 1.0);
+    let g = stream
+        .end_capture(sys::CUgraphInstantiate_flags(0))
+        .unwrap()
+        .expect("a captured graph");
+    let m = measure(min, budget, || {
+        let t = Instant::now();
+        g.launch().unwrap();
+        stream.synchronize().unwrap();
+        t.elapsed()
+    });
+    c.push("launch", shape, n, "cudarc_capture", "capture", m);
+    drop(g);
+    let m = measure(min, budget, || {
+        let t = Instant::now();
+        capture(y, 0.5);
+        let g = stream
+            .end_capture(sys::CUgraphInstantiate_flags(0))
+            .unwrap()
+            .expect("a captured graph");
+        g.launch().unwrap();
+        stream.synchronize().unwrap();
+        let d = t.elapsed();
+        drop(g);
+        d
+    });
+    c.push(
+        "change_one_scalar",
+        shape,
+        n,
+        "cudarc_capture",
+        "re-capture",
+        m,
+    );
+}
+
+type Args = (BufMut<f32>, u32, f32);
+
+fn build_runtime<'a>(
+    ctx: &Arc<cuda_graph::cudarc::driver::CudaContext>,
+    kernel: &'a Kernel,
+    names: &[String],
+    y: &'a mut CudaSlice<f32>,
+    shape: Shape,
+) -> (Graph<'a>, Vec<KernelNode<Args>>) {
+    let n = names.len();
+    let mut g = Graph::new(ctx).unwrap();
+    let yb = g.bind_mut(y).unwrap();
+    let mut nodes: Vec<KernelNode<Args>> = Vec::with_capacity(n);
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    for (i, name) in names.iter().enumerate() {
+        let (deps, offset) = shape.node(i, n);
+        let deps: Vec<&dyn cuda_graph::Dep> = deps
+            .iter()
+            .map(|&d| &nodes[d] as &dyn cuda_graph::Dep)
+            .collect();
+        let node = g
+            .add_kernel(name, &deps, kernel, cfg, (yb, offset, 1.0f32))
+            .unwrap();
+        nodes.push(node);
+    }
+    (g, nodes)
+}
+
+/// cuda-graph through the runtime API (what `cuda_graph!` expands to).
+fn bench_runtime(
+    c: &mut Ctx<'_>,
+    y: &mut CudaSlice<f32>,
+    shape: Shape,
+    n: usize,
+    via: &'static str,
+    only_missing: bool,
+) {
+    let (min, budget) = reps_for(n);
+    let ctx = c.stream.context().clone();
+    let names: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+    let kernel = c.kernel;
+    if !only_missing {
+        let m = measure(min, budget, || {
+            let t = Instant::now();
+            let g = build_runtime(&ctx, kernel, &names, &mut *y, shape);
+            let d = t.elapsed();
+            drop(black_box(g));
+            d
+        });
+        c.push("build", shape, n, "cuda_graph", via, m);
+        let m = measure(min, budget, || {
+            let (g, _) = build_runtime(&ctx, kernel, &names, &mut *y, shape);
+            let t = Instant::now();
+            let e = g.instantiate().unwrap();
+            let d = t.elapsed();
+            drop(e);
+            d
+        });
+        c.push("instantiate", shape, n, "cuda_graph", via, m);
+    }
+    let (g, nodes) = build_runtime(&ctx, kernel, &names, &mut *y, shape);
+    let mut exec = g.instantiate().unwrap();
+    let stream = c.stream.clone();
+    exec.launch(&stream).unwrap();
+    stream.synchronize().unwrap();
+    if !only_missing {
+        let m = measure(min, budget, || {
+            let t = Instant::now();
+            exec.launch(&stream).unwrap();
+            stream.synchronize().unwrap();
+            t.elapsed()
+        });
+        c.push("launch", shape, n, "cuda_graph", via, m);
+        let mid = nodes[n / 2];
+        let m = measure(min, budget, || {
+            batched(200, |i| {
+                exec.node(mid).unwrap().set_arg::<2>(scalar(i)).unwrap()
+            })
+        });
+        c.push("node_setter", shape, n, "cuda_graph", via, m);
+        let m = measure(min, budget, || {
+            let t = Instant::now();
+            for &h in &nodes {
+                exec.node(h).unwrap().set_arg::<2>(0.5).unwrap();
+            }
+            t.elapsed()
+        });
+        c.push("param_setter", shape, n, "cuda_graph", via, m);
+        let m = measure(min, budget, || {
+            let t = Instant::now();
+            exec.node(mid).unwrap().set_arg::<2>(0.5).unwrap();
+            exec.launch(&stream).unwrap();
+            stream.synchronize().unwrap();
+            t.elapsed()
+        });
+        c.push("change_one_scalar", shape, n, "cuda_graph", via, m);
+    }
+    let mid = nodes[n / 2];
+    let m = measure(min, budget, || {
+        exec.graph_mut()
+            .node(mid)
+            .unwrap()
+            .set_arg::<2>(0.25)
+            .unwrap();
+        let t = Instant::now();
+        let path = exec.update().unwrap();
+        let d = t.elapsed();
+        assert_eq!(path, cuda_graph::UpdatePath::InPlace);
+        d
+    });
+    c.push("exec_update", shape, n, "cuda_graph", via, m);
+    let mut last: cuda_graph::NodeId = nodes.last().expect("n > 0").id();
+    let mut extra = 0usize;
+    let m = measure(min, budget, || {
+        extra += 1;
+        last = exec
+            .graph_mut()
+            .add_empty(&format!("extra{extra}"), &[&last])
+            .unwrap()
+            .id();
+        let t = Instant::now();
+        let path = exec.update().unwrap();
+        let d = t.elapsed();
+        assert!(matches!(
+            path,
+            cuda_graph::UpdatePath::Reinstantiated { .. }
+        ));
+        d
+    });
+    c.push("reinstantiate", shape, n, "cuda_graph", via, m);
+}
+
+/// cuda-graph through `cuda_graph!`: the generated `build`, `instantiate`, node views and the
+/// graph-level setter `set_a`, which touches every node.
+macro_rules! bench_macro {
+    ($c:expr, $y:expr, $shape:expr, $n:expr, $graph:ident, $inputs:ident, $mid:ident) => {{
+        let c: &mut Ctx<'_> = $c;
+        let (min, budget) = reps_for($n);
+        let module = c.kernel_module();
+        let y: &mut CudaSlice<f32> = $y;
+        let m = measure(min, budget, || {
+            let t = Instant::now();
+            let g = $graph::build(&module, $inputs { y: &mut *y, a: 1.0 }).unwrap();
+            let d = t.elapsed();
+            drop(black_box(g));
+            d
+        });
+        c.push("build", $shape, $n, "cuda_graph", "macro", m);
+        let m = measure(min, budget, || {
+            let g = $graph::build(&module, $inputs { y: &mut *y, a: 1.0 }).unwrap();
+            let t = Instant::now();
+            let e = g.instantiate().unwrap();
+            let d = t.elapsed();
+            drop(e);
+            d
+        });
+        c.push("instantiate", $shape, $n, "cuda_graph", "macro", m);
+        let mut exec = $graph::build(&module, $inputs { y: &mut *y, a: 1.0 })
+            .unwrap()
+            .instantiate()
+            .unwrap();
+        let stream = c.stream.clone();
+        exec.launch(&stream).unwrap();
+        stream.synchronize().unwrap();
+        let m = measure(min, budget, || {
+            let t = Instant::now();
+            exec.launch(&stream).unwrap();
+            stream.synchronize().unwrap();
+            t.elapsed()
+        });
+        c.push("launch", $shape, $n, "cuda_graph", "macro", m);
+        let m = measure(min, budget, || {
+            batched(200, |i| exec.$mid().unwrap().set_a(scalar(i)).unwrap())
+        });
+        c.push("node_setter", $shape, $n, "cuda_graph", "macro", m);
+        let m = measure(min, budget, || {
+            let t = Instant::now();
+            exec.set_a(0.5).unwrap();
+            t.elapsed()
+        });
+        c.push("param_setter", $shape, $n, "cuda_graph", "macro", m);
+        let m = measure(min, budget, || {
+            let t = Instant::now();
+            exec.$mid().unwrap().set_a(0.5).unwrap();
+            exec.launch(&stream).unwrap();
+            stream.synchronize().unwrap();
+            t.elapsed()
+        });
+        c.push("change_one_scalar", $shape, $n, "cuda_graph", "macro", m);
+    }};
+}
+
+impl Ctx<'_> {
+    fn kernel_module(&self) -> cuda_graph::Module {
+        compile(self.stream.context(), SRC).unwrap()
+    }
+}
+
+const SRC: &str = include_str!("kernels/bench.cu");
+
+fn main() {
+    let ctx = match cuda_graph::context(0) {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            if std::env::var("CUDA_GRAPH_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("CUDA_GRAPH_REQUIRE_GPU=1 but no GPU: {e}");
+            }
+            println!("skipped: no GPU ({e})");
+            return;
+        }
+    };
+    // SAFETY: set before any buffer exists; the benchmark orders all work on one stream.
+    unsafe { ctx.disable_event_tracking() };
+    let stream = ctx.new_stream().unwrap();
+    let module = compile(&ctx, SRC).unwrap();
+    let kernel = module.function("tiny").unwrap();
+    let gpu = ctx.name().unwrap_or_default();
+    let f = kernel.cuda_function().cu_function();
+    let mut c = Ctx {
+        stream: stream.clone(),
+        kernel: &kernel,
+        f,
+        rows: Vec::new(),
+    };
+    let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    for shape in [Shape::Chain, Shape::Fanout] {
+        for n in SIZES {
+            if let Some(o) = &only {
+                if !format!("{}{n}", shape.name()).contains(o.as_str()) {
+                    continue;
+                }
+            }
+            let mut y = stream.alloc_zeros::<f32>(n * 32 + 32).unwrap();
+            bench_raw(&mut c, &mut y, shape, n);
+            bench_stream(&mut c, &mut y, shape, n);
+            bench_capture(&mut c, &mut y, shape, n);
+            match (shape, n) {
+                (Shape::Chain, 10) => {
+                    bench_macro!(&mut c, &mut y, shape, n, Chain10, Chain10Inputs, k5)
+                }
+                (Shape::Chain, 100) => {
+                    bench_macro!(&mut c, &mut y, shape, n, Chain100, Chain100Inputs, k50)
+                }
+                (Shape::Chain, 1000) => {
+                    bench_macro!(&mut c, &mut y, shape, n, Chain1000, Chain1000Inputs, k500)
+                }
+                (Shape::Fanout, 10) => {
+                    bench_macro!(&mut c, &mut y, shape, n, Fan10, Fan10Inputs, k5)
+                }
+                (Shape::Fanout, 100) => {
+                    bench_macro!(&mut c, &mut y, shape, n, Fan100, Fan100Inputs, k50)
+                }
+                (Shape::Fanout, 1000) => {
+                    bench_macro!(&mut c, &mut y, shape, n, Fan1000, Fan1000Inputs, k500)
+                }
+                _ => {}
+            }
+            // The runtime API: everything for 10000 nodes (too large for one macro block);
+            // for smaller graphs, the update paths the macro leaves to `inner_mut()`.
+            if n >= 10000 {
+                bench_runtime(&mut c, &mut y, shape, n, "runtime API", false);
+            } else {
+                bench_runtime(&mut c, &mut y, shape, n, "runtime API", true);
+            }
+        }
+    }
+    let mut json = String::from("[\n");
+    for (i, r) in c.rows.iter().enumerate() {
+        let _ = writeln!(
+            json,
+            "  {{\"case\": \"{}\", \"shape\": \"{}\", \"nodes\": {}, \"impl\": \"{}\", \"via\": \"{}\", \"median_us\": {:.3}, \"reps\": {}, \"gpu\": \"{}\"}}{}",
+            r.case,
+            r.shape.name(),
+            r.nodes,
+            r.imp,
+            r.via,
+            r.median_us,
+            r.reps,
+            gpu,
+            if i + 1 < c.rows.len() { "," } else { "" }
+        );
+    }
+    json.push_str("]\n");
+    let path = match std::env::var("OUT") {
+        Ok(dir) => format!("{dir}/rust.json"),
+        Err(_) => "docs/bench/raw/rust.json".to_owned(),
+    };
+    if let Some(dir) = std::path::Path::new(&path).parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    std::fs::write(&path, json).expect("write the results");
+    println!("wrote {path}");
+}

@@ -1,0 +1,37 @@
+//! Writes the benchmark's `cuda_graph!` graphs (chains and fan-outs of 10, 100 and 1000 tiny
+//! kernels) into OUT_DIR. Only `benches/graphs.rs` includes them; this is string building only.
+
+use std::fmt::Write as _;
+
+fn main() {
+    let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    let mut src = String::new();
+    for n in [10usize, 100, 1000] {
+        // A chain: k0 -> k1 -> ... , all on the same 32 floats.
+        let _ = writeln!(src, "cuda_graph::cuda_graph! {{\n    pub graph Chain{n} {{");
+        src.push_str("        kernel tiny(y: &mut [f32], offset: u32, a: f32);\n");
+        src.push_str("        buffer mut y: f32;\n        param a: f32;\n");
+        for i in 0..n {
+            let _ = writeln!(src, "        k{i} = tiny<<<1, 32>>>(y, 0, a);");
+        }
+        let chain: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+        let _ = writeln!(src, "        {};\n    }}\n}}", chain.join(" -> "));
+        // A fan-out: k0 -> [k1 .. k(n-2)] -> k(n-1); the leaves write disjoint slices.
+        let _ = writeln!(src, "cuda_graph::cuda_graph! {{\n    pub graph Fan{n} {{");
+        src.push_str("        kernel tiny(y: &mut [f32], offset: u32, a: f32);\n");
+        src.push_str("        #[disjoint]\n        buffer mut y: f32;\n        param a: f32;\n");
+        for i in 0..n {
+            let offset = if i == 0 || i == n - 1 { 0 } else { i * 32 };
+            let _ = writeln!(src, "        k{i} = tiny<<<1, 32>>>(y, {offset}, a);");
+        }
+        let leaves: Vec<String> = (1..n - 1).map(|i| format!("k{i}")).collect();
+        let _ = writeln!(
+            src,
+            "        k0 -> [{}] -> k{};\n    }}\n}}",
+            leaves.join(", "),
+            n - 1
+        );
+    }
+    std::fs::write(format!("{out}/bench_graphs.rs"), src).expect("write the bench graphs");
+    println!("cargo:rerun-if-changed=build.rs");
+}

@@ -1,0 +1,310 @@
+//! Turns the raw benchmark output (`docs/bench/raw/*.json`: the Rust benchmark, the PyTorch
+//! script, macro expansion and crate build times) into `docs/bench/results.json`,
+//! `docs/bench/results.md` (medians, ratios to the raw driver floor, the targets) and
+//! `docs/bench/launch.svg`. No GPU needed.
+//!
+//! Run: `cargo run --example bench_report`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use plotters::prelude::*;
+use serde_json::Value;
+
+const IMPLS: [&str; 5] = ["raw", "cuda_graph", "cudarc_capture", "stream", "pytorch"];
+const CASES: [&str; 8] = [
+    "build",
+    "instantiate",
+    "launch",
+    "node_setter",
+    "param_setter",
+    "exec_update",
+    "reinstantiate",
+    "change_one_scalar",
+];
+
+#[derive(Clone)]
+struct Row {
+    case: String,
+    shape: String,
+    nodes: u64,
+    imp: String,
+    via: String,
+    us: f64,
+    gpu: String,
+}
+
+fn load(dir: &str) -> (Vec<Value>, Vec<Row>) {
+    let mut raw = Vec::new();
+    for name in ["rust.json", "pytorch.json", "expansion.json", "compile.json"] {
+        let Ok(text) = std::fs::read_to_string(format!("{dir}/{name}")) else {
+            continue;
+        };
+        if let Ok(Value::Array(rows)) = serde_json::from_str::<Value>(&text) {
+            raw.extend(rows);
+        }
+    }
+    let rows = raw
+        .iter()
+        .filter_map(|v| {
+            Some(Row {
+                case: v["case"].as_str()?.to_owned(),
+                shape: v["shape"].as_str()?.to_owned(),
+                nodes: v["nodes"].as_u64()?,
+                imp: v["impl"].as_str()?.to_owned(),
+                via: v["via"].as_str().unwrap_or("").to_owned(),
+                us: v["median_us"].as_f64()?,
+                gpu: v["gpu"].as_str().unwrap_or("").to_owned(),
+            })
+        })
+        .collect();
+    (raw, rows)
+}
+
+type Key = (String, String, u64, String);
+
+fn index(rows: &[Row]) -> BTreeMap<Key, f64> {
+    rows.iter()
+        .map(|r| ((r.case.clone(), r.shape.clone(), r.nodes, r.imp.clone()), r.us))
+        .collect()
+}
+
+fn get(ix: &BTreeMap<Key, f64>, case: &str, shape: &str, n: u64, imp: &str) -> Option<f64> {
+    ix.get(&(case.into(), shape.into(), n, imp.into())).copied()
+}
+
+fn fmt_us(v: Option<f64>) -> String {
+    match v {
+        Some(v) if v >= 1000.0 => format!("{:.2} ms", v / 1000.0),
+        Some(v) => format!("{v:.2} µs"),
+        None => "–".to_owned(),
+    }
+}
+
+fn main() {
+    let dir = "docs/bench/raw";
+    let (raw, rows) = load(dir);
+    if !rows.iter().any(|r| r.imp == "raw") {
+        println!("bench_report: no benchmark results in {dir} (run the benchmark on a GPU first)");
+        return;
+    }
+    std::fs::write(
+        "docs/bench/results.json",
+        serde_json::to_string_pretty(&raw).expect("serialise") + "\n",
+    )
+    .expect("write results.json");
+    let ix = index(&rows);
+    let gpu = rows
+        .iter()
+        .find(|r| r.imp == "raw")
+        .map(|r| r.gpu.clone())
+        .unwrap_or_default();
+    let mut md = String::new();
+    let _ = writeln!(md, "# Benchmark results\n");
+    let _ = writeln!(
+        md,
+        "GPU: **{gpu}**. Medians of repeated runs, host wall time; `launch` includes the stream synchronize. \
+Reproduce: `bash ../shared/gpu/pack.sh`, then on the GPU machine `bash .gpu/run.sh benches` and \
+`python3 benches/pytorch_graphs.py`, then `bash benches/compile_time.sh` and \
+`cargo run --example bench_report` here. `cuda_graph` rows come from `cuda_graph!` graphs up to \
+1000 nodes, and from the runtime API for 10000 nodes (a 10000-node macro block is beyond what \
+rustc compiles; see below) and for `exec_update`/`reinstantiate` (the macro leaves template \
+edits to `inner_mut()`).\n"
+    );
+    let _ = writeln!(md, "![launch time per node](launch.svg)\n");
+
+    // Targets.
+    let _ = writeln!(md, "## Targets\n\n| target | measured | verdict |\n|---|---|---|");
+    let target = |md: &mut String, what: &str, ratios: Vec<(String, f64)>, ok: &dyn Fn(f64) -> bool| {
+        if ratios.is_empty() {
+            return;
+        }
+        let failing: Vec<f64> = ratios.iter().map(|r| r.1).filter(|&r| !ok(r)).collect();
+        // The failing ratio farthest from 1.
+        let worst = failing.iter().copied().fold(1.0f64, |a, b| if (b.ln()).abs() > (a.ln()).abs() { b } else { a });
+        let all_ok = failing.is_empty();
+        let detail: Vec<String> = ratios.iter().map(|(k, v)| format!("{k}: {v:.2}×")).collect();
+        let _ = writeln!(
+            md,
+            "| {what} | {} | {} |",
+            detail.join(", "),
+            if all_ok { "met".to_owned() } else { format!("missed (worst {worst:.2}×)") }
+        );
+    };
+    let sizes: Vec<u64> = vec![10, 100, 1000, 10000];
+    let ratio = |case: &str, shape: &str, n: u64, num: &str, den: &str| -> Option<f64> {
+        Some(get(&ix, case, shape, n, num)? / get(&ix, case, shape, n, den)?)
+    };
+    let mut setter = Vec::new();
+    let mut build = Vec::new();
+    let mut launch = Vec::new();
+    for shape in ["chain", "fanout"] {
+        for &n in &sizes {
+            if let Some(r) = ratio("node_setter", shape, n, "cuda_graph", "raw") {
+                setter.push((format!("{shape} {n}"), r));
+            }
+            let sum = |imp: &str| Some(get(&ix, "build", shape, n, imp)? + get(&ix, "instantiate", shape, n, imp)?);
+            if let (Some(a), Some(b)) = (sum("cuda_graph"), sum("raw")) {
+                build.push((format!("{shape} {n}"), a / b));
+            }
+            if let Some(r) = ratio("launch", shape, n, "cuda_graph", "raw") {
+                launch.push((format!("{shape} {n}"), r));
+            }
+        }
+    }
+    target(&mut md, "typed setter ≤ 1.10× raw set-params (`node_setter`)", setter, &|r| r <= 1.10);
+    target(&mut md, "build + instantiate ≤ 1.10× raw explicit construction", build, &|r| r <= 1.10);
+    target(&mut md, "launch ≤ 1.05× raw `cuGraphLaunch`", launch, &|r| r <= 1.05);
+    let mut change = Vec::new();
+    for shape in ["chain", "fanout"] {
+        let recapture = get(&ix, "build", shape, 1000, "cudarc_capture")
+            .zip(get(&ix, "instantiate", shape, 1000, "cudarc_capture"))
+            .map(|(a, b)| a + b);
+        if let (Some(c), Some(s)) = (recapture, get(&ix, "node_setter", shape, 1000, "cuda_graph")) {
+            change.push((format!("{shape} 1000"), c / s));
+        }
+    }
+    target(
+        &mut md,
+        "changing one parameter of a 1000-node graph ≥ 1000× faster than cudarc re-capture + instantiate",
+        change,
+        &|r| r >= 1000.0,
+    );
+    let mut chain = Vec::new();
+    if let Some(r) = ratio("launch", "chain", 1000, "stream", "cuda_graph") {
+        chain.push(("chain 1000".to_owned(), r));
+    }
+    target(&mut md, "a 1000-kernel chain ≥ 3.5× faster than stream launches", chain, &|r| r >= 3.5);
+
+    // Medians and ratios, one table per case.
+    let _ = writeln!(md, "\n## Medians and ratios to the raw driver floor\n");
+    for case in CASES {
+        let present: Vec<&str> = IMPLS
+            .iter()
+            .copied()
+            .filter(|imp| rows.iter().any(|r| r.case == case && r.imp == *imp))
+            .collect();
+        if present.is_empty() {
+            continue;
+        }
+        let _ = writeln!(md, "### `{case}`\n");
+        let mut header = String::from("| shape | nodes |");
+        let mut rule = String::from("|---|---|");
+        for imp in &present {
+            let _ = write!(header, " {imp} |");
+            rule.push_str("---|");
+        }
+        let _ = writeln!(md, "{header}\n{rule}");
+        for shape in ["chain", "fanout"] {
+            for &n in &sizes {
+                let base = get(&ix, case, shape, n, "raw");
+                let mut line = format!("| {shape} | {n} |");
+                for imp in &present {
+                    let v = get(&ix, case, shape, n, imp);
+                    let r = match (v, base) {
+                        (Some(v), Some(b)) if *imp != "raw" => format!(" ({:.2}×)", v / b),
+                        _ => String::new(),
+                    };
+                    let _ = write!(line, " {}{r} |", fmt_us(v));
+                }
+                let _ = writeln!(md, "{line}");
+            }
+        }
+        md.push('\n');
+    }
+
+    // The PyTorch way of changing one scalar.
+    let _ = writeln!(
+        md,
+        "## Changing one scalar per step: PyTorch against cuda-graph\n\nPyTorch copies the value into a static tensor and replays; cuda-graph calls the node's setter and launches. The change overhead is the step minus a launch alone.\n\n| shape | nodes | pytorch step | pytorch overhead | cuda_graph step | cuda_graph overhead |\n|---|---|---|---|---|---|"
+    );
+    for shape in ["chain", "fanout"] {
+        for &n in &sizes {
+            let step = |imp| get(&ix, "change_one_scalar", shape, n, imp);
+            let over = |imp| Some(step(imp)? - get(&ix, "launch", shape, n, imp)?);
+            let _ = writeln!(
+                md,
+                "| {shape} | {n} | {} | {} | {} | {} |",
+                fmt_us(step("pytorch")),
+                fmt_us(over("pytorch")),
+                fmt_us(step("cuda_graph")),
+                fmt_us(over("cuda_graph"))
+            );
+        }
+    }
+
+    // Compile time.
+    let compile: Vec<&Row> = rows.iter().filter(|r| r.case == "compile").collect();
+    if !compile.is_empty() {
+        let _ = writeln!(md, "\n## Compile time of `cuda_graph!`\n\n| what | nodes | median | per node |\n|---|---|---|---|");
+        for r in &compile {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} |",
+                r.via,
+                r.nodes,
+                fmt_us(Some(r.us)),
+                fmt_us(Some(r.us / r.nodes as f64))
+            );
+        }
+    }
+    let notes = "\n## Notes\n\n\
+- `cudarc_capture`, `stream` and `pytorch` issue a fan-out on one stream, so it runs as a sequence; `raw` and `cuda_graph` build it as a real fan-out/fan-in graph.\n\
+- cudarc's per-buffer stream-order tracking is off in this benchmark (it adds event calls to cudarc's launches and to cuda-graph's launches alike).\n\
+- `param_setter` sets one argument on every node (k = all nodes): `cuda_graph` through the generated `set_a`, `raw` through one `cuGraphExecKernelNodeSetParams_v2` per node.\n\
+- `exec_update` changes one node in the template, then `cuGraphExecUpdate_v2`; `reinstantiate` adds a node to the template and updates (the driver refuses in place, so the graph is instantiated anew).\n\
+- `cudarc_capture`'s `change_one_scalar` re-captures and instantiates the whole graph; `stream` simply launches again with the new value.\n";
+    md.push_str(notes);
+    std::fs::write("docs/bench/results.md", md).expect("write results.md");
+    plot(&rows, "docs/bench/launch.svg");
+    println!("wrote docs/bench/results.json, docs/bench/results.md, docs/bench/launch.svg");
+}
+
+/// Launch time per node against graph size, one panel per shape.
+fn plot(rows: &[Row], path: &str) {
+    let root = SVGBackend::new(path, (1000, 420)).into_drawing_area();
+    root.fill(&WHITE).expect("draw");
+    let panels = root.split_evenly((1, 2));
+    let colors = [RED, BLUE, GREEN, MAGENTA, BLACK];
+    for (panel, shape) in panels.iter().zip(["chain", "fanout"]) {
+        let mut chart = ChartBuilder::on(panel)
+            .caption(format!("launch + sync per node, {shape}"), ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(56)
+            .build_cartesian_2d((8f64..12000f64).log_scale(), (0.1f64..100f64).log_scale())
+            .expect("chart");
+        chart
+            .configure_mesh()
+            .x_desc("nodes")
+            .y_desc("µs per node")
+            .draw()
+            .expect("mesh");
+        for (imp, color) in IMPLS.iter().zip(colors) {
+            let mut pts: Vec<(f64, f64)> = rows
+                .iter()
+                .filter(|r| r.case == "launch" && r.shape == shape && r.imp == *imp)
+                .map(|r| (r.nodes as f64, r.us / r.nodes as f64))
+                .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            if pts.is_empty() {
+                continue;
+            }
+            chart
+                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+                .expect("series")
+                .label(*imp)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                .expect("points");
+        }
+        chart
+            .configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE.mix(0.8))
+            .draw()
+            .expect("legend");
+    }
+    root.present().expect("write the plot");
+}
