@@ -58,12 +58,62 @@ pub struct ArgLayout {
     pub align: usize,
 }
 
+/// The most arguments a kernel node takes.
+pub const MAX_ARGS: usize = 16;
+
+/// Where each argument of a tuple starts in its [`ArgBlock`], and the block's size.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArgOffsets {
+    /// Byte offset of each argument from the start of the argument bytes.
+    pub at: [usize; MAX_ARGS],
+    /// Number of arguments.
+    pub count: usize,
+    /// Bytes of arguments.
+    pub bytes: usize,
+}
+
+impl ArgOffsets {
+    /// Offsets of `layout`, each argument aligned (computed at compile time per tuple type).
+    pub const fn of(layout: &[ArgLayout]) -> Self {
+        let mut at = [0usize; MAX_ARGS];
+        let mut end = 0usize;
+        let mut i = 0;
+        while i < layout.len() {
+            let align = if layout[i].align == 0 {
+                1
+            } else if layout[i].align > 16 {
+                16
+            } else {
+                layout[i].align
+            };
+            end = end.div_ceil(align) * align;
+            at[i] = end;
+            end += layout[i].size;
+            i += 1;
+        }
+        ArgOffsets {
+            at,
+            count: layout.len(),
+            bytes: end,
+        }
+    }
+}
+
 /// The full argument list of a kernel node: a tuple of [`KernelArg`]s, up to 16 long.
 pub trait KernelArgs: Copy + Send + Sync + 'static + sealed::Sealed {
     /// Number of arguments.
     const COUNT: usize;
+    /// Size and alignment of each argument.
     #[doc(hidden)]
-    fn layout() -> Vec<ArgLayout>;
+    const LAYOUT: &'static [ArgLayout];
+    /// Where each argument goes in the block.
+    #[doc(hidden)]
+    const OFFSETS: ArgOffsets;
+    #[doc(hidden)]
+    fn layout() -> Vec<ArgLayout> {
+        Self::LAYOUT.to_vec()
+    }
     #[doc(hidden)]
     fn write(&self, b: &Bindings<'_>, block: &mut ArgBlock) -> Result<()>;
 }
@@ -79,92 +129,93 @@ pub trait ArgAt<const I: usize>: KernelArgs {
     type Arg: KernelArg;
 }
 
-/// The bytes of a kernel node's arguments and the pointer array the driver reads.
-///
-/// The storage is 16-byte aligned `u128` words, so moving the block never moves the bytes the
-/// pointers point at.
+/// A kernel node's arguments as the driver reads them, in one allocation: the pointer array
+/// (`kernelParams`) first, then the argument bytes it points at. Moving the block never moves
+/// the heap storage, so the pointers stay valid; a clone re-points its own.
 pub struct ArgBlock {
-    words: Box<[u128]>,
-    offsets: Box<[usize]>,
-    ptrs: Box<[*mut c_void]>,
+    data: Box<[u128]>,
+    offsets: &'static ArgOffsets,
 }
 
-// SAFETY: `ptrs` only ever points into `words`, which the block owns; no sharing escapes.
+// SAFETY: the pointers in `data` only ever point into `data`, which the block owns.
 unsafe impl Send for ArgBlock {}
 // SAFETY: `&ArgBlock` only reads.
 unsafe impl Sync for ArgBlock {}
 
 impl ArgBlock {
-    /// A zeroed block laid out for `layout`.
-    pub(crate) fn new(layout: &[ArgLayout]) -> Self {
-        let mut offsets = Vec::with_capacity(layout.len());
-        let mut end = 0usize;
-        for a in layout {
-            let align = a.align.clamp(1, 16);
-            end = end.div_ceil(align) * align;
-            offsets.push(end);
-            end += a.size;
-        }
-        let words = vec![0u128; end.div_ceil(16).max(1)].into_boxed_slice();
+    /// Words the pointer array takes (two pointers per 16-byte word).
+    fn pointer_words(&self) -> usize {
+        self.offsets.count.div_ceil(2)
+    }
+
+    /// A zeroed block laid out by `offsets`, its pointers set.
+    pub(crate) fn new(offsets: &'static ArgOffsets) -> Self {
+        let words = offsets.count.div_ceil(2) + offsets.bytes.div_ceil(16).max(1);
         let mut block = ArgBlock {
-            words,
-            offsets: offsets.into_boxed_slice(),
-            ptrs: vec![std::ptr::null_mut(); layout.len()].into_boxed_slice(),
+            data: vec![0u128; words].into_boxed_slice(),
+            offsets,
         };
         block.fix_pointers();
         block
     }
 
     fn fix_pointers(&mut self) {
-        let base = self.words.as_mut_ptr() as *mut u8;
-        for (p, &off) in self.ptrs.iter_mut().zip(self.offsets.iter()) {
-            // SAFETY: every offset plus its argument's size lies inside `words` (see `new`).
-            *p = unsafe { base.add(off) } as *mut c_void;
+        let first = self.pointer_words();
+        let base = self.data.as_mut_ptr();
+        // SAFETY: `first` words hold the pointers; the argument bytes start right after, and
+        // every offset plus its argument's size lies inside `data` (see `new`).
+        unsafe {
+            let ptrs = base as *mut *mut c_void;
+            let args = base.add(first) as *mut u8;
+            for i in 0..self.offsets.count {
+                *ptrs.add(i) = args.add(self.offsets.at[i]) as *mut c_void;
+            }
         }
     }
 
     /// Writes argument `i`.
     #[inline]
     pub(crate) fn put<R: Copy>(&mut self, i: usize, value: R) {
-        let off = self.offsets[i];
-        assert!(off + std::mem::size_of::<R>() <= self.words.len() * 16);
+        let first = self.pointer_words();
+        let off = first * 16 + self.offsets.at[i];
+        assert!(i < self.offsets.count && off + std::mem::size_of::<R>() <= self.data.len() * 16);
         // SAFETY: in bounds (asserted above: `KernelArgs::write` puts argument `i` with the type
         // its layout was made from, so this never fires); `write_unaligned` needs no alignment.
         unsafe {
             std::ptr::write_unaligned(
-                (self.words.as_mut_ptr() as *mut u8).add(off) as *mut R,
+                (self.data.as_mut_ptr() as *mut u8).add(off) as *mut R,
                 value,
             )
         }
     }
 
-    /// Copies the bytes of another block of the same layout.
+    /// Copies the argument bytes of another block of the same layout.
     #[inline]
     pub(crate) fn copy_from(&mut self, other: &ArgBlock) {
-        self.words.copy_from_slice(&other.words);
+        let first = self.pointer_words();
+        self.data[first..].copy_from_slice(&other.data[first..]);
     }
 
     /// The pointer array for `CUDA_KERNEL_NODE_PARAMS::kernelParams`.
     #[inline]
     pub(crate) fn ptrs(&self) -> *mut *mut c_void {
-        self.ptrs.as_ptr() as *mut *mut c_void
+        self.data.as_ptr() as *mut *mut c_void
     }
 }
 
 impl Clone for ArgBlock {
     fn clone(&self) -> Self {
         let mut b = ArgBlock {
-            words: self.words.clone(),
-            offsets: self.offsets.clone(),
-            ptrs: self.ptrs.clone(),
+            data: self.data.clone(),
+            offsets: self.offsets,
         };
         b.fix_pointers();
         b
     }
 
     fn clone_from(&mut self, source: &Self) {
-        if self.words.len() == source.words.len() && self.offsets == source.offsets {
-            self.words.copy_from_slice(&source.words);
+        if std::ptr::eq(self.offsets, source.offsets) || self.offsets == source.offsets {
+            self.copy_from(source);
         } else {
             *self = source.clone();
         }
@@ -176,12 +227,11 @@ macro_rules! tuple_args {
         impl<$($t: KernelArg),*> sealed::Sealed for ($($t,)*) {}
         impl<$($t: KernelArg),*> KernelArgs for ($($t,)*) {
             const COUNT: usize = $count;
-            fn layout() -> Vec<ArgLayout> {
-                vec![$(ArgLayout {
-                    size: std::mem::size_of::<$t::Raw>(),
-                    align: std::mem::align_of::<$t::Raw>(),
-                }),*]
-            }
+            const LAYOUT: &'static [ArgLayout] = &[$(ArgLayout {
+                size: std::mem::size_of::<$t::Raw>(),
+                align: std::mem::align_of::<$t::Raw>(),
+            }),*];
+            const OFFSETS: ArgOffsets = ArgOffsets::of(Self::LAYOUT);
             #[allow(unused_variables)]
             #[inline]
             fn write(&self, b: &Bindings<'_>, block: &mut ArgBlock) -> Result<()> {
@@ -231,30 +281,45 @@ tuple_args!(16; [A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14
 mod tests {
     use super::*;
 
+    fn offsets<A: KernelArgs>() -> &'static ArgOffsets {
+        &A::OFFSETS
+    }
+
     #[test]
     fn layout_aligns_each_argument() {
-        let l = <(u8, f64, u16, u32) as KernelArgs>::layout();
-        let b = ArgBlock::new(&l);
-        assert_eq!(&*b.offsets, &[0, 8, 16, 20]);
-        let base = b.words.as_ptr() as usize;
-        let got: Vec<usize> = b.ptrs.iter().map(|p| *p as usize - base).collect();
-        assert_eq!(got, vec![0, 8, 16, 20]);
+        let o = offsets::<(u8, f64, u16, u32)>();
+        assert_eq!((&o.at[..4], o.count, o.bytes), (&[0, 8, 16, 20][..], 4, 24));
+        let b = ArgBlock::new(o);
+        // Four pointers take two words; the arguments start at byte 32.
+        let base = b.data.as_ptr() as usize;
+        // SAFETY: the block holds `count` pointers at its start.
+        let got: Vec<usize> = (0..4)
+            .map(|i| unsafe { *b.ptrs().add(i) } as usize - base)
+            .collect();
+        assert_eq!(got, vec![32, 40, 48, 52]);
     }
 
     #[test]
     fn clone_repoints_into_its_own_storage() {
-        let l = <(u32, u64) as KernelArgs>::layout();
-        let mut a = ArgBlock::new(&l);
+        let mut a = ArgBlock::new(offsets::<(u32, u64)>());
         a.put(0, 7u32);
         a.put(1, 0x1122_3344_5566_7788u64);
         let b = a.clone();
-        let base = b.words.as_ptr() as usize;
-        assert!(b
-            .ptrs
-            .iter()
-            .all(|p| (*p as usize) >= base && (*p as usize) < base + 32));
+        let base = b.data.as_ptr() as usize;
         // SAFETY: the pointers point at the values just written, inside `b`.
-        let (x, y) = unsafe { (*(b.ptrs[0] as *const u32), *(b.ptrs[1] as *const u64)) };
+        let (p0, p1) = unsafe { (*b.ptrs(), *b.ptrs().add(1)) };
+        assert!([p0, p1]
+            .iter()
+            .all(|p| (*p as usize) >= base && (*p as usize) < base + b.data.len() * 16));
+        // SAFETY: as above.
+        let (x, y) = unsafe { (*(p0 as *const u32), *(p1 as *const u64)) };
         assert_eq!((x, y), (7, 0x1122_3344_5566_7788));
+        let mut c = ArgBlock::new(offsets::<(u32, u64)>());
+        c.clone_from(&a);
+        // SAFETY: as above.
+        assert_eq!(
+            unsafe { *(*c.ptrs().add(1) as *const u64) },
+            0x1122_3344_5566_7788
+        );
     }
 }

@@ -26,18 +26,36 @@ pub(crate) struct CallError {
 
 pub(crate) type CallResult<T> = Result<T, CallError>;
 
+thread_local! {
+    /// The context this thread last made current through [`make_current`].
+    static CURRENT: std::cell::Cell<CUcontext> = const { std::cell::Cell::new(ptr::null_mut()) };
+}
+
 /// Runs `call` with `ctx` current on this thread (a graph may have moved to another thread).
-/// Checking costs one `cuCtxGetCurrent`, a thread-local read in the driver.
+///
+/// The usual path makes no driver call: a thread-local remembers the context this thread last
+/// made current. If other code switched contexts behind our back, the driver answers
+/// `CUDA_ERROR_INVALID_CONTEXT`; then the context is checked for real and `call` runs again.
 #[inline]
-pub(crate) fn in_context<T>(ctx: CUcontext, call: impl FnOnce() -> CallResult<T>) -> CallResult<T> {
+pub(crate) fn in_context<T>(ctx: CUcontext, call: impl Fn() -> CallResult<T>) -> CallResult<T> {
     make_current(ctx)?;
-    call()
+    match call() {
+        Err(e) if e.code.0 == sys::CUresult::CUDA_ERROR_INVALID_CONTEXT => {
+            CURRENT.with(|c| c.set(ptr::null_mut()));
+            make_current(ctx)?;
+            call()
+        }
+        r => r,
+    }
 }
 
 /// Makes `ctx` current on this thread if it is not already. Unlike cudarc's `bind_to_thread`,
 /// it does not report (and clear) errors cudarc recorded earlier.
 #[inline]
 pub(crate) fn make_current(ctx: CUcontext) -> CallResult<()> {
+    if CURRENT.with(|c| c.get()) == ctx {
+        return Ok(());
+    }
     let mut current = ptr::null_mut();
     // SAFETY: `current` is a valid out-pointer.
     check("cuCtxGetCurrent", unsafe {
@@ -47,6 +65,7 @@ pub(crate) fn make_current(ctx: CUcontext) -> CallResult<()> {
         // SAFETY: `ctx` is a live context (the caller holds an `Arc<CudaContext>` to it).
         check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(ctx) })?;
     }
+    CURRENT.with(|c| c.set(ctx));
     Ok(())
 }
 

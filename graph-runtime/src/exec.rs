@@ -211,7 +211,14 @@ impl<'a> GraphExec<'a> {
         let flags = opts.flags();
         let upload = opts.upload.map_or(ptr::null_mut(), |s| s.cu_stream());
         let raw = instantiate(&graph, flags, upload)?;
-        let shadow = graph.nodes.iter().map(|n| n.shadow.clone()).collect();
+        let shadow = graph
+            .nodes
+            .iter_mut()
+            .map(|n| {
+                n.stale = false;
+                n.shadow.clone()
+            })
+            .collect();
         let mut exec = GraphExec {
             core: Core {
                 raw,
@@ -434,10 +441,15 @@ impl<'a> GraphExec<'a> {
     /// After an update: the executable graph now holds the template's parameters.
     fn adopt_template(&mut self) {
         let core = &mut self.core;
-        let template = &self.graph.nodes;
+        let template = &mut self.graph.nodes;
         core.shadow.truncate(template.len());
         let kept = core.shadow.len();
-        for (mine, theirs) in core.shadow.iter_mut().zip(template) {
+        // Edits through this executable graph were written into the template too, so only
+        // nodes edited on the template side differ.
+        for (mine, theirs) in core.shadow.iter_mut().zip(template.iter_mut()) {
+            if !std::mem::take(&mut theirs.stale) {
+                continue;
+            }
             match (&mut *mine, &theirs.shadow) {
                 // Copy into the existing argument blocks: no allocation per node.
                 (Shadow::Kernel(a), Shadow::Kernel(b)) => a.clone_from(b),
@@ -450,8 +462,10 @@ impl<'a> GraphExec<'a> {
                 }
             }
         }
-        core.shadow
-            .extend(template[kept..].iter().map(|n| n.shadow.clone()));
+        for n in &mut template[kept..] {
+            n.stale = false;
+            core.shadow.push(n.shadow.clone());
+        }
     }
 
     /// What an update or instantiation does not carry over: disabled nodes, and child graphs

@@ -48,6 +48,9 @@ pub(crate) struct NodeRec<'a> {
     pub shadow: Shadow<'a>,
     /// The shadow holds edits (made through an executable graph) not yet sent to the template.
     pub dirty: bool,
+    /// A template-side view was opened on the node since the executable graph last took the
+    /// template's parameters: `GraphExec::update` copies only these.
+    pub stale: bool,
 }
 
 /// A CUDA graph template, built node by node.
@@ -110,25 +113,7 @@ impl<'a> Graph<'a> {
     /// An empty graph on the context's device.
     pub fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
         driver::make_current(ctx.cu_ctx())?;
-        let dev = ctx.cu_device();
-        let attr = |a| {
-            // SAFETY: `dev` is the context's device.
-            unsafe { driver::device_attribute(dev, a) }.map(|v| v.max(0) as u32)
-        };
-        use CUdevice_attribute::*;
-        let limits = Limits {
-            max_block: [
-                attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
-                attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
-                attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
-            ],
-            max_grid: [
-                attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
-                attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
-                attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
-            ],
-            max_threads: attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-        };
+        let limits = device_limits(ctx.cu_device())?;
         // SAFETY: the context is current (bound above).
         let raw = unsafe { driver::graph_create() }?;
         let id = GraphId::next();
@@ -261,13 +246,19 @@ impl<'a> Graph<'a> {
             if id.graph != self.id {
                 return Err(Error::ForeignHandle { what: "node" });
             }
-            if out.contains(&id.index) {
-                return Err(Error::Invalid(format!(
-                    "node `{}` is listed twice as a dependency",
-                    self.topo.name(id.index)
-                )));
-            }
             out.push(id.index);
+        }
+        let repeated = if out.len() <= 8 {
+            (1..out.len()).find_map(|i| out[..i].contains(&out[i]).then_some(out[i]))
+        } else {
+            let mut seen = std::collections::HashSet::with_capacity(out.len());
+            out.iter().copied().find(|&i| !seen.insert(i))
+        };
+        if let Some(i) = repeated {
+            return Err(Error::Invalid(format!(
+                "node `{}` is listed twice as a dependency",
+                self.topo.name(i)
+            )));
         }
         Ok(out)
     }
@@ -279,7 +270,7 @@ impl<'a> Graph<'a> {
         kind: NodeKind,
         deps: &[&dyn Dep],
         shadow: Shadow<'a>,
-        add: impl FnOnce(CUgraph, &[CUgraphNode]) -> CallResult<CUgraphNode>,
+        add: impl Fn(CUgraph, &[CUgraphNode]) -> CallResult<CUgraphNode>,
     ) -> Result<NodeId> {
         if self.topo.find(name).is_some() {
             return Err(Error::DuplicateNode {
@@ -292,13 +283,13 @@ impl<'a> Graph<'a> {
         let raw = driver::in_context(self.ctx.cu_ctx(), || add(g, &raw_deps))
             .map_err(|e| Error::call(e, Some(name)))?;
         let index = self.topo.add_node(name, kind)?;
-        for d in deps {
-            self.topo.add_edge(d, index)?;
-        }
+        // A new node has no successors (no cycle possible) and `deps` holds no repeats.
+        self.topo.add_edges_into_new(&deps, index);
         self.nodes.push(NodeRec {
             raw,
             shadow,
             dirty: false,
+            stale: false,
         });
         self.version += 1;
         Ok(NodeId {
@@ -332,12 +323,11 @@ impl<'a> Graph<'a> {
         let func = func.into();
         let kernel = func.kernel();
         let f = kernel.cuda_function().cu_function();
-        let layout = A::layout();
         let info = driver::in_context(self.ctx.cu_ctx(), || kernel.info())
             .map_err(|e| Error::call(e, Some(name)))?;
-        check_signature(&info.sizes, &layout, name)?;
+        check_signature(&info.sizes, A::LAYOUT, name)?;
         let (max_threads, max_dynamic_smem) = (info.max_threads, info.max_dynamic_smem);
-        let block = ArgBlock::new(&layout);
+        let block = ArgBlock::new(&A::OFFSETS);
         let mut k = KernelShadow {
             func: f,
             cfg,
@@ -594,6 +584,7 @@ impl<'a> Graph<'a> {
             ..
         } = self;
         let rec = &mut nodes[i];
+        rec.stale = true;
         Ok(H::on_template(NodeAccess {
             target: Target::Template,
             node: rec.raw,
@@ -683,6 +674,36 @@ impl Drop for Graph<'_> {
         let r = unsafe { driver::graph_destroy(self.raw.0) };
         self.ctx.record_err(r.map_err(|e| e.code));
     }
+}
+
+/// The device's launch limits, read once per device.
+fn device_limits(dev: cudarc::driver::sys::CUdevice) -> Result<Limits> {
+    static KNOWN: std::sync::Mutex<Vec<(cudarc::driver::sys::CUdevice, Limits)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut known = KNOWN.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(&(_, l)) = known.iter().find(|(d, _)| *d == dev) {
+        return Ok(l);
+    }
+    let attr = |a| {
+        // SAFETY: `dev` is the device of a live context.
+        unsafe { driver::device_attribute(dev, a) }.map(|v| v.max(0) as u32)
+    };
+    use CUdevice_attribute::*;
+    let limits = Limits {
+        max_block: [
+            attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+            attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+            attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+        ],
+        max_grid: [
+            attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+            attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+            attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+        ],
+        max_threads: attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+    };
+    known.push((dev, limits));
+    Ok(limits)
 }
 
 /// Checks argument count and sizes against the kernel's parameters.

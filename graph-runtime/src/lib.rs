@@ -28,7 +28,7 @@ mod shadow;
 mod topology;
 mod views;
 
-pub use args::{ArgAt, ArgBlock, ArgLayout, KernelArg, KernelArgs};
+pub use args::{ArgAt, ArgBlock, ArgLayout, ArgOffsets, KernelArg, KernelArgs, MAX_ARGS};
 pub use bind::{Buf, BufMut, BufferId, DeviceBuf, HostBuf, HostBufMut};
 pub use error::{Error, NoGpu, Result};
 pub use exec::{BufferSlot, GraphExec, Instantiate, UpdatePath, UpdateRefusal};

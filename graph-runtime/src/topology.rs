@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 
@@ -72,9 +73,9 @@ impl NodeKind {
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Topology {
-    names: Vec<String>,
+    names: Vec<Arc<str>>,
     kinds: Vec<NodeKind>,
-    by_name: HashMap<String, u32>,
+    by_name: HashMap<Arc<str>, u32>,
     succ: Vec<Vec<u32>>,
     edges: Vec<(u32, u32)>,
 }
@@ -123,11 +124,22 @@ impl Topology {
             });
         }
         let i = self.names.len() as u32;
-        self.names.push(name.to_owned());
+        let name: Arc<str> = Arc::from(name);
+        self.names.push(name.clone());
         self.kinds.push(kind);
-        self.by_name.insert(name.to_owned(), i);
+        self.by_name.insert(name, i);
         self.succ.push(Vec::new());
         Ok(i)
+    }
+
+    /// Adds `from -> to` for each of `from`, where `to` is a node just added (no successors,
+    /// so no cycle) and `from` holds no repeats: no checks needed.
+    pub(crate) fn add_edges_into_new(&mut self, from: &[u32], to: u32) {
+        debug_assert!(self.succ[to as usize].is_empty());
+        for &f in from {
+            self.succ[f as usize].push(to);
+            self.edges.push((f, to));
+        }
     }
 
     /// Checks that `from -> to` can be added: both exist, it is no self-edge, no repeat, and it
@@ -137,24 +149,24 @@ impl Topology {
         assert!(from < n && to < n, "node index out of range");
         if from == to {
             return Err(Error::SelfEdge {
-                node: self.names[from as usize].clone(),
+                node: self.names[from as usize].to_string(),
             });
         }
         if self.succ[from as usize].contains(&to) {
             return Err(Error::DuplicateEdge {
-                from: self.names[from as usize].clone(),
-                to: self.names[to as usize].clone(),
+                from: self.names[from as usize].to_string(),
+                to: self.names[to as usize].to_string(),
             });
         }
         if let Some(path) = self.path(to, from) {
-            let mut text = self.names[from as usize].clone();
+            let mut text = self.names[from as usize].to_string();
             for i in path {
                 text.push_str(" -> ");
                 text.push_str(&self.names[i as usize]);
             }
             return Err(Error::Cycle {
-                from: self.names[from as usize].clone(),
-                to: self.names[to as usize].clone(),
+                from: self.names[from as usize].to_string(),
+                to: self.names[to as usize].to_string(),
                 path: text,
             });
         }
@@ -173,8 +185,8 @@ impl Topology {
     pub fn remove_edge(&mut self, from: u32, to: u32) -> Result<()> {
         let Some(pos) = self.edges.iter().position(|&e| e == (from, to)) else {
             return Err(Error::NoSuchEdge {
-                from: self.names[from as usize].clone(),
-                to: self.names[to as usize].clone(),
+                from: self.names[from as usize].to_string(),
+                to: self.names[to as usize].to_string(),
             });
         };
         self.edges.remove(pos);

@@ -67,7 +67,7 @@ impl<'a> NodeAccess<'_, 'a> {
     /// Makes one driver call for this node (binding the context first if this thread lacks it),
     /// naming the node if it fails.
     #[inline]
-    fn send(&self, call: impl FnOnce() -> driver::CallResult<()>) -> Result<()> {
+    fn send(&self, call: impl Fn() -> driver::CallResult<()>) -> Result<()> {
         driver::in_context(self.ctx.cu_ctx(), call).map_err(|e| self.fail(e))
     }
 
