@@ -82,6 +82,34 @@ fn reps_for(n: usize) -> (usize, Duration) {
     (if n >= 10000 { 5 } else { 9 }, Duration::from_millis(250))
 }
 
+/// Two measurements interleaved (a, b, a, b, ...), so both see the same machine state: the
+/// driver's set-params cost shifts between runs by up to 2x, which separate runs would read
+/// as a difference between the implementations.
+fn paired(
+    min: usize,
+    budget: Duration,
+    mut a: impl FnMut() -> Duration,
+    mut b: impl FnMut() -> Duration,
+) -> ((f64, usize), (f64, usize)) {
+    let (mut va, mut vb) = (Vec::new(), Vec::new());
+    let start = Instant::now();
+    while va.len() < min || (start.elapsed() < budget * 2 && va.len() < 2000) {
+        va.push(a().as_secs_f64() * 1e6);
+        vb.push(b().as_secs_f64() * 1e6);
+    }
+    let med = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2], v.len())
+    };
+    (med(va), med(vb))
+}
+
+fn device_ptr(y: &CudaSlice<f32>, stream: &CudaStream) -> u64 {
+    use cuda_graph::cudarc::driver::DevicePtr;
+    let (p, _record) = y.device_ptr(stream);
+    p
+}
+
 /// Per-call time of a batch of cheap calls.
 fn batched(calls: usize, mut f: impl FnMut(usize)) -> Duration {
     let t = Instant::now();
@@ -318,18 +346,6 @@ fn bench_raw(c: &mut Ctx<'_>, y: &mut CudaSlice<f32>, shape: Shape, n: usize) {
     c.push("launch", shape, n, "raw", "driver", m);
     let mid = n / 2;
     let m = measure(min, budget, || {
-        batched(200, |i| raw::set(e, &mut g, f, mid, scalar(i)))
-    });
-    c.push("node_setter", shape, n, "raw", "driver", m);
-    let m = measure(min, budget, || {
-        let t = Instant::now();
-        for i in 0..n {
-            raw::set(e, &mut g, f, i, 0.5);
-        }
-        t.elapsed()
-    });
-    c.push("param_setter", shape, n, "raw", "driver", m);
-    let m = measure(min, budget, || {
         let kp = g.params[mid].node(f, 0.5);
         unsafe { raw::check(sys::cuGraphKernelNodeSetParams_v2(g.nodes[mid], &kp)) };
         let t = Instant::now();
@@ -508,6 +524,7 @@ fn bench_runtime(
 ) {
     let (min, budget) = reps_for(n);
     let ctx = c.stream.context().clone();
+    let yp = device_ptr(y, &c.stream);
     let names: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
     let kernel = c.kernel;
     if !only_missing {
@@ -543,20 +560,46 @@ fn bench_runtime(
         });
         c.push("launch", shape, n, "cuda_graph", via, m);
         let mid = nodes[n / 2];
-        let m = measure(min, budget, || {
-            batched(200, |i| {
-                exec.node(mid).unwrap().set_arg::<2>(scalar(i)).unwrap()
-            })
-        });
-        c.push("node_setter", shape, n, "cuda_graph", via, m);
-        let m = measure(min, budget, || {
-            let t = Instant::now();
-            for &h in &nodes {
-                exec.node(h).unwrap().set_arg::<2>(0.5).unwrap();
-            }
-            t.elapsed()
-        });
-        c.push("param_setter", shape, n, "cuda_graph", via, m);
+        let (f, yp) = (c.f, yp);
+        let mut rg = raw::build(f, yp, shape, n);
+        let re = raw::instantiate(rg.g);
+        let (mr, mc) = paired(
+            min,
+            budget,
+            || batched(200, |i| raw::set(re, &mut rg, f, n / 2, scalar(i))),
+            || {
+                batched(200, |i| {
+                    exec.node(mid).unwrap().set_arg::<2>(scalar(i)).unwrap()
+                })
+            },
+        );
+        c.push("node_setter", shape, n, "raw", "driver, paired", mr);
+        c.push("node_setter", shape, n, "cuda_graph", via, mc);
+        let mut flip = 0usize;
+        let mut flop = 0usize;
+        let (mr, mc) = paired(
+            min,
+            budget,
+            || {
+                flip += 1;
+                let t = Instant::now();
+                for i in 0..n {
+                    raw::set(re, &mut rg, f, i, scalar(flip));
+                }
+                t.elapsed()
+            },
+            || {
+                flop += 1;
+                let t = Instant::now();
+                for &h in &nodes {
+                    exec.node(h).unwrap().set_arg::<2>(scalar(flop)).unwrap();
+                }
+                t.elapsed()
+            },
+        );
+        c.push("param_setter", shape, n, "raw", "driver, paired", mr);
+        c.push("param_setter", shape, n, "cuda_graph", via, mc);
+        raw::destroy(rg, Some(re));
         let m = measure(min, budget, || {
             let t = Instant::now();
             exec.node(mid).unwrap().set_arg::<2>(0.5).unwrap();
@@ -609,6 +652,8 @@ macro_rules! bench_macro {
         let (min, budget) = reps_for($n);
         let module = c.kernel_module();
         let y: &mut CudaSlice<f32> = $y;
+        let yp = device_ptr(y, &c.stream);
+        let f = c.f;
         let m = measure(min, budget, || {
             let t = Instant::now();
             let g = $graph::build(&module, $inputs { y: &mut *y, a: 1.0 }).unwrap();
@@ -640,16 +685,38 @@ macro_rules! bench_macro {
             t.elapsed()
         });
         c.push("launch", $shape, $n, "cuda_graph", "macro", m);
-        let m = measure(min, budget, || {
-            batched(200, |i| exec.$mid().unwrap().set_a(scalar(i)).unwrap())
-        });
-        c.push("node_setter", $shape, $n, "cuda_graph", "macro", m);
-        let m = measure(min, budget, || {
-            let t = Instant::now();
-            exec.set_a(0.5).unwrap();
-            t.elapsed()
-        });
-        c.push("param_setter", $shape, $n, "cuda_graph", "macro", m);
+        let mut rg = raw::build(f, yp, $shape, $n);
+        let re = raw::instantiate(rg.g);
+        let (mr, mc) = paired(
+            min,
+            budget,
+            || batched(200, |i| raw::set(re, &mut rg, f, $n / 2, scalar(i))),
+            || batched(200, |i| exec.$mid().unwrap().set_a(scalar(i)).unwrap()),
+        );
+        c.push("node_setter", $shape, $n, "raw", "driver, paired", mr);
+        c.push("node_setter", $shape, $n, "cuda_graph", "macro", mc);
+        let (mut flip, mut flop) = (0usize, 0usize);
+        let (mr, mc) = paired(
+            min,
+            budget,
+            || {
+                flip += 1;
+                let t = Instant::now();
+                for i in 0..$n {
+                    raw::set(re, &mut rg, f, i, scalar(flip));
+                }
+                t.elapsed()
+            },
+            || {
+                flop += 1;
+                let t = Instant::now();
+                exec.set_a(scalar(flop)).unwrap();
+                t.elapsed()
+            },
+        );
+        c.push("param_setter", $shape, $n, "raw", "driver, paired", mr);
+        c.push("param_setter", $shape, $n, "cuda_graph", "macro", mc);
+        raw::destroy(rg, Some(re));
         let m = measure(min, budget, || {
             let t = Instant::now();
             exec.$mid().unwrap().set_a(0.5).unwrap();

@@ -36,7 +36,12 @@ struct Row {
 
 fn load(dir: &str) -> (Vec<Value>, Vec<Row>) {
     let mut raw = Vec::new();
-    for name in ["rust.json", "pytorch.json", "expansion.json", "compile.json"] {
+    for name in [
+        "rust.json",
+        "pytorch.json",
+        "expansion.json",
+        "compile.json",
+    ] {
         let Ok(text) = std::fs::read_to_string(format!("{dir}/{name}")) else {
             continue;
         };
@@ -65,7 +70,12 @@ type Key = (String, String, u64, String);
 
 fn index(rows: &[Row]) -> BTreeMap<Key, f64> {
     rows.iter()
-        .map(|r| ((r.case.clone(), r.shape.clone(), r.nodes, r.imp.clone()), r.us))
+        .map(|r| {
+            (
+                (r.case.clone(), r.shape.clone(), r.nodes, r.imp.clone()),
+                r.us,
+            )
+        })
         .collect()
 }
 
@@ -114,23 +124,40 @@ edits to `inner_mut()`).\n"
     let _ = writeln!(md, "![launch time per node](launch.svg)\n");
 
     // Targets.
-    let _ = writeln!(md, "## Targets\n\n| target | measured | verdict |\n|---|---|---|");
-    let target = |md: &mut String, what: &str, ratios: Vec<(String, f64)>, ok: &dyn Fn(f64) -> bool| {
-        if ratios.is_empty() {
-            return;
-        }
-        let failing: Vec<f64> = ratios.iter().map(|r| r.1).filter(|&r| !ok(r)).collect();
-        // The failing ratio farthest from 1.
-        let worst = failing.iter().copied().fold(1.0f64, |a, b| if (b.ln()).abs() > (a.ln()).abs() { b } else { a });
-        let all_ok = failing.is_empty();
-        let detail: Vec<String> = ratios.iter().map(|(k, v)| format!("{k}: {v:.2}×")).collect();
-        let _ = writeln!(
-            md,
-            "| {what} | {} | {} |",
-            detail.join(", "),
-            if all_ok { "met".to_owned() } else { format!("missed (worst {worst:.2}×)") }
-        );
-    };
+    let _ = writeln!(
+        md,
+        "## Targets\n\n| target | measured | verdict |\n|---|---|---|"
+    );
+    let target =
+        |md: &mut String, what: &str, ratios: Vec<(String, f64)>, ok: &dyn Fn(f64) -> bool| {
+            if ratios.is_empty() {
+                return;
+            }
+            let failing: Vec<f64> = ratios.iter().map(|r| r.1).filter(|&r| !ok(r)).collect();
+            // The failing ratio farthest from 1.
+            let worst = failing.iter().copied().fold(1.0f64, |a, b| {
+                if (b.ln()).abs() > (a.ln()).abs() {
+                    b
+                } else {
+                    a
+                }
+            });
+            let all_ok = failing.is_empty();
+            let detail: Vec<String> = ratios
+                .iter()
+                .map(|(k, v)| format!("{k}: {v:.2}×"))
+                .collect();
+            let _ = writeln!(
+                md,
+                "| {what} | {} | {} |",
+                detail.join(", "),
+                if all_ok {
+                    "met".to_owned()
+                } else {
+                    format!("missed (worst {worst:.2}×)")
+                }
+            );
+        };
     let sizes: Vec<u64> = vec![10, 100, 1000, 10000];
     let ratio = |case: &str, shape: &str, n: u64, num: &str, den: &str| -> Option<f64> {
         Some(get(&ix, case, shape, n, num)? / get(&ix, case, shape, n, den)?)
@@ -143,7 +170,9 @@ edits to `inner_mut()`).\n"
             if let Some(r) = ratio("node_setter", shape, n, "cuda_graph", "raw") {
                 setter.push((format!("{shape} {n}"), r));
             }
-            let sum = |imp: &str| Some(get(&ix, "build", shape, n, imp)? + get(&ix, "instantiate", shape, n, imp)?);
+            let sum = |imp: &str| {
+                Some(get(&ix, "build", shape, n, imp)? + get(&ix, "instantiate", shape, n, imp)?)
+            };
             if let (Some(a), Some(b)) = (sum("cuda_graph"), sum("raw")) {
                 build.push((format!("{shape} {n}"), a / b));
             }
@@ -152,15 +181,33 @@ edits to `inner_mut()`).\n"
             }
         }
     }
-    target(&mut md, "typed setter ≤ 1.10× raw set-params (`node_setter`)", setter, &|r| r <= 1.10);
-    target(&mut md, "build + instantiate ≤ 1.10× raw explicit construction", build, &|r| r <= 1.10);
-    target(&mut md, "launch ≤ 1.05× raw `cuGraphLaunch`", launch, &|r| r <= 1.05);
+    target(
+        &mut md,
+        "typed setter ≤ 1.10× raw set-params (`node_setter`)",
+        setter,
+        &|r| r <= 1.10,
+    );
+    target(
+        &mut md,
+        "build + instantiate ≤ 1.10× raw explicit construction",
+        build,
+        &|r| r <= 1.10,
+    );
+    target(
+        &mut md,
+        "launch ≤ 1.05× raw `cuGraphLaunch`",
+        launch,
+        &|r| r <= 1.05,
+    );
     let mut change = Vec::new();
     for shape in ["chain", "fanout"] {
         let recapture = get(&ix, "build", shape, 1000, "cudarc_capture")
             .zip(get(&ix, "instantiate", shape, 1000, "cudarc_capture"))
             .map(|(a, b)| a + b);
-        if let (Some(c), Some(s)) = (recapture, get(&ix, "node_setter", shape, 1000, "cuda_graph")) {
+        if let (Some(c), Some(s)) = (
+            recapture,
+            get(&ix, "node_setter", shape, 1000, "cuda_graph"),
+        ) {
             change.push((format!("{shape} 1000"), c / s));
         }
     }
@@ -174,7 +221,12 @@ edits to `inner_mut()`).\n"
     if let Some(r) = ratio("launch", "chain", 1000, "stream", "cuda_graph") {
         chain.push(("chain 1000".to_owned(), r));
     }
-    target(&mut md, "a 1000-kernel chain ≥ 3.5× faster than stream launches", chain, &|r| r >= 3.5);
+    target(
+        &mut md,
+        "a 1000-kernel chain ≥ 3.5× faster than stream launches",
+        chain,
+        &|r| r >= 3.5,
+    );
 
     // Medians and ratios, one table per case.
     let _ = writeln!(md, "\n## Medians and ratios to the raw driver floor\n");
@@ -268,7 +320,10 @@ fn plot(rows: &[Row], path: &str) {
     let colors = [RED, BLUE, GREEN, MAGENTA, BLACK];
     for (panel, shape) in panels.iter().zip(["chain", "fanout"]) {
         let mut chart = ChartBuilder::on(panel)
-            .caption(format!("launch + sync per node, {shape}"), ("sans-serif", 18))
+            .caption(
+                format!("launch + sync per node, {shape}"),
+                ("sans-serif", 18),
+            )
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(56)

@@ -11,11 +11,11 @@
 //! - per callback or event: `set_name(..)`.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 
 use crate::ast::ParamTy;
 use crate::expand::handle_ty;
-use crate::validate::{ChildArg, Graph, InputKind, NodeOp};
+use crate::validate::{Arg, ChildArg, Graph, InputKind, NodeOp};
 
 fn index(i: usize) -> syn::Index {
     syn::Index::from(i)
@@ -30,20 +30,46 @@ fn refresh(g: &Graph, of: &[(usize, usize)], input: usize) -> TokenStream {
         let node = index(ni);
         let view = quote!(self.__cg_exec.node(self.__cg_s.4.#node)?);
         match &n.op {
-            NodeOp::Launch { .. }
-                if n.params.contains(&input)
-                    || n.reads.contains(&input)
-                    || n.writes.contains(&input) =>
+            NodeOp::Launch {
+                args,
+                grid,
+                block,
+                smem,
+                ..
+            } if n.params.contains(&input)
+                || n.reads.contains(&input)
+                || n.writes.contains(&input) =>
             {
                 let (fa, fc) = (
                     format_ident!("__cg_args_{}", ni),
                     format_ident!("__cg_cfg_{}", ni),
                 );
-                out.extend(quote! {
-                    #view.set(
-                        #name::#fa(&self.__cg_s.0, &self.__cg_s.1),
-                        #name::#fc(&self.__cg_s.0),
-                    )?;
+                let input_name = g.inputs[input].name.to_string();
+                let uses = |e: &syn::Expr| {
+                    crate::validate::free_idents(e.to_token_stream())
+                        .iter()
+                        .any(|id| *id == input_name)
+                };
+                let in_dims = [grid, block].into_iter().chain(smem.as_ref()).any(uses);
+                let positions: Vec<usize> = args
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, a)| match a {
+                        Arg::Buffer { input: i, .. } => *i == input,
+                        Arg::Value(e) => uses(e),
+                    })
+                    .map(|(i, _)| i)
+                    .collect();
+                let all_args = quote!(#name::#fa(&self.__cg_s.0, &self.__cg_s.1));
+                // The cheapest setter that covers the change: one argument, all arguments, or
+                // arguments and launch configuration.
+                out.extend(match (in_dims, positions.as_slice()) {
+                    (false, [i]) => {
+                        let idx = index(*i);
+                        quote!(#view.set_arg::<#i>(#all_args.#idx)?;)
+                    }
+                    (false, _) => quote!(#view.set_args(#all_args)?;),
+                    (true, _) => quote!(#view.set(#all_args, #name::#fc(&self.__cg_s.0))?;),
                 });
             }
             NodeOp::Memset { dst, .. } => {

@@ -189,6 +189,17 @@ impl ArgBlock {
         }
     }
 
+    /// Reads argument `i` (as written by [`put`](Self::put) with the same type).
+    #[inline]
+    pub(crate) fn get<R: Copy>(&self, i: usize) -> R {
+        let first = self.pointer_words();
+        let off = first * 16 + self.offsets.at[i];
+        assert!(i < self.offsets.count && off + std::mem::size_of::<R>() <= self.data.len() * 16);
+        // SAFETY: in bounds (asserted above); the bytes were written as an `R` by `put` (or are
+        // zero, and the `R`s used here are plain scalars and device pointers).
+        unsafe { std::ptr::read_unaligned((self.data.as_ptr() as *const u8).add(off) as *const R) }
+    }
+
     /// Copies the argument bytes of another block of the same layout.
     #[inline]
     pub(crate) fn copy_from(&mut self, other: &ArgBlock) {

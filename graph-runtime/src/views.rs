@@ -195,12 +195,14 @@ impl<'a, A: KernelArgs, S: Side> KernelMut<'_, 'a, A, S> {
         let acc = &mut self.acc;
         let raw = value.resolve(acc.bindings)?;
         let k = acc.shadow.kernel();
-        k.scratch.copy_from(&k.args);
-        k.scratch.put(I, raw);
-        let p = k.params(&k.cfg, &k.scratch);
-        acc.send(|| send_kernel(acc.target, acc.node, &p))?;
-        let k = acc.shadow.kernel();
-        std::mem::swap(&mut k.args, &mut k.scratch);
+        // Write in place, and put the old value back if the driver refuses.
+        let old: <<A as ArgAt<I>>::Arg as KernelArg>::Raw = k.args.get(I);
+        k.args.put(I, raw);
+        let p = k.params(&k.cfg, &k.args);
+        if let Err(e) = acc.send(|| send_kernel(acc.target, acc.node, &p)) {
+            acc.shadow.kernel().args.put(I, old);
+            return Err(e);
+        }
         acc.mirror(|m| m.kernel().args.put(I, raw));
         Ok(())
     }
