@@ -31,11 +31,11 @@ fn refresh(g: &Graph, of: &[(usize, usize)], input: usize) -> TokenStream {
         let view = quote!(self.__cg_exec.node(self.__cg_s.4.#node)?);
         match &n.op {
             NodeOp::Launch {
+                kernel,
                 args,
                 grid,
                 block,
                 smem,
-                ..
             } if n.params.contains(&input)
                 || n.reads.contains(&input)
                 || n.writes.contains(&input) =>
@@ -64,6 +64,11 @@ fn refresh(g: &Graph, of: &[(usize, usize)], input: usize) -> TokenStream {
                 // The cheapest setter that covers the change: one argument, all arguments, or
                 // arguments and launch configuration.
                 out.extend(match (in_dims, positions.as_slice()) {
+                    // The argument is the param itself: send its value, nothing to compute.
+                    (false, [i]) if bare_param(g, input, &args[*i], *kernel, *i) => {
+                        let slot = index(of[input].1);
+                        quote!(#view.set_arg::<#i>(::core::clone::Clone::clone(&self.__cg_s.0.#slot))?;)
+                    }
                     (false, [i]) => {
                         let idx = index(*i);
                         quote!(#view.set_arg::<#i>(#all_args.#idx)?;)
@@ -101,6 +106,21 @@ fn refresh(g: &Graph, of: &[(usize, usize)], input: usize) -> TokenStream {
         }
     }
     out
+}
+
+/// Whether kernel argument `i` is exactly param `input`, of the very type the kernel takes (then
+/// a setter can send the param's value without computing the argument list).
+fn bare_param(g: &Graph, input: usize, arg: &Arg, kernel: usize, i: usize) -> bool {
+    let InputKind::Param(ty) = &g.inputs[input].kind else {
+        return false;
+    };
+    let is_param =
+        matches!(arg, Arg::Value(syn::Expr::Path(p)) if p.path.is_ident(&g.inputs[input].name));
+    let same_type = match &g.kernels[kernel].params[i].1 {
+        ParamTy::Scalar(t) => t.to_token_stream().to_string() == ty.to_token_stream().to_string(),
+        ParamTy::Slice { .. } => false,
+    };
+    is_param && same_type
 }
 
 /// Whether a child node uses the input (it cannot be re-pointed: the child is built once).
