@@ -300,6 +300,12 @@ edits to `inner_mut()`).\n"
             );
         }
     }
+    let misses = "\n## Where targets are missed, and why\n\n\
+- **Run-to-run variance.** On this machine the driver's own costs move by up to 2× between runs (the raw floor's `build` of a 10000-node chain read 2.5 ms in one run and 5.2 ms in another; `cuGraphExecKernelNodeSetParams_v2` reads 0.14 µs or 0.29-0.38 µs). Setters are therefore measured interleaved with the raw floor, on executable graphs that were both launched once (a never-launched executable graph's set-params is about 2.5× slower, which first made cuda-graph look faster than the floor). `build` and `instantiate` are still measured in separate runs, so their ratios carry that variance.\n\
+- **`node_setter` (1.07-1.14× the floor).** Per call, cuda-graph checks the handle, writes the argument into the node's shadow copy (and the template's, so a later whole-graph update keeps the edit), and makes the one driver call; the thread-local context check and the in-place write (no scratch copy, no allocation) already came out of this path. What is left is about 10 ns on a 140 ns call.\n\
+- **`build` (1.4-3.9× the floor).** Adding a node also records its name, kind and edges (for errors, DOT and cycle checks), its shadow parameters (one allocation for the argument block, one for the node), and checks launch limits and argument sizes. Per node that is about 0.5-0.7 µs of host work on top of the driver's 0.3-0.5 µs. Together with `instantiate` (0.7-1.9× the floor, same variance) the sum stays within 1.1× for large chains in some runs and not in others; a paired measurement of build+instantiate is the next step.\n\
+- **`param_setter` through `cuda_graph!` at 1000 nodes (about 1.5×; the runtime API's loop is 1.1×).** The generated `set_a` updates each node with its own statement, so a 1000-node graph gets a 1000-statement function whose instruction-cache misses dominate. Grouping node handles of one kernel into an array and looping over them is the fix (it also lets one `cuda_graph!` block hold 10000 nodes, which rustc cannot compile today: it crashed after 290 s and 6 GB).\n";
+    md.push_str(misses);
     let notes = "\n## Notes\n\n\
 - `cudarc_capture`, `stream` and `pytorch` issue a fan-out on one stream, so it runs as a sequence; `raw` and `cuda_graph` build it as a real fan-out/fan-in graph.\n\
 - cudarc's per-buffer stream-order tracking is off in this benchmark (it adds event calls to cudarc's launches and to cuda-graph's launches alike).\n\
