@@ -19,7 +19,7 @@ mod dot;
 mod expand;
 #[path = "../graph-macros/src/expand_exec.rs"]
 mod expand_exec;
-#[path = "../graph-macros/src/validate.rs"]
+#[path = "../graph-macros/src/validate/mod.rs"]
 mod validate;
 
 use std::collections::BTreeSet;

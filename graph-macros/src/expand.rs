@@ -49,6 +49,23 @@ fn index(i: usize) -> syn::Index {
     syn::Index::from(i)
 }
 
+/// The type a kernel parameter takes in the node's argument tuple: the scalar itself, or a
+/// buffer handle (`Buf` for `&[T]`, `BufMut` for `&mut [T]`).
+pub fn arg_ty(t: &ParamTy) -> TokenStream {
+    let rt = rt();
+    match t {
+        ParamTy::Scalar(t) => t.to_token_stream(),
+        ParamTy::Slice {
+            mutable: false,
+            elem,
+        } => quote!(#rt::Buf<#elem>),
+        ParamTy::Slice {
+            mutable: true,
+            elem,
+        } => quote!(#rt::BufMut<#elem>),
+    }
+}
+
 /// The handle type a buffer input gets.
 pub fn handle_ty(kind: &InputKind) -> TokenStream {
     let rt = rt();
@@ -112,19 +129,7 @@ fn types(g: &Graph) -> Types {
         let (ty, a) = match &n.op {
             NodeOp::Launch { kernel, .. } => {
                 let k = &g.kernels[*kernel];
-                let tys = k.params.iter().map(|(_, t)| match t {
-                    ParamTy::Scalar(t) => t.to_token_stream(),
-                    ParamTy::Slice {
-                        mutable: false,
-                        elem,
-                        ..
-                    } => quote!(#rt::Buf<#elem>),
-                    ParamTy::Slice {
-                        mutable: true,
-                        elem,
-                        ..
-                    } => quote!(#rt::BufMut<#elem>),
-                });
+                let tys = k.params.iter().map(|(_, t)| arg_ty(t));
                 let a = quote!((#(#tys,)*));
                 (quote!(#rt::KernelNode<#a>), Some(a))
             }
@@ -194,17 +199,7 @@ fn value_fns(g: &Graph, s: &Slots, t: &Types) -> TokenStream {
                             index: s.of[*input].1 as u32,
                             span: *span,
                         };
-                        let ty = match pty {
-                            ParamTy::Slice {
-                                mutable: false,
-                                elem,
-                            } => quote!(#rt::Buf<#elem>),
-                            ParamTy::Slice {
-                                mutable: true,
-                                elem,
-                            } => quote!(#rt::BufMut<#elem>),
-                            ParamTy::Scalar(_) => unreachable!("checked: values go to scalars"),
-                        };
+                        let ty = arg_ty(pty);
                         let value = if *read {
                             quote_spanned!(*span=> __cg_b.#idx.read())
                         } else {

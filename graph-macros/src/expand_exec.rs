@@ -14,7 +14,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
 
 use crate::ast::ParamTy;
-use crate::expand::handle_ty;
+use crate::expand::{arg_ty, handle_ty};
 use crate::validate::{Arg, ChildArg, Graph, InputKind, NodeOp};
 
 fn index(i: usize) -> syn::Index {
@@ -316,19 +316,7 @@ pub fn exec_methods(
                             .enumerate()
                             .map(|(i, (p, t))| {
                                 let set = format_ident!("set_{}", p);
-                                let ty = match t {
-                                    ParamTy::Scalar(t) => quote!(#t),
-                                    ParamTy::Slice {
-                                        mutable: false,
-                                        elem,
-                                        ..
-                                    } => quote!(#rt::Buf<#elem>),
-                                    ParamTy::Slice {
-                                        mutable: true,
-                                        elem,
-                                        ..
-                                    } => quote!(#rt::BufMut<#elem>),
-                                };
+                                let ty = arg_ty(t);
                                 let doc = format!("Sets kernel parameter `{p}` of this node only.");
                                 quote! {
                                     #[doc = #doc]

@@ -1,7 +1,7 @@
 //! The `cuda_graph!` macro: a CUDA graph declared as a block, checked at compile time, expanded
 //! into code against the cuda-graph runtime. Use it through the `cuda-graph` crate.
 //!
-//! Phases, one file each: [`ast`] (grammar and parser) -> [`validate`] (every check, errors
+//! Phases, one module each: [`ast`] (grammar and parser) -> [`validate`] (every check, errors
 //! collected) -> [`expand`] and [`expand_exec`] (code generation); [`dot`] renders the graph.
 
 mod ast;
