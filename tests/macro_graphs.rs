@@ -6,6 +6,7 @@ mod common;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use common::POISON;
+use cuda_graph::cudarc::driver::CudaSlice;
 use cuda_graph::{cuda_graph, Error, NodeKind, Topology};
 
 cuda_graph! {
@@ -88,6 +89,26 @@ fn iota(base: u32, n: usize) -> Vec<u32> {
     (0..n as u32).map(|i| base + i).collect()
 }
 
+/// `Shared` over three buffers, `k = 3`, `n = N`, instantiated.
+fn shared<'a>(
+    gpu: &common::Gpu,
+    a: &'a mut CudaSlice<u32>,
+    b: &'a mut CudaSlice<u32>,
+    c: &'a mut CudaSlice<u32>,
+) -> SharedExec<'a> {
+    let inputs = SharedInputs {
+        a,
+        b,
+        c,
+        k: 3,
+        n: N as u32,
+    };
+    Shared::build(&gpu.module, inputs)
+        .unwrap()
+        .instantiate()
+        .unwrap()
+}
+
 fn poison(exec_buf: &mut cuda_graph::cudarc::driver::CudaViewMut<'_, u32>, gpu: &common::Gpu) {
     gpu.stream
         .memcpy_htod(&vec![POISON; exec_buf.len()], exec_buf)
@@ -98,19 +119,7 @@ fn poison(exec_buf: &mut cuda_graph::cudarc::driver::CudaViewMut<'_, u32>, gpu: 
 fn graph_level_setter_updates_every_node_that_uses_the_param_and_no_other() {
     let gpu = gpu_or_skip!();
     let (mut a, mut b, mut c) = (gpu.poisoned(N), gpu.poisoned(N), gpu.poisoned(N));
-    let mut exec = Shared::build(
-        &gpu.module,
-        SharedInputs {
-            a: &mut a,
-            b: &mut b,
-            c: &mut c,
-            k: 3,
-            n: N as u32,
-        },
-    )
-    .unwrap()
-    .instantiate()
-    .unwrap();
+    let mut exec = shared(&gpu, &mut a, &mut b, &mut c);
     let run = |exec: &mut SharedExec<'_>| {
         for f in [SharedExec::a_mut, SharedExec::b_mut, SharedExec::c_mut] {
             poison(&mut f(exec).unwrap(), &gpu);
@@ -186,19 +195,7 @@ fn graph_level_setter_updates_every_node_that_uses_the_param_and_no_other() {
 fn node_views_have_named_typed_setters() {
     let gpu = gpu_or_skip!();
     let (mut a, mut b, mut c) = (gpu.poisoned(N), gpu.poisoned(N), gpu.poisoned(N));
-    let mut exec = Shared::build(
-        &gpu.module,
-        SharedInputs {
-            a: &mut a,
-            b: &mut b,
-            c: &mut c,
-            k: 3,
-            n: N as u32,
-        },
-    )
-    .unwrap()
-    .instantiate()
-    .unwrap();
+    let mut exec = shared(&gpu, &mut a, &mut b, &mut c);
     // One node only: `mul` of scale_a, and `base` of fill_b; launch setters through the view.
     exec.scale_a().unwrap().set_mul(10).unwrap();
     exec.fill_b().unwrap().set_base(2000).unwrap();
@@ -266,19 +263,7 @@ fn buffer_setter_rebinds_and_repoints_every_node() {
     let gpu = gpu_or_skip!();
     let (mut a, mut b, mut c) = (gpu.poisoned(N), gpu.poisoned(N), gpu.poisoned(N));
     let (mut a2, mut c2) = (gpu.poisoned(N), gpu.poisoned(N));
-    let mut exec = Shared::build(
-        &gpu.module,
-        SharedInputs {
-            a: &mut a,
-            b: &mut b,
-            c: &mut c,
-            k: 3,
-            n: N as u32,
-        },
-    )
-    .unwrap()
-    .instantiate()
-    .unwrap();
+    let mut exec = shared(&gpu, &mut a, &mut b, &mut c);
     exec.set_a(&mut a2).unwrap();
     exec.launch(&gpu.stream).unwrap();
     assert_eq!(

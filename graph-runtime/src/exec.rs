@@ -17,7 +17,6 @@ use crate::graph::Graph;
 use crate::handles::NodeHandle;
 use crate::host::HostSlot;
 use crate::shadow::{Shadow, Target};
-use crate::views::NodeAccess;
 
 /// A binding taken out of a graph by [`GraphExec::swap_buffer`] or
 /// [`GraphExec::swap_buffer_mut`].
@@ -365,30 +364,9 @@ impl<'a> GraphExec<'a> {
                 node: graph.topo.name(id.index).to_owned(),
             });
         };
-        let Graph {
-            ctx,
-            limits,
-            topo,
-            nodes,
-            bindings,
-            children,
-            panics,
-            ..
-        } = graph;
-        let rec = &mut nodes[i];
-        Ok(H::on_exec(NodeAccess {
-            target: Target::Exec(core.raw),
-            node: rec.raw,
-            ctx,
-            name: topo.name(i as u32),
-            shadow,
-            mirror: Some((&mut rec.shadow, &mut rec.dirty)),
-            bindings,
-            limits,
-            panics,
-            retired: Some(&mut core.retired),
-            children,
-        }))
+        Ok(H::on_exec(
+            graph.access(i, Some((core.raw, shadow, &mut core.retired))),
+        ))
     }
 
     /// Brings the executable graph in line with its template ([`graph_mut`](Self::graph_mut)),

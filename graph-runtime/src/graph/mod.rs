@@ -10,11 +10,11 @@ use cudarc::driver::sys::CUdevice_attribute;
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DeviceRepr};
 
 use crate::bind::{Bindings, Buf, BufMut, HostBuf, HostBufMut};
-use crate::driver::{self, CUgraph, CUgraphNode};
+use crate::driver::{self, CUgraph, CUgraphExec, CUgraphNode};
 use crate::error::{Error, Result};
 use crate::exec::{GraphExec, Instantiate};
 use crate::handles::{Dep, NodeHandle};
-use crate::host::PanicSlot;
+use crate::host::{HostSlot, PanicSlot};
 use crate::module::Kernel;
 use crate::shadow::{Limits, Shadow, Target};
 use crate::topology::Topology;
@@ -274,6 +274,21 @@ impl<'a> Graph<'a> {
     /// earlier only through [`GraphExec::update`].
     pub fn node<H: NodeHandle>(&mut self, h: H) -> Result<H::OnTemplate<'_, 'a>> {
         let i = self.index_of(&h)? as usize;
+        Ok(H::on_template(self.access(i, None)))
+    }
+
+    /// What a setter view of node `i` borrows: on this template (`exec: None`), or on an
+    /// executable graph made from it (`exec`: its handle, its shadow of the node, and its list of
+    /// retired host slots; the template's shadow then receives the same edits).
+    pub(crate) fn access<'v>(
+        &'v mut self,
+        i: usize,
+        exec: Option<(
+            CUgraphExec,
+            &'v mut Shadow<'a>,
+            &'v mut Vec<Arc<HostSlot<'a>>>,
+        )>,
+    ) -> NodeAccess<'v, 'a> {
         let Graph {
             ctx,
             limits,
@@ -285,20 +300,32 @@ impl<'a> Graph<'a> {
             ..
         } = self;
         let rec = &mut nodes[i];
-        rec.stale = true;
-        Ok(H::on_template(NodeAccess {
-            target: Target::Template,
+        let (target, shadow, mirror, retired) = match exec {
+            Some((e, shadow, retired)) => (
+                Target::Exec(e),
+                shadow,
+                Some((&mut rec.shadow, &mut rec.dirty)),
+                Some(retired),
+            ),
+            None => {
+                // The template's parameters may now differ from the executable graph's.
+                rec.stale = true;
+                (Target::Template, &mut rec.shadow, None, None)
+            }
+        };
+        NodeAccess {
+            target,
             node: rec.raw,
             ctx,
             name: topo.name(i as u32),
-            shadow: &mut rec.shadow,
-            mirror: None,
+            shadow,
+            mirror,
             bindings,
             limits,
             panics,
-            retired: None,
+            retired,
             children,
-        }))
+        }
     }
 
     /// Makes the executable graph.
