@@ -1,12 +1,12 @@
-//! Writes the benchmark's `cuda_graph!` graphs (chains and fan-outs of 10, 100 and 1000 tiny
-//! kernels) into OUT_DIR. Only `benches/graphs.rs` includes them; this is string building only.
+//! Writes the benchmark's `cuda_graph!` graphs (chains and fan-outs of 10, 100, 1000 and 10000
+//! tiny kernels) into OUT_DIR. Only `benches/graphs.rs` includes them; this is string building only.
 
 use std::fmt::Write as _;
 
 fn main() {
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let mut src = String::new();
-    for n in [10usize, 100, 1000] {
+    for n in [10usize, 100, 1000, 10000] {
         // A chain: k0 -> k1 -> ... , all on the same 32 floats.
         let _ = writeln!(src, "cuda_graph::cuda_graph! {{\n    pub graph Chain{n} {{");
         src.push_str("        kernel tiny(y: &mut [f32], offset: u32, a: f32);\n");

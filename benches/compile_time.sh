@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Compile-time cost of `cuda_graph!`: builds a crate holding one chain graph of 10, 100 and 500
-# nodes (debug profile, dependencies already built) and times the rebuild of that crate alone.
+# Compile-time cost of `cuda_graph!`: builds a crate holding one chain graph of 10, 100, 500,
+# 1000 and 2000 nodes (debug profile, dependencies already built) and times the rebuild of that crate alone.
 # Host only. Writes docs/bench/raw/compile.json. Run from the project root:
 #   bash benches/compile_time.sh
 set -euo pipefail
@@ -32,7 +32,7 @@ export CARGO_TARGET_DIR="$work/target"
 gen 10
 (cd "$work" && cargo build -q)   # dependencies, once
 rows=()
-for n in 10 100 500; do
+for n in 10 100 500 1000 2000; do
   gen "$n"
   times=()
   for rep in 1 2 3; do

@@ -1,4 +1,4 @@
-//! How long `cuda_graph!` takes to parse, check and expand a graph of 10 to 1000 nodes (the
+//! How long `cuda_graph!` takes to parse, check and expand a graph of 10 to 10000 nodes (the
 //! macro's own share of compile time; `benches/compile_time.sh` measures whole crate builds).
 //! Runs on the host: no GPU. Results go to `$OUT/expansion.json` on the device machine, else
 //! `docs/bench/raw/expansion.json`.
@@ -43,7 +43,7 @@ fn expand_once(src: &str) -> usize {
 
 fn main() {
     let mut json = String::from("[\n");
-    let sizes = [10usize, 100, 500, 1000];
+    let sizes = [10usize, 100, 500, 1000, 10000];
     for (k, n) in sizes.iter().enumerate() {
         let src = chain_source(*n);
         let mut times: Vec<f64> = (0..7)

@@ -104,6 +104,57 @@ fn paired(
     (med(va), med(vb))
 }
 
+/// Build and instantiate of a fresh graph, the raw floor and cuda-graph (`ours`, which returns
+/// its two times) interleaved; pushes `build` and `instantiate` rows for both.
+fn paired_build(
+    c: &mut Ctx<'_>,
+    yp: u64,
+    shape: Shape,
+    n: usize,
+    via: &'static str,
+    ours: impl FnMut() -> (Duration, Duration),
+) {
+    let (min, budget) = reps_for(n);
+    let f = c.f;
+    let raw = || {
+        let t = Instant::now();
+        let g = raw::build(f, yp, shape, n);
+        let built = t.elapsed();
+        let t = Instant::now();
+        let e = raw::instantiate(g.g);
+        let inst = t.elapsed();
+        raw::destroy(g, Some(e));
+        (built, inst)
+    };
+    let [rb, ri, ob, oi] = paired2(min, budget, raw, ours);
+    c.push("build", shape, n, "raw", "driver, paired", rb);
+    c.push("instantiate", shape, n, "raw", "driver, paired", ri);
+    c.push("build", shape, n, "cuda_graph", via, ob);
+    c.push("instantiate", shape, n, "cuda_graph", via, oi);
+}
+
+/// Like [`paired`], for measurements of two parts each: medians of a.0, a.1, b.0, b.1.
+fn paired2(
+    min: usize,
+    budget: Duration,
+    mut a: impl FnMut() -> (Duration, Duration),
+    mut b: impl FnMut() -> (Duration, Duration),
+) -> [(f64, usize); 4] {
+    let mut v: [Vec<f64>; 4] = Default::default();
+    let start = Instant::now();
+    while v[0].len() < min || (start.elapsed() < budget * 4 && v[0].len() < 2000) {
+        let (a0, a1) = a();
+        let (b0, b1) = b();
+        for (i, d) in [a0, a1, b0, b1].into_iter().enumerate() {
+            v[i].push(d.as_secs_f64() * 1e6);
+        }
+    }
+    v.map(|mut v| {
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2], v.len())
+    })
+}
+
 fn device_ptr(y: &CudaSlice<f32>, stream: &CudaStream) -> u64 {
     use cuda_graph::cudarc::driver::DevicePtr;
     let (p, _record) = y.device_ptr(stream);
@@ -319,23 +370,8 @@ fn bench_raw(c: &mut Ctx<'_>, y: &mut CudaSlice<f32>, shape: Shape, n: usize) {
         let (p, _g) = y.device_ptr(&c.stream);
         p
     };
-    let m = measure(min, budget, || {
-        let t = Instant::now();
-        let g = raw::build(f, yp, shape, n);
-        let d = t.elapsed();
-        raw::destroy(g, None);
-        d
-    });
-    c.push("build", shape, n, "raw", "driver", m);
+    // `build` and `instantiate` of the floor are measured beside cuda-graph's (`paired_build`).
     let mut g = raw::build(f, yp, shape, n);
-    let m = measure(min, budget, || {
-        let t = Instant::now();
-        let e = raw::instantiate(g.g);
-        let d = t.elapsed();
-        unsafe { raw::check(sys::cuGraphExecDestroy(e)) };
-        d
-    });
-    c.push("instantiate", shape, n, "raw", "driver", m);
     let mut e = raw::instantiate(g.g);
     raw::launch(e, s);
     let m = measure(min, budget, || {
@@ -513,104 +549,17 @@ fn build_runtime<'a>(
     (g, nodes)
 }
 
-/// cuda-graph through the runtime API (what `cuda_graph!` expands to).
-fn bench_runtime(
-    c: &mut Ctx<'_>,
-    y: &mut CudaSlice<f32>,
-    shape: Shape,
-    n: usize,
-    via: &'static str,
-    only_missing: bool,
-) {
+/// Whole-graph updates through the runtime API (the macro leaves template edits to
+/// `inner_mut()`): one changed node (`exec_update`), and a new node (`reinstantiate`).
+fn bench_updates(c: &mut Ctx<'_>, y: &mut CudaSlice<f32>, shape: Shape, n: usize) {
     let (min, budget) = reps_for(n);
     let ctx = c.stream.context().clone();
-    let yp = device_ptr(y, &c.stream);
     let names: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
     let kernel = c.kernel;
-    if !only_missing {
-        let m = measure(min, budget, || {
-            let t = Instant::now();
-            let g = build_runtime(&ctx, kernel, &names, &mut *y, shape);
-            let d = t.elapsed();
-            drop(black_box(g));
-            d
-        });
-        c.push("build", shape, n, "cuda_graph", via, m);
-        let m = measure(min, budget, || {
-            let (g, _) = build_runtime(&ctx, kernel, &names, &mut *y, shape);
-            let t = Instant::now();
-            let e = g.instantiate().unwrap();
-            let d = t.elapsed();
-            drop(e);
-            d
-        });
-        c.push("instantiate", shape, n, "cuda_graph", via, m);
-    }
     let (g, nodes) = build_runtime(&ctx, kernel, &names, &mut *y, shape);
     let mut exec = g.instantiate().unwrap();
-    let stream = c.stream.clone();
-    exec.launch(&stream).unwrap();
-    stream.synchronize().unwrap();
-    if !only_missing {
-        let m = measure(min, budget, || {
-            let t = Instant::now();
-            exec.launch(&stream).unwrap();
-            stream.synchronize().unwrap();
-            t.elapsed()
-        });
-        c.push("launch", shape, n, "cuda_graph", via, m);
-        let mid = nodes[n / 2];
-        let (f, yp) = (c.f, yp);
-        let mut rg = raw::build(f, yp, shape, n);
-        let re = raw::instantiate(rg.g);
-        // Same state for both: each executable graph launched once before its setters run.
-        raw::launch(re, stream.cu_stream());
-        let (mr, mc) = paired(
-            min,
-            budget,
-            || batched(200, |i| raw::set(re, &mut rg, f, n / 2, scalar(i))),
-            || {
-                batched(200, |i| {
-                    exec.node(mid).unwrap().set_arg::<2>(scalar(i)).unwrap()
-                })
-            },
-        );
-        c.push("node_setter", shape, n, "raw", "driver, paired", mr);
-        c.push("node_setter", shape, n, "cuda_graph", via, mc);
-        let mut flip = 0usize;
-        let mut flop = 0usize;
-        let (mr, mc) = paired(
-            min,
-            budget,
-            || {
-                flip += 1;
-                let t = Instant::now();
-                for i in 0..n {
-                    raw::set(re, &mut rg, f, i, scalar(flip));
-                }
-                t.elapsed()
-            },
-            || {
-                flop += 1;
-                let t = Instant::now();
-                for &h in &nodes {
-                    exec.node(h).unwrap().set_arg::<2>(scalar(flop)).unwrap();
-                }
-                t.elapsed()
-            },
-        );
-        c.push("param_setter", shape, n, "raw", "driver, paired", mr);
-        c.push("param_setter", shape, n, "cuda_graph", via, mc);
-        raw::destroy(rg, Some(re));
-        let m = measure(min, budget, || {
-            let t = Instant::now();
-            exec.node(mid).unwrap().set_arg::<2>(0.5).unwrap();
-            exec.launch(&stream).unwrap();
-            stream.synchronize().unwrap();
-            t.elapsed()
-        });
-        c.push("change_one_scalar", shape, n, "cuda_graph", via, m);
-    }
+    exec.launch(&c.stream).unwrap();
+    c.stream.synchronize().unwrap();
     let mid = nodes[n / 2];
     let m = measure(min, budget, || {
         exec.graph_mut()
@@ -624,7 +573,7 @@ fn bench_runtime(
         assert_eq!(path, cuda_graph::UpdatePath::InPlace);
         d
     });
-    c.push("exec_update", shape, n, "cuda_graph", via, m);
+    c.push("exec_update", shape, n, "cuda_graph", "runtime API", m);
     let mut last: cuda_graph::NodeId = nodes.last().expect("n > 0").id();
     let mut extra = 0usize;
     let m = measure(min, budget, || {
@@ -643,7 +592,7 @@ fn bench_runtime(
         ));
         d
     });
-    c.push("reinstantiate", shape, n, "cuda_graph", via, m);
+    c.push("reinstantiate", shape, n, "cuda_graph", "runtime API", m);
 }
 
 /// cuda-graph through `cuda_graph!`: the generated `build`, `instantiate`, node views and the
@@ -656,23 +605,16 @@ macro_rules! bench_macro {
         let y: &mut CudaSlice<f32> = $y;
         let yp = device_ptr(y, &c.stream);
         let f = c.f;
-        let m = measure(min, budget, || {
+        paired_build(c, yp, $shape, $n, "macro", || {
             let t = Instant::now();
             let g = $graph::build(&module, $inputs { y: &mut *y, a: 1.0 }).unwrap();
-            let d = t.elapsed();
-            drop(black_box(g));
-            d
-        });
-        c.push("build", $shape, $n, "cuda_graph", "macro", m);
-        let m = measure(min, budget, || {
-            let g = $graph::build(&module, $inputs { y: &mut *y, a: 1.0 }).unwrap();
+            let built = t.elapsed();
             let t = Instant::now();
             let e = g.instantiate().unwrap();
-            let d = t.elapsed();
-            drop(e);
-            d
+            let inst = t.elapsed();
+            drop(black_box(e));
+            (built, inst)
         });
-        c.push("instantiate", $shape, $n, "cuda_graph", "macro", m);
         let mut exec = $graph::build(&module, $inputs { y: &mut *y, a: 1.0 })
             .unwrap()
             .instantiate()
@@ -786,6 +728,17 @@ fn main() {
                 (Shape::Chain, 1000) => {
                     bench_macro!(&mut c, &mut y, shape, n, Chain1000, Chain1000Inputs, k500)
                 }
+                (Shape::Chain, 10000) => {
+                    bench_macro!(
+                        &mut c,
+                        &mut y,
+                        shape,
+                        n,
+                        Chain10000,
+                        Chain10000Inputs,
+                        k5000
+                    )
+                }
                 (Shape::Fanout, 10) => {
                     bench_macro!(&mut c, &mut y, shape, n, Fan10, Fan10Inputs, k5)
                 }
@@ -795,17 +748,16 @@ fn main() {
                 (Shape::Fanout, 1000) => {
                     bench_macro!(&mut c, &mut y, shape, n, Fan1000, Fan1000Inputs, k500)
                 }
-                _ => {}
+                (Shape::Fanout, 10000) => {
+                    bench_macro!(&mut c, &mut y, shape, n, Fan10000, Fan10000Inputs, k5000)
+                }
+                _ => unreachable!("a size without a macro graph"),
             }
-            // The runtime API: everything for 10000 nodes (too large for one macro block);
-            // for smaller graphs, the update paths the macro leaves to `inner_mut()`.
-            if n >= 10000 {
-                bench_runtime(&mut c, &mut y, shape, n, "runtime API", false);
-            } else {
-                bench_runtime(&mut c, &mut y, shape, n, "runtime API", true);
-            }
+            // The update paths the macro leaves to `inner_mut()`, through the runtime API.
+            bench_updates(&mut c, &mut y, shape, n);
         }
     }
+
     let mut json = String::from("[\n");
     for (i, r) in c.rows.iter().enumerate() {
         let _ = writeln!(

@@ -3,7 +3,8 @@
 //!
 //! - random edge sets over random node names are accepted exactly when they form a DAG,
 //!   compared with a reference topological sort;
-//! - random token input never panics the macro.
+//! - random token input never panics the macro;
+//! - data races are reported for exactly the node pairs a brute-force reference finds.
 //!
 //! It makes no CUDA call, so compute-sanitizer refuses to run it; like the trybuild harness it
 //! stays out of the GPU pack (`shared/gpu/pack.sh` leaves out tests whose source names trybuild)
@@ -103,8 +104,85 @@ fn graph_case() -> impl Strategy<Value = (Vec<String>, BTreeSet<(usize, usize)>)
     })
 }
 
+/// Nodes that each read or write one buffer, with edges that only go forward (a DAG).
+fn race_case() -> impl Strategy<Value = (Vec<bool>, BTreeSet<(usize, usize)>)> {
+    (1usize..14).prop_flat_map(|n| {
+        let writes = prop::collection::vec(any::<bool>(), n);
+        let edges = prop::collection::btree_set((0..n, 0..n), 0..(n * 2 + 1)).prop_map(|e| {
+            e.into_iter()
+                .filter(|(a, b)| a < b)
+                .collect::<BTreeSet<_>>()
+        });
+        (writes, edges)
+    })
+}
+
+/// Reference: for each node, the first earlier node it races with (one of the two writes the
+/// buffer and no path orders them), found by searching paths one pair at a time.
+fn reference_races(writes: &[bool], edges: &BTreeSet<(usize, usize)>) -> BTreeSet<(usize, usize)> {
+    let reaches = |from: usize, to: usize| {
+        let mut stack = vec![from];
+        let mut seen = BTreeSet::new();
+        while let Some(v) = stack.pop() {
+            if v == to {
+                return true;
+            }
+            if seen.insert(v) {
+                stack.extend(edges.iter().filter(|e| e.0 == v).map(|e| e.1));
+            }
+        }
+        false
+    };
+    (0..writes.len())
+        .filter_map(|j| {
+            (0..j)
+                .find(|&i| (writes[i] || writes[j]) && !reaches(i, j) && !reaches(j, i))
+                .map(|i| (i, j))
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn races_are_reported_exactly_where_the_reference_finds_them((writes, edges) in race_case()) {
+        // Declare only what is used: an unused kernel is an error of its own.
+        let mut src = String::from("graph G {\n");
+        if writes.iter().any(|&w| !w) {
+            src.push_str("    kernel r(y: &[f32]);\n");
+        }
+        if writes.iter().any(|&w| w) {
+            src.push_str("    kernel w(y: &mut [f32]);\n    buffer mut y: f32;\n");
+        } else {
+            src.push_str("    buffer y: f32;\n");
+        }
+        for (i, &wr) in writes.iter().enumerate() {
+            src.push_str(&format!("    n{i} = {}<<<1, 1>>>(y);\n", if wr { "w" } else { "r" }));
+        }
+        for &(a, b) in &edges {
+            src.push_str(&format!("    n{a} -> n{b};\n"));
+        }
+        src.push_str("}\n");
+        let found: BTreeSet<(usize, usize)> = match run(&src) {
+            Ok(_) => BTreeSet::new(),
+            Err(errs) => errs
+                .iter()
+                .map(|e| {
+                    assert!(e.starts_with("data race"), "{e}");
+                    let names: Vec<usize> = e
+                        .split('`')
+                        .skip(1)
+                        .step_by(2)
+                        .take(2)
+                        .map(|n| n.trim_start_matches('n').parse().expect("a node name"))
+                        .collect();
+                    (names[0], names[1])
+                })
+                .collect(),
+        };
+        prop_assert_eq!(found, reference_races(&writes, &edges), "{}", src);
+    }
 
     #[test]
     fn accepted_exactly_when_the_edges_form_a_dag((names, edges) in graph_case(), grouped in any::<bool>()) {

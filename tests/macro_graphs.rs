@@ -66,6 +66,29 @@ cuda_graph! {
         fill_u -> fill_w -> double;
     }
 
+    /// Nodes of two kernels interleaved; `m` is used by two of the three `affine_u32` nodes.
+    /// The generated code keeps the nodes of one kernel in one array and loops over the ones a
+    /// setter touches, so this checks that each node keeps its own place.
+    graph Interleaved {
+        kernel iota_u32(y: &mut [u32], base: u32, n: u32);
+        kernel affine_u32(y: &mut [u32], mul: u32, add: u32, n: u32);
+        buffer mut a: u32;
+        buffer mut b: u32;
+        buffer mut c: u32;
+        param m: u32;
+        param n: u32;
+        fill_a  = iota_u32<<<n.div_ceil(128), 128>>>(a, 0, n);
+        fill_b  = iota_u32<<<n.div_ceil(128), 128>>>(b, 10, n);
+        fill_c  = iota_u32<<<n.div_ceil(128), 128>>>(c, 100, n);
+        scale_a = affine_u32<<<n.div_ceil(128), 128>>>(a, m, 0, n);
+        scale_b = affine_u32<<<n.div_ceil(128), 128>>>(b, 2, 0, n);
+        scale_c = affine_u32<<<n.div_ceil(128), 128>>>(c, m, 5, n);
+        fill_a -> scale_a;
+        fill_b -> scale_b;
+        fill_c -> scale_c;
+        scale_a -> scale_b -> scale_c;
+    }
+
     graph Inner {
         kernel affine_u32(y: &mut [u32], mul: u32, add: u32, n: u32);
         buffer mut y: u32;
@@ -189,6 +212,58 @@ fn graph_level_setter_updates_every_node_that_uses_the_param_and_no_other() {
     assert_eq!(exec.n(), N as u32 / 2);
     let (ra2, _, _) = run(&mut exec);
     assert_eq!(ra2, ra);
+}
+
+#[test]
+fn setter_over_some_nodes_of_a_kernel_reaches_exactly_those() {
+    let gpu = gpu_or_skip!();
+    let (mut a, mut b, mut c) = (gpu.poisoned(N), gpu.poisoned(N), gpu.poisoned(N));
+    let inputs = InterleavedInputs {
+        a: &mut a,
+        b: &mut b,
+        c: &mut c,
+        m: 3,
+        n: N as u32,
+    };
+    let mut exec = Interleaved::build(&gpu.module, inputs)
+        .unwrap()
+        .instantiate()
+        .unwrap();
+    let run = |exec: &mut InterleavedExec<'_>| {
+        for f in [
+            InterleavedExec::a_mut,
+            InterleavedExec::b_mut,
+            InterleavedExec::c_mut,
+        ] {
+            poison(&mut f(exec).unwrap(), &gpu);
+        }
+        exec.launch(&gpu.stream).unwrap();
+        [exec.a(), exec.b(), exec.c()].map(|buf| gpu.read(buf.unwrap()))
+    };
+    let expect = |m: u32| {
+        [
+            (0..N as u32).map(|i| i * m).collect::<Vec<_>>(),
+            (0..N as u32).map(|i| (10 + i) * 2).collect(),
+            (0..N as u32).map(|i| (100 + i) * m + 5).collect(),
+        ]
+    };
+    assert_eq!(run(&mut exec), expect(3));
+    exec.set_m(7).unwrap();
+    assert_eq!(
+        run(&mut exec),
+        expect(7),
+        "scale_a and scale_c use m, scale_b not"
+    );
+    // A node view reaches its own node: scale_c's `add`, then scale_a's `mul`.
+    exec.scale_c().unwrap().set_add(6).unwrap();
+    exec.scale_a().unwrap().set_mul(4).unwrap();
+    let [ra, rb, rc] = run(&mut exec);
+    assert_eq!(ra, (0..N as u32).map(|i| i * 4).collect::<Vec<_>>());
+    assert_eq!(rb, expect(7)[1]);
+    assert_eq!(
+        rc,
+        (0..N as u32).map(|i| (100 + i) * 7 + 6).collect::<Vec<_>>()
+    );
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
 use common::POISON;
-use cuda_graph::{Graph, Instantiate, LaunchConfig, NodeKind, UpdatePath};
+use cuda_graph::{Error, Graph, Instantiate, LaunchConfig, NodeKind, UpdatePath};
 
 const N: usize = 4096;
 
@@ -247,6 +247,42 @@ fn empty_join_orders_a_diamond() {
     for (i, v) in got.iter().enumerate() {
         assert_eq!(*v, 13 * (100 + i as u32), "element {i}");
     }
+}
+
+/// Dependencies given as node indices (what `cuda_graph!` generates) are checked like handles:
+/// an index past the last node or a repeated one is an error, and the graph is left as it was.
+#[test]
+fn dependencies_by_index_are_checked() {
+    let gpu = gpu_or_skip!();
+    let (iota, affine) = (gpu.f("iota_u32"), gpu.f("affine_u32"));
+    let mut y = gpu.poisoned(N);
+    let n = N as u32;
+    let mut g = Graph::new(&gpu.ctx).unwrap();
+    let yb = g.bind_mut(&mut y).unwrap();
+    g.add_kernel_after("fill", &[], &iota, cfg(N), (yb, 7u32, n))
+        .unwrap();
+    let e = g
+        .add_kernel_after("past", &[1], &affine, cfg(N), (yb, 2u32, 0u32, n))
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::Invalid(m) if m.contains("no node 1")),
+        "{e}"
+    );
+    let e = g
+        .add_kernel_after("twice", &[0, 0], &affine, cfg(N), (yb, 2u32, 0u32, n))
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::Invalid(m) if m.contains("listed twice")),
+        "{e}"
+    );
+    assert_eq!(g.len(), 1);
+    g.add_kernel_after("scale", &[0], &affine, cfg(N), (yb, 3u32, 1u32, n))
+        .unwrap();
+    assert_eq!(g.topology().edges(), &[(0, 1)]);
+    let mut exec = g.instantiate().unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    let got = gpu.read(exec.buffer(yb).unwrap());
+    assert_eq!(got, (0..n).map(|i| (7 + i) * 3 + 1).collect::<Vec<_>>());
 }
 
 /// About 50 ms of spinning on one GPU thread.

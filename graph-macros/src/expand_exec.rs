@@ -14,21 +14,26 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
 
 use crate::ast::ParamTy;
-use crate::expand::{arg_ty, handle_ty};
+use crate::expand::{arg_ty, handle_ty, Groups};
 use crate::validate::{Arg, ChildArg, Graph, InputKind, NodeOp};
 
 fn index(i: usize) -> syn::Index {
     syn::Index::from(i)
 }
 
-/// Statements refreshing every node that uses input `input` from the current state.
-fn refresh(g: &Graph, of: &[(usize, usize)], input: usize) -> TokenStream {
+/// Statements refreshing every node that uses input `input` from the current state. Nodes of
+/// one group that need the same statement share one loop over their indices (`__cg_j`), so a
+/// param used by a thousand nodes gives a short loop, not a thousand statements.
+fn refresh(g: &Graph, of: &[(usize, usize)], gr: &Groups, input: usize) -> TokenStream {
     let name = &g.name;
-    let mut out = TokenStream::new();
     let h = index(of[input].1);
+    // (statement, group, indices), in first-use order.
+    let mut loops: Vec<(String, TokenStream, usize, Vec<usize>)> = Vec::new();
     for (ni, n) in g.nodes.iter().enumerate() {
-        let node = index(ni);
-        let view = quote!(self.__cg_exec.node(self.__cg_s.4.#node)?);
+        let (gi, j) = gr.of[ni];
+        let gidx = index(gi);
+        let view = quote!(self.__cg_exec.node(self.__cg_s.4.#gidx[__cg_j])?);
+        let mut stmts = Vec::new();
         match &n.op {
             NodeOp::Launch {
                 kernel,
@@ -41,8 +46,8 @@ fn refresh(g: &Graph, of: &[(usize, usize)], input: usize) -> TokenStream {
                 || n.writes.contains(&input) =>
             {
                 let (fa, fc) = (
-                    format_ident!("__cg_args_{}", ni),
-                    format_ident!("__cg_cfg_{}", ni),
+                    format_ident!("__cg_args_{}", gi),
+                    format_ident!("__cg_cfg_{}", gi),
                 );
                 let input_name = g.inputs[input].name.to_string();
                 let uses = |e: &syn::Expr| {
@@ -60,10 +65,10 @@ fn refresh(g: &Graph, of: &[(usize, usize)], input: usize) -> TokenStream {
                     })
                     .map(|(i, _)| i)
                     .collect();
-                let all_args = quote!(#name::#fa(&self.__cg_s.0, &self.__cg_s.1));
+                let all_args = quote!(#name::#fa(__cg_j, &self.__cg_s.0, &self.__cg_s.1));
                 // The cheapest setter that covers the change: one argument, all arguments, or
                 // arguments and launch configuration.
-                out.extend(match (in_dims, positions.as_slice()) {
+                stmts.push(match (in_dims, positions.as_slice()) {
                     // The argument is the param itself: send its value, nothing to compute.
                     (false, [i]) if bare_param(g, input, &args[*i], *kernel, *i) => {
                         let slot = index(of[input].1);
@@ -74,36 +79,57 @@ fn refresh(g: &Graph, of: &[(usize, usize)], input: usize) -> TokenStream {
                         quote!(#view.set_arg::<#i>(#all_args.#idx)?;)
                     }
                     (false, _) => quote!(#view.set_args(#all_args)?;),
-                    (true, _) => quote!(#view.set(#all_args, #name::#fc(&self.__cg_s.0))?;),
+                    (true, _) => {
+                        quote!(#view.set(#all_args, #name::#fc(__cg_j, &self.__cg_s.0))?;)
+                    }
                 });
             }
             NodeOp::Memset { dst, .. } => {
                 if n.params.contains(&input) {
-                    let f = format_ident!("__cg_value_{}", ni);
-                    out.extend(quote!(#view.set_value(#name::#f(&self.__cg_s.0))?;));
+                    let f = format_ident!("__cg_value_{}", gi);
+                    stmts.push(quote!(#view.set_value(#name::#f(__cg_j, &self.__cg_s.0))?;));
                 }
                 if *dst == input {
-                    out.extend(quote!(#view.set_dst(self.__cg_s.1.#h)?;));
+                    stmts.push(quote!(#view.set_dst(self.__cg_s.1.#h)?;));
                 }
             }
             NodeOp::Memcpy { dst, src } => {
                 if *src == input {
-                    out.extend(quote!(#view.set_src(self.__cg_s.1.#h)?;));
+                    stmts.push(quote!(#view.set_src(self.__cg_s.1.#h)?;));
                 }
                 if *dst == input {
-                    out.extend(quote!(#view.set_dst(self.__cg_s.1.#h)?;));
+                    stmts.push(quote!(#view.set_dst(self.__cg_s.1.#h)?;));
                 }
             }
             NodeOp::Host {
                 callback: Some(c), ..
             } if *c == input => {
-                out.extend(quote!(#view.set_callback(self.__cg_s.2.#h)?;));
+                stmts.push(quote!(#view.set_callback(self.__cg_s.2.#h)?;));
             }
             NodeOp::Record(e) | NodeOp::Wait(e) if *e == input => {
-                out.extend(quote!(#view.set_event(self.__cg_s.3.#h)?;));
+                stmts.push(quote!(#view.set_event(self.__cg_s.3.#h)?;));
             }
             _ => {}
         }
+        for stmt in stmts {
+            let key = stmt.to_string();
+            match loops.iter_mut().find(|(k, ..)| *k == key) {
+                Some((.., js)) => js.push(j),
+                None => loops.push((key, stmt, gi, vec![j])),
+            }
+        }
+    }
+    let mut out = TokenStream::new();
+    for (_, stmt, gi, js) in loops {
+        let whole = js.len() == gr.len[gi] && js.iter().enumerate().all(|(a, b)| a == *b);
+        out.extend(match js.as_slice() {
+            [j] => quote!({ let __cg_j: usize = #j; #stmt }),
+            _ if whole => {
+                let len = gr.len[gi];
+                quote!(for __cg_j in 0..#len { #stmt })
+            }
+            _ => quote!(for &__cg_j in &[#(#js),*] { #stmt }),
+        });
     }
     out
 }
@@ -136,6 +162,7 @@ fn used_by_child(g: &Graph, input: usize) -> bool {
 pub fn exec_methods(
     g: &Graph,
     of: &[(usize, usize)],
+    gr: &Groups,
     args: &[Option<TokenStream>],
     node_tys: &[TokenStream],
 ) -> TokenStream {
@@ -151,7 +178,7 @@ pub fn exec_methods(
         let set = format_ident!("set_{}", n);
         let refresh_fn = format_ident!("__cg_refresh_{}", i);
         let slot = index(of[i].1);
-        let body = refresh(g, of, i);
+        let body = refresh(g, of, gr, i);
         let child = used_by_child(g, i);
         match &inp.kind {
             InputKind::Param(ty) => {
@@ -301,7 +328,7 @@ pub fn exec_methods(
         if hidden(&format!("node:{name}")) {
             continue;
         }
-        let node = index(ni);
+        let node = gr.handle(ni);
         let doc = format!("The view of node `{name}`: its typed setters.");
         match (&n.op, &args[ni]) {
             (NodeOp::Launch { kernel, .. }, Some(a)) => {
@@ -347,7 +374,7 @@ pub fn exec_methods(
                     impl<'a> #exec<'a> {
                         #[doc = #doc]
                         pub fn #name(&mut self) -> #rt::Result<#view<'_, 'a>> {
-                            ::core::result::Result::Ok(#view(self.__cg_exec.node(self.__cg_s.4.#node)?))
+                            ::core::result::Result::Ok(#view(self.__cg_exec.node(#node)?))
                         }
                     }
                 });
@@ -358,7 +385,7 @@ pub fn exec_methods(
                     impl<'a> #exec<'a> {
                         #[doc = #doc]
                         pub fn #name(&mut self) -> #rt::Result<<#ty as #rt::NodeHandle>::OnExec<'_, 'a>> {
-                            self.__cg_exec.node(self.__cg_s.4.#node)
+                            self.__cg_exec.node(#node)
                         }
                     }
                 });

@@ -354,19 +354,28 @@ impl<'a> GraphExec<'a> {
     #[inline]
     pub fn node<H: NodeHandle>(&mut self, h: H) -> Result<H::OnExec<'_, 'a>> {
         let id = h.node_id();
-        if id.graph != self.graph.id {
-            return Err(Error::ForeignHandle { what: "node" });
-        }
         let i = id.index as usize;
+        if id.graph != self.graph.id || i >= self.core.shadow.len() {
+            return Err(self.node_error(id));
+        }
         let GraphExec { core, graph, .. } = self;
-        let Some(shadow) = core.shadow.get_mut(i) else {
-            return Err(Error::NotInstantiated {
-                node: graph.topo.name(id.index).to_owned(),
-            });
-        };
+        let shadow = &mut core.shadow[i];
         Ok(H::on_exec(
             graph.access(i, Some((core.raw, shadow, &mut core.retired))),
         ))
+    }
+
+    /// Why `node` refused `id` (kept out of line: views are opened on the hot path).
+    #[cold]
+    #[inline(never)]
+    fn node_error(&self, id: crate::handles::NodeId) -> Error {
+        if id.graph != self.graph.id {
+            Error::ForeignHandle { what: "node" }
+        } else {
+            Error::NotInstantiated {
+                node: self.graph.topo.name(id.index).to_owned(),
+            }
+        }
     }
 
     /// Brings the executable graph in line with its template ([`graph_mut`](Self::graph_mut)),

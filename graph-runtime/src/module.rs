@@ -57,7 +57,7 @@ impl Module {
             })?;
         Ok(Kernel {
             func,
-            name: name.to_owned(),
+            name: Arc::from(name),
             params: self.params.get(name).cloned(),
             info: Arc::default(),
         })
@@ -83,7 +83,7 @@ impl Module {
 #[derive(Clone)]
 pub struct Kernel {
     func: CudaFunction,
-    name: String,
+    name: Arc<str>,
     params: Option<Arc<[usize]>>,
     /// What graphs check nodes against, read from the driver once (shared by clones).
     info: Arc<OnceLock<KernelInfo>>,
@@ -159,15 +159,6 @@ pub enum KernelRef<'a> {
     Owned(Kernel),
 }
 
-impl KernelRef<'_> {
-    pub(crate) fn kernel(&self) -> &Kernel {
-        match self {
-            KernelRef::Borrowed(k) => k,
-            KernelRef::Owned(k) => k,
-        }
-    }
-}
-
 impl<'a> From<&'a Kernel> for KernelRef<'a> {
     fn from(k: &'a Kernel) -> Self {
         KernelRef::Borrowed(k)
@@ -186,7 +177,7 @@ impl From<CudaFunction> for Kernel {
     fn from(func: CudaFunction) -> Self {
         Kernel {
             func,
-            name: String::from("<kernel>"),
+            name: Arc::from("<kernel>"),
             params: None,
             info: Arc::default(),
         }

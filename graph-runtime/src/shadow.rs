@@ -19,6 +19,25 @@ use crate::driver::{
 };
 use crate::host::HostSlot;
 
+/// The driver's parameter struct for a kernel node.
+#[inline]
+fn kernel_params(func: CUfunction, cfg: &LaunchConfig, args: &ArgBlock) -> KernelParams {
+    KernelParams {
+        func,
+        gridDimX: cfg.grid_dim.0,
+        gridDimY: cfg.grid_dim.1,
+        gridDimZ: cfg.grid_dim.2,
+        blockDimX: cfg.block_dim.0,
+        blockDimY: cfg.block_dim.1,
+        blockDimZ: cfg.block_dim.2,
+        sharedMemBytes: cfg.shared_mem_bytes,
+        kernelParams: args.ptrs(),
+        extra: ptr::null_mut(),
+        kern: ptr::null_mut(),
+        ctx: ptr::null_mut(),
+    }
+}
+
 /// Where a setter sends parameters.
 #[derive(Clone, Copy)]
 pub(crate) enum Target {
@@ -40,8 +59,9 @@ pub(crate) struct KernelShadow {
     pub func: CUfunction,
     pub cfg: LaunchConfig,
     pub args: ArgBlock,
-    /// Spare block of the same layout: edits are built here and swapped in on success.
-    pub scratch: ArgBlock,
+    /// Spare block of the same layout, made on the first whole-argument edit: edits are built
+    /// here and swapped in on success.
+    scratch: Option<ArgBlock>,
     pub enabled: bool,
     /// The function's own limits.
     pub max_threads: u32,
@@ -49,21 +69,46 @@ pub(crate) struct KernelShadow {
 }
 
 impl KernelShadow {
-    pub fn params(&self, cfg: &LaunchConfig, args: &ArgBlock) -> KernelParams {
-        KernelParams {
-            func: self.func,
-            gridDimX: cfg.grid_dim.0,
-            gridDimY: cfg.grid_dim.1,
-            gridDimZ: cfg.grid_dim.2,
-            blockDimX: cfg.block_dim.0,
-            blockDimY: cfg.block_dim.1,
-            blockDimZ: cfg.block_dim.2,
-            sharedMemBytes: cfg.shared_mem_bytes,
-            kernelParams: args.ptrs(),
-            extra: ptr::null_mut(),
-            kern: ptr::null_mut(),
-            ctx: ptr::null_mut(),
+    pub fn new(
+        func: CUfunction,
+        cfg: LaunchConfig,
+        args: ArgBlock,
+        max_threads: u32,
+        max_dynamic_smem: u32,
+    ) -> Self {
+        KernelShadow {
+            func,
+            cfg,
+            args,
+            scratch: None,
+            enabled: true,
+            max_threads,
+            max_dynamic_smem,
         }
+    }
+
+    /// Fills the spare argument block (same layout as `args`, made on first use) with `fill`
+    /// and returns the parameters that would send it with launch configuration `cfg`.
+    pub fn stage<E>(
+        &mut self,
+        cfg: &LaunchConfig,
+        fill: impl FnOnce(&mut ArgBlock) -> Result<(), E>,
+    ) -> Result<KernelParams, E> {
+        let args = &self.args;
+        let scratch = self.scratch.get_or_insert_with(|| args.clone());
+        fill(scratch)?;
+        Ok(kernel_params(self.func, cfg, scratch))
+    }
+
+    /// Makes the spare block the current arguments (after the driver accepted it).
+    pub fn commit_scratch(&mut self) {
+        if let Some(s) = self.scratch.as_mut() {
+            std::mem::swap(&mut self.args, s);
+        }
+    }
+
+    pub fn params(&self, cfg: &LaunchConfig, args: &ArgBlock) -> KernelParams {
+        kernel_params(self.func, cfg, args)
     }
 
     /// Checks a launch configuration against the device's and the function's limits.
@@ -120,7 +165,8 @@ impl Clone for KernelShadow {
             func: self.func,
             cfg: self.cfg,
             args: self.args.clone(),
-            scratch: self.scratch.clone(),
+            // A copy builds its own spare block when it first needs one.
+            scratch: None,
             enabled: self.enabled,
             max_threads: self.max_threads,
             max_dynamic_smem: self.max_dynamic_smem,
@@ -132,7 +178,6 @@ impl Clone for KernelShadow {
         self.func = source.func;
         self.cfg = source.cfg;
         self.args.clone_from(&source.args);
-        self.scratch.clone_from(&source.scratch);
         self.enabled = source.enabled;
         self.max_threads = source.max_threads;
         self.max_dynamic_smem = source.max_dynamic_smem;
@@ -298,7 +343,7 @@ impl EventShadow {
 #[derive(Clone)]
 pub(crate) enum Shadow<'a> {
     Empty,
-    Kernel(Box<KernelShadow>),
+    Kernel(KernelShadow),
     Memset(MemsetShadow),
     Memcpy(MemcpyShadow),
     Host(HostShadow<'a>),
@@ -354,7 +399,7 @@ macro_rules! accessor {
         }
     };
 }
-accessor!(kernel, Kernel, Box<KernelShadow>);
+accessor!(kernel, Kernel, KernelShadow);
 accessor!(memset, Memset, MemsetShadow);
 accessor!(memcpy, Memcpy, MemcpyShadow);
 accessor!(host, Host, HostShadow<'a>);

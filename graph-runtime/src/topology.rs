@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -75,7 +76,7 @@ impl NodeKind {
 pub struct Topology {
     names: Vec<Arc<str>>,
     kinds: Vec<NodeKind>,
-    by_name: HashMap<Arc<str>, u32>,
+    by_name: HashMap<Arc<str>, u32, BuildHasherDefault<NameHasher>>,
     succ: Vec<Vec<u32>>,
     edges: Vec<(u32, u32)>,
 }
@@ -123,13 +124,19 @@ impl Topology {
                 name: name.to_owned(),
             });
         }
+        Ok(self.add_new_node(name, kind))
+    }
+
+    /// Adds a node whose name the caller checked is not taken.
+    pub(crate) fn add_new_node(&mut self, name: &str, kind: NodeKind) -> u32 {
+        debug_assert!(!self.by_name.contains_key(name));
         let i = self.names.len() as u32;
         let name: Arc<str> = Arc::from(name);
         self.names.push(name.clone());
         self.kinds.push(kind);
         self.by_name.insert(name, i);
         self.succ.push(Vec::new());
-        Ok(i)
+        i
     }
 
     /// Adds `from -> to` for each of `from`, where `to` is a node just added (no successors,
@@ -335,5 +342,49 @@ mod tests {
             t.to_dot("g"),
             "digraph \"g\" {\n  rankdir=TB;\n  \"say \\\"hi\\\"\" [label=\"say \\\"hi\\\"\\nhost\", shape=ellipse];\n  \"step\" [label=\"step\\nkernel\", shape=box];\n  \"say \\\"hi\\\"\" -> \"step\";\n}\n"
         );
+    }
+}
+
+/// A fast hash for node names (multiply-rotate over 8-byte words). Names come from the program,
+/// not from an adversary, so the default hasher's protection against crafted collisions buys
+/// nothing here, and it costs a large share of adding a node.
+#[derive(Default)]
+pub(crate) struct NameHasher(u64);
+
+impl NameHasher {
+    #[inline]
+    fn mix(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for NameHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.mix(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(last));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, b: u8) {
+        self.mix(b as u64);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.mix(n as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
     }
 }

@@ -23,6 +23,7 @@ use crate::graph::{Graph, GraphId};
 use crate::handles::{Location, MemcpyDst, MemcpySrc, MemsetValue};
 use crate::host::{HostSlot, PanicSlot};
 use crate::shadow::{Limits, Shadow, Target};
+use crate::topology::Topology;
 
 mod sealed {
     pub trait Sealed {}
@@ -47,7 +48,9 @@ pub struct NodeAccess<'v, 'a> {
     pub(crate) target: Target,
     pub(crate) node: CUgraphNode,
     pub(crate) ctx: &'v Arc<CudaContext>,
-    pub(crate) name: &'v str,
+    /// The node's names, read only for error messages.
+    pub(crate) topo: &'v Topology,
+    pub(crate) index: u32,
     pub(crate) shadow: &'v mut Shadow<'a>,
     /// The template's shadow and its dirty flag, when the view edits an executable graph.
     pub(crate) mirror: Option<(&'v mut Shadow<'a>, &'v mut bool)>,
@@ -59,9 +62,14 @@ pub struct NodeAccess<'v, 'a> {
     pub(crate) children: &'v mut Vec<Graph<'a>>,
 }
 
-impl<'a> NodeAccess<'_, 'a> {
+impl<'v, 'a> NodeAccess<'v, 'a> {
+    /// The node's name.
+    pub(crate) fn name(&self) -> &'v str {
+        self.topo.name(self.index)
+    }
+
     fn fail(&self, e: driver::CallError) -> Error {
-        Error::call(e, Some(self.name))
+        Error::call(e, Some(self.name()))
     }
 
     /// Makes one driver call for this node (binding the context first if this thread lacks it),
@@ -110,7 +118,7 @@ macro_rules! view {
             }
             /// The node's name.
             pub fn name(&self) -> &str {
-                self.acc.name
+                self.acc.name()
             }
         }
     };
@@ -166,11 +174,10 @@ impl<'a, A: KernelArgs, S: Side> KernelMut<'_, 'a, A, S> {
     pub fn set_args(&mut self, args: A) -> Result<()> {
         let acc = &mut self.acc;
         let k = acc.shadow.kernel();
-        args.write(acc.bindings, &mut k.scratch)?;
-        let p = k.params(&k.cfg, &k.scratch);
+        let cfg = k.cfg;
+        let p = k.stage(&cfg, |block| args.write(acc.bindings, block))?;
         acc.send(|| send_kernel(acc.target, acc.node, &p))?;
-        let k = acc.shadow.kernel();
-        std::mem::swap(&mut k.args, &mut k.scratch);
+        acc.shadow.kernel().commit_scratch();
         let bindings = acc.bindings;
         acc.mirror(|m| {
             // Cannot fail: the handles resolved a moment ago.
@@ -213,14 +220,13 @@ impl<'a, A: KernelArgs, S: Side> KernelMut<'_, 'a, A, S> {
         let k = acc.shadow.kernel();
         k.check(&cfg, acc.limits)
             .map_err(|reason| Error::InvalidLaunch {
-                node: acc.name.to_owned(),
+                node: acc.topo.name(acc.index).to_owned(),
                 reason,
             })?;
-        args.write(acc.bindings, &mut k.scratch)?;
-        let p = k.params(&cfg, &k.scratch);
+        let p = k.stage(&cfg, |block| args.write(acc.bindings, block))?;
         acc.send(|| send_kernel(acc.target, acc.node, &p))?;
         let k = acc.shadow.kernel();
-        std::mem::swap(&mut k.args, &mut k.scratch);
+        k.commit_scratch();
         k.cfg = cfg;
         let bindings = acc.bindings;
         acc.mirror(|m| {
@@ -259,7 +265,7 @@ impl<'a, A: KernelArgs, S: Side> KernelMut<'_, 'a, A, S> {
         edit(&mut cfg);
         k.check(&cfg, acc.limits)
             .map_err(|reason| Error::InvalidLaunch {
-                node: acc.name.to_owned(),
+                node: acc.topo.name(acc.index).to_owned(),
                 reason,
             })?;
         let p = k.params(&cfg, &k.args);
@@ -340,7 +346,7 @@ impl<T: MemsetValue, S: Side> MemsetMut<'_, '_, T, S> {
         let mut m = *acc.shadow.memset();
         if b.len < m.len {
             return Err(Error::BufferTooShort {
-                node: acc.name.to_owned(),
+                node: acc.topo.name(acc.index).to_owned(),
                 role: "destination",
                 len: b.len,
                 needed: m.len,
@@ -391,7 +397,7 @@ impl<T, D: Location, Src: Location, S: Side> MemcpyMut<'_, '_, T, D, Src, S> {
         let mut m = *acc.shadow.memcpy();
         if b.len * elem < m.bytes {
             return Err(Error::BufferTooShort {
-                node: acc.name.to_owned(),
+                node: acc.topo.name(acc.index).to_owned(),
                 role,
                 len: b.len,
                 needed: m.bytes / elem,
@@ -410,7 +416,7 @@ impl<'a, S: Side> HostMut<'_, 'a, S> {
     /// call it.
     pub fn set_callback<F: Fn() + Send + Sync + 'a>(&mut self, f: F) -> Result<()> {
         let acc = &mut self.acc;
-        let slot = Arc::new(HostSlot::new(Box::new(f), acc.name, acc.panics.clone()));
+        let slot = Arc::new(HostSlot::new(Box::new(f), acc.name(), acc.panics.clone()));
         let new = crate::shadow::HostShadow { slot: slot.clone() };
         acc.send(|| new.apply(acc.target, acc.node))?;
         let old = std::mem::replace(acc.shadow.host(), new);
@@ -437,7 +443,7 @@ impl<'a> ChildMut<'_, 'a, OnExec> {
         if let Some(why) = current.topo.differs_from(&child.topo) {
             return Err(Error::Invalid(format!(
                 "node `{}`: the new child graph differs from the one it replaces ({why}); a child graph can only be swapped for one with the same nodes and edges",
-                acc.name
+                acc.name()
             )));
         }
         let raw = child.raw.0;

@@ -93,7 +93,9 @@ fn successors(n: usize, edges: &[(usize, usize)]) -> Vec<Vec<usize>> {
 
 /// Two nodes that touch one buffer, at least one writing, must be ordered by a path.
 pub(super) fn check_races(model: &Graph, errors: &mut Errors) {
-    let reach = Reach::new(model.nodes.len(), &model.edges);
+    let n = model.nodes.len();
+    let reach = Reach::new(n, &model.edges);
+    let words = reach.words;
     for (x, input) in model.inputs.iter().enumerate() {
         if !matches!(
             input.kind,
@@ -104,24 +106,24 @@ pub(super) fn check_races(model: &Graph, errors: &mut Errors) {
         ) {
             continue;
         }
-        let users: Vec<usize> = (0..model.nodes.len())
-            .filter(|&i| model.nodes[i].reads.contains(&x) || model.nodes[i].writes.contains(&x))
-            .collect();
-        for (k, &j) in users.iter().enumerate() {
-            let b = &model.nodes[j];
-            let clash = users[..k].iter().copied().find(|&i| {
-                let a = &model.nodes[i];
-                (a.writes.contains(&x) || b.writes.contains(&x))
-                    && !reach.get(i, j)
-                    && !reach.get(j, i)
+        // Earlier users of the buffer, and earlier writers, as bitsets: each node is checked
+        // against all of them a word at a time.
+        let (mut users, mut writers) = (vec![0u64; words], vec![0u64; words]);
+        for (j, b) in model.nodes.iter().enumerate() {
+            let writes = b.writes.contains(&x);
+            if !writes && !b.reads.contains(&x) {
+                continue;
+            }
+            // A writer clashes with any earlier user, a reader with any earlier writer, unless
+            // a path orders the two.
+            let pool = if writes { &users } else { &writers };
+            let clash = (0..words).find_map(|w| {
+                let open = pool[w] & !(reach.fwd(j)[w] | reach.bwd(j)[w]);
+                (open != 0).then(|| w * 64 + open.trailing_zeros() as usize)
             });
             if let Some(i) = clash {
                 let a = &model.nodes[i];
-                let writer = if b.writes.contains(&x) {
-                    &b.name
-                } else {
-                    &a.name
-                };
+                let writer = if writes { &b.name } else { &a.name };
                 errors.at(
                     b.name.span(),
                     format!(
@@ -130,34 +132,53 @@ pub(super) fn check_races(model: &Graph, errors: &mut Errors) {
                     ),
                 );
             }
+            users[j / 64] |= 1 << (j % 64);
+            if writes {
+                writers[j / 64] |= 1 << (j % 64);
+            }
         }
     }
 }
 
-/// Which nodes reach which: one bitset per node, filled in reverse topological order.
+/// Which nodes reach which, as one bitset per node each way: `fwd(v)` holds the nodes `v`
+/// reaches, `bwd(v)` the nodes that reach `v`.
 struct Reach {
     words: usize,
-    bits: Vec<u64>,
+    fwd: Vec<u64>,
+    bwd: Vec<u64>,
 }
 
 impl Reach {
     fn new(n: usize, edges: &[(usize, usize)]) -> Self {
         let words = n.div_ceil(64);
-        let mut bits = vec![0u64; n * words];
+        let (mut fwd, mut bwd) = (vec![0u64; n * words], vec![0u64; n * words]);
         let succ = successors(n, edges);
-        for &v in topo_order(n, edges).iter().rev() {
+        let order = topo_order(n, edges);
+        let or_into = |bits: &mut Vec<u64>, to: usize, from: usize| {
+            bits[to * words + from / 64] |= 1 << (from % 64);
+            for w in 0..words {
+                bits[to * words + w] |= bits[from * words + w];
+            }
+        };
+        for &v in order.iter().rev() {
             for &s in &succ[v] {
-                bits[v * words + s / 64] |= 1 << (s % 64);
-                for w in 0..words {
-                    bits[v * words + w] |= bits[s * words + w];
-                }
+                or_into(&mut fwd, v, s);
             }
         }
-        Reach { words, bits }
+        for &v in &order {
+            for &s in &succ[v] {
+                or_into(&mut bwd, s, v);
+            }
+        }
+        Reach { words, fwd, bwd }
     }
 
-    fn get(&self, from: usize, to: usize) -> bool {
-        self.bits[from * self.words + to / 64] & (1 << (to % 64)) != 0
+    fn fwd(&self, v: usize) -> &[u64] {
+        &self.fwd[v * self.words..(v + 1) * self.words]
+    }
+
+    fn bwd(&self, v: usize) -> &[u64] {
+        &self.bwd[v * self.words..(v + 1) * self.words]
     }
 }
 

@@ -233,12 +233,6 @@ fn check_graph(g: GraphDef, errors: &mut Errors) -> Graph {
     let node_errors = errors.0.len() > before_nodes;
     model.hidden = check_names(&model, errors);
     let before_edges = errors.0.len();
-    model.by_name = model
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.name.to_string(), i))
-        .collect();
     model.succ = vec![Vec::new(); model.nodes.len()];
     for chain in chains {
         check_edges(&mut model, chain, errors);

@@ -13,8 +13,7 @@ use crate::ast::{self, Op, ParamTy};
 
 /// A node: its operation must name declared kernels and inputs of the right kind.
 pub(super) fn check_node(model: &mut Graph, n: ast::NodeDecl, errors: &mut Errors) {
-    if let Some(first) = model.nodes.iter().find(|o| o.name == n.name) {
-        let _ = first;
+    if model.by_name.contains_key(&n.name.to_string()) {
         errors.at(
             n.name.span(),
             format!(
@@ -42,6 +41,9 @@ pub(super) fn check_node(model: &mut Graph, n: ast::NodeDecl, errors: &mut Error
         Op::Wait(ev) => check_event(model, &mut node, ev, false, errors),
     };
     if ok {
+        model
+            .by_name
+            .insert(node.name.to_string(), model.nodes.len());
         model.nodes.push(node);
     } else {
         model.failed.push(node.name);

@@ -15,23 +15,50 @@ use crate::handles::{
     MemcpyDst, MemcpyNode, MemcpySrc, MemsetNode, MemsetValue, NodeId,
 };
 use crate::host::HostSlot;
-use crate::module::KernelRef;
+use crate::module::{Kernel, KernelRef};
 use crate::shadow::{
     ChildShadow, Endpoint, EventShadow, HostShadow, KernelShadow, MemcpyShadow, MemsetShadow,
     Shadow,
 };
 use crate::topology::NodeKind;
 
+/// The dependencies of a node being added: handles, or node indices of this graph.
+#[derive(Clone, Copy)]
+enum Deps<'d> {
+    Handles(&'d [&'d dyn Dep]),
+    Indices(&'d [u32]),
+}
+
 impl<'a> Graph<'a> {
-    fn resolve(&self, deps: &[&dyn Dep]) -> Result<Vec<u32>> {
-        let mut out = Vec::with_capacity(deps.len());
-        for d in deps {
-            let id = d.node_id();
-            if id.graph != self.id {
-                return Err(Error::ForeignHandle { what: "node" });
+    /// Resolves `deps` into `self.deps` (indices) and `self.raw_deps` (driver nodes), buffers
+    /// reused from node to node.
+    fn resolve(&mut self, deps: Deps<'_>) -> Result<()> {
+        self.deps.clear();
+        self.raw_deps.clear();
+        match deps {
+            Deps::Handles(deps) => {
+                for d in deps {
+                    let id = d.node_id();
+                    if id.graph != self.id {
+                        return Err(Error::ForeignHandle { what: "node" });
+                    }
+                    self.deps.push(id.index);
+                }
             }
-            out.push(id.index);
+            Deps::Indices(deps) => {
+                if let Some(&i) = deps.iter().find(|&&i| i as usize >= self.nodes.len()) {
+                    return Err(Error::Invalid(format!(
+                        "no node {i} to depend on: the graph has {} nodes",
+                        self.nodes.len()
+                    )));
+                }
+                self.deps.extend_from_slice(deps);
+            }
         }
+        let nodes = &self.nodes;
+        self.raw_deps
+            .extend(self.deps.iter().map(|&i| nodes[i as usize].raw));
+        let out = &self.deps;
         let repeated = if out.len() <= 8 {
             (1..out.len()).find_map(|i| out[..i].contains(&out[i]).then_some(out[i]))
         } else {
@@ -44,7 +71,7 @@ impl<'a> Graph<'a> {
                 self.topo.name(i)
             )));
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Checks the name and dependencies, lets `add` create the driver node, then records it.
@@ -52,7 +79,7 @@ impl<'a> Graph<'a> {
         &mut self,
         name: &str,
         kind: NodeKind,
-        deps: &[&dyn Dep],
+        deps: Deps<'_>,
         shadow: Shadow<'a>,
         add: impl Fn(CUgraph, &[CUgraphNode]) -> CallResult<CUgraphNode>,
     ) -> Result<NodeId> {
@@ -61,14 +88,14 @@ impl<'a> Graph<'a> {
                 name: name.to_owned(),
             });
         }
-        let deps = self.resolve(deps)?;
-        let raw_deps: Vec<CUgraphNode> = deps.iter().map(|&d| self.nodes[d as usize].raw).collect();
+        self.resolve(deps)?;
         let g = self.raw.0;
-        let raw = driver::in_context(self.ctx.cu_ctx(), || add(g, &raw_deps))
+        let raw_deps = &self.raw_deps;
+        let raw = driver::in_context(self.ctx.cu_ctx(), || add(g, raw_deps))
             .map_err(|e| Error::call(e, Some(name)))?;
-        let index = self.topo.add_node(name, kind)?;
+        let index = self.topo.add_new_node(name, kind);
         // A new node has no successors (no cycle possible) and `deps` holds no repeats.
-        self.topo.add_edges_into_new(&deps, index);
+        self.topo.add_edges_into_new(&self.deps, index);
         self.nodes.push(NodeRec {
             raw,
             shadow,
@@ -84,10 +111,16 @@ impl<'a> Graph<'a> {
 
     /// Adds an empty node (a join point).
     pub fn add_empty(&mut self, name: &str, deps: &[&dyn Dep]) -> Result<EmptyNode> {
-        let id = self.add_node(name, NodeKind::Empty, deps, Shadow::Empty, |g, d| {
-            // SAFETY: `g` is this live graph and `d` its nodes.
-            unsafe { driver::add_empty(g, d) }
-        })?;
+        let id = self.add_node(
+            name,
+            NodeKind::Empty,
+            Deps::Handles(deps),
+            Shadow::Empty,
+            |g, d| {
+                // SAFETY: `g` is this live graph and `d` its nodes.
+                unsafe { driver::add_empty(g, d) }
+            },
+        )?;
         Ok(EmptyNode::new(id))
     }
 
@@ -104,23 +137,83 @@ impl<'a> Graph<'a> {
         cfg: LaunchConfig,
         args: A,
     ) -> Result<KernelNode<A>> {
-        let func = func.into();
-        let kernel = func.kernel();
+        match func.into() {
+            // SAFETY: the kernel is borrowed for `'a`, as long as the graph and its executable
+            // graphs live.
+            KernelRef::Borrowed(k) => unsafe {
+                self.add_kernel_with(name, Deps::Handles(deps), k, cfg, args)
+            },
+            KernelRef::Owned(k) => {
+                // SAFETY: the graph keeps `k` (below) if the node is made.
+                let node =
+                    unsafe { self.add_kernel_with(name, Deps::Handles(deps), &k, cfg, args) }?;
+                self.keep(k);
+                Ok(node)
+            }
+        }
+    }
+
+    /// Like [`add_kernel`](Self::add_kernel) with an owned kernel, but the graph clones `func`
+    /// only if it does not hold the same function yet, and the dependencies are node indices of
+    /// this graph (the order nodes were added in). What `cuda_graph!` uses: it knows the order
+    /// it adds nodes in, and keeps one copy per kernel however many nodes launch it.
+    #[doc(hidden)]
+    pub fn add_kernel_after<A: KernelArgs>(
+        &mut self,
+        name: &str,
+        deps: &[u32],
+        func: &Kernel,
+        cfg: LaunchConfig,
+        args: A,
+    ) -> Result<KernelNode<A>> {
+        // SAFETY: the graph keeps a copy of `func` (below) if the node is made.
+        let node = unsafe { self.add_kernel_with(name, Deps::Indices(deps), func, cfg, args) }?;
+        if !self.keeps(func) {
+            self.kernels.push(func.clone());
+        }
+        Ok(node)
+    }
+
+    fn keeps(&self, k: &Kernel) -> bool {
+        let f = k.cuda_function().cu_function();
+        self.kernels
+            .iter()
+            .any(|kept| kept.cuda_function().cu_function() == f)
+    }
+
+    /// Keeps `k` (and its module) alive for the graph's life; one copy per function.
+    fn keep(&mut self, k: Kernel) {
+        if !self.keeps(&k) {
+            self.kernels.push(k);
+        }
+    }
+
+    /// Adds the kernel node.
+    ///
+    /// # Safety
+    ///
+    /// `kernel` (its module) must stay loaded for as long as the graph and every executable
+    /// graph made from it live.
+    unsafe fn add_kernel_with<A: KernelArgs>(
+        &mut self,
+        name: &str,
+        deps: Deps<'_>,
+        kernel: &Kernel,
+        cfg: LaunchConfig,
+        args: A,
+    ) -> Result<KernelNode<A>> {
         let f = kernel.cuda_function().cu_function();
         let info = driver::in_context(self.ctx.cu_ctx(), || kernel.info())
             .map_err(|e| Error::call(e, Some(name)))?;
         check_signature(&info.sizes, A::LAYOUT, name)?;
         let (max_threads, max_dynamic_smem) = (info.max_threads, info.max_dynamic_smem);
-        let block = ArgBlock::new(&A::OFFSETS);
-        let mut k = KernelShadow {
-            func: f,
+        let mut k = KernelShadow::new(
+            f,
             cfg,
-            args: block.clone(),
-            scratch: block,
-            enabled: true,
+            ArgBlock::new(&A::OFFSETS),
             max_threads,
             max_dynamic_smem,
-        };
+        );
         k.check(&cfg, &self.limits)
             .map_err(|reason| Error::InvalidLaunch {
                 node: name.to_owned(),
@@ -128,20 +221,11 @@ impl<'a> Graph<'a> {
             })?;
         args.write(&self.bindings, &mut k.args)?;
         let p = k.params(&k.cfg, &k.args);
-        let id = self.add_node(
-            name,
-            NodeKind::Kernel,
-            deps,
-            Shadow::Kernel(Box::new(k)),
-            |g, d| {
-                // SAFETY: `p` points at the argument block now owned by the shadow (heap storage
-                // that did not move); the function is alive for `'a`.
-                unsafe { driver::add_kernel(g, d, &p) }
-            },
-        )?;
-        if let KernelRef::Owned(k) = func {
-            self.kernels.push(k);
-        }
+        let id = self.add_node(name, NodeKind::Kernel, deps, Shadow::Kernel(k), |g, d| {
+            // SAFETY: `p` points at the argument block now owned by the shadow (heap storage
+            // that did not move); the function stays loaded (the caller's promise).
+            unsafe { driver::add_kernel(g, d, &p) }
+        })?;
         Ok(KernelNode::new(id))
     }
 
@@ -168,10 +252,16 @@ impl<'a> Graph<'a> {
             enabled: true,
         };
         let ctx = self.ctx.cu_ctx();
-        let id = self.add_node(name, NodeKind::Memset, deps, Shadow::Memset(m), |g, d| {
-            // SAFETY: `dst` is a bound buffer of this context holding `len` elements.
-            unsafe { driver::add_memset(g, d, &m.params(), ctx) }
-        })?;
+        let id = self.add_node(
+            name,
+            NodeKind::Memset,
+            Deps::Handles(deps),
+            Shadow::Memset(m),
+            |g, d| {
+                // SAFETY: `dst` is a bound buffer of this context holding `len` elements.
+                unsafe { driver::add_memset(g, d, &m.params(), ctx) }
+            },
+        )?;
         Ok(MemsetNode::new(id))
     }
 
@@ -227,10 +317,16 @@ impl<'a> Graph<'a> {
             )));
         }
         let ctx = self.ctx.cu_ctx();
-        let id = self.add_node(name, NodeKind::Memcpy, deps, Shadow::Memcpy(m), |g, d| {
-            // SAFETY: both ends are bound buffers holding at least `bytes` bytes.
-            unsafe { driver::add_memcpy(g, d, &m.params(), ctx) }
-        })?;
+        let id = self.add_node(
+            name,
+            NodeKind::Memcpy,
+            Deps::Handles(deps),
+            Shadow::Memcpy(m),
+            |g, d| {
+                // SAFETY: both ends are bound buffers holding at least `bytes` bytes.
+                unsafe { driver::add_memcpy(g, d, &m.params(), ctx) }
+            },
+        )?;
         Ok(MemcpyNode::new(id))
     }
 
@@ -247,7 +343,7 @@ impl<'a> Graph<'a> {
         let id = self.add_node(
             name,
             NodeKind::Host,
-            deps,
+            Deps::Handles(deps),
             Shadow::Host(HostShadow { slot }),
             |g, d| {
                 // SAFETY: the slot lives in the shadow's `Arc` for as long as the node may run.
@@ -274,10 +370,16 @@ impl<'a> Graph<'a> {
             embedded: index,
             raw,
         });
-        let id = self.add_node(name, NodeKind::Child, deps, shadow, |g, d| {
-            // SAFETY: `raw` is the live child graph; the driver clones it.
-            unsafe { driver::add_child(g, d, raw) }
-        })?;
+        let id = self.add_node(
+            name,
+            NodeKind::Child,
+            Deps::Handles(deps),
+            shadow,
+            |g, d| {
+                // SAFETY: `raw` is the live child graph; the driver clones it.
+                unsafe { driver::add_child(g, d, raw) }
+            },
+        )?;
         self.children.push(child);
         Ok(ChildNode::new(id))
     }
@@ -292,10 +394,16 @@ impl<'a> Graph<'a> {
         self.check_ctx(event.context(), "the event")?;
         let ev = event.cu_event();
         let shadow = Shadow::EventRecord(EventShadow { event: ev });
-        let id = self.add_node(name, NodeKind::EventRecord, deps, shadow, |g, d| {
-            // SAFETY: the event is borrowed for `'a`.
-            unsafe { driver::add_event_record(g, d, ev) }
-        })?;
+        let id = self.add_node(
+            name,
+            NodeKind::EventRecord,
+            Deps::Handles(deps),
+            shadow,
+            |g, d| {
+                // SAFETY: the event is borrowed for `'a`.
+                unsafe { driver::add_event_record(g, d, ev) }
+            },
+        )?;
         Ok(EventRecordNode::new(id))
     }
 
@@ -309,10 +417,16 @@ impl<'a> Graph<'a> {
         self.check_ctx(event.context(), "the event")?;
         let ev = event.cu_event();
         let shadow = Shadow::EventWait(EventShadow { event: ev });
-        let id = self.add_node(name, NodeKind::EventWait, deps, shadow, |g, d| {
-            // SAFETY: the event is borrowed for `'a`.
-            unsafe { driver::add_event_wait(g, d, ev) }
-        })?;
+        let id = self.add_node(
+            name,
+            NodeKind::EventWait,
+            Deps::Handles(deps),
+            shadow,
+            |g, d| {
+                // SAFETY: the event is borrowed for `'a`.
+                unsafe { driver::add_event_wait(g, d, ev) }
+            },
+        )?;
         Ok(EventWaitNode::new(id))
     }
 }

@@ -87,11 +87,14 @@ pub struct Graph<'a> {
     pub(crate) bindings: Bindings<'a>,
     pub(crate) children: Vec<Graph<'a>>,
     /// Kernels the graph was given by value (keeping their modules loaded).
-    kernels: Vec<Kernel>,
+    pub(crate) kernels: Vec<Kernel>,
     pub(crate) panics: Arc<PanicSlot>,
     /// Bumped by every change of nodes or edges: an executable graph made at another version
     /// cannot be updated in place.
     pub(crate) version: u64,
+    /// Scratch for the dependencies of the node being added (indices, driver nodes).
+    deps: Vec<u32>,
+    raw_deps: Vec<CUgraphNode>,
     _borrows: PhantomData<&'a ()>,
 }
 
@@ -124,6 +127,8 @@ impl<'a> Graph<'a> {
             kernels: Vec::new(),
             panics: Arc::default(),
             version: 0,
+            deps: Vec::new(),
+            raw_deps: Vec::new(),
             _borrows: PhantomData,
         })
     }
@@ -317,7 +322,8 @@ impl<'a> Graph<'a> {
             target,
             node: rec.raw,
             ctx,
-            name: topo.name(i as u32),
+            topo,
+            index: i as u32,
             shadow,
             mirror,
             bindings,
