@@ -498,8 +498,10 @@ fn populate(g: &Graph, s: &Slots, gr: &Groups) -> TokenStream {
             }
         }
     });
+    let (nodes, edges) = (g.nodes.len(), g.edges.len());
     quote! {
         #kernels
+        __cg_g.reserve(#nodes, #edges);
         #(#vecs)*
         #adds
         ::core::result::Result::Ok((#(#arrays,)*))

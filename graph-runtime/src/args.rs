@@ -129,106 +129,111 @@ pub trait ArgAt<const I: usize>: KernelArgs {
     type Arg: KernelArg;
 }
 
-/// A kernel node's arguments as the driver reads them, in one allocation: the pointer array
-/// (`kernelParams`) first, then the argument bytes it points at. Moving the block never moves
-/// the heap storage, so the pointers stay valid; a clone re-points its own.
+/// Words of argument bytes a block keeps in place; longer argument lists go to the heap.
+const INLINE_WORDS: usize = 4;
+
+#[derive(Clone)]
+enum Bytes {
+    /// Up to 64 bytes of arguments, inside the block (no allocation).
+    Inline([u128; INLINE_WORDS]),
+    Heap(Box<[u128]>),
+}
+
+/// A kernel node's argument bytes, laid out as the kernel reads them. Up to 64 bytes live in
+/// the block itself, so a node's shadow needs no allocation of its own; the pointer array the
+/// driver reads (`kernelParams`) is made per call ([`ArgPtrs`]).
+#[derive(Clone)]
 pub struct ArgBlock {
-    data: Box<[u128]>,
+    bytes: Bytes,
     offsets: &'static ArgOffsets,
 }
 
-// SAFETY: the pointers in `data` only ever point into `data`, which the block owns.
-unsafe impl Send for ArgBlock {}
-// SAFETY: `&ArgBlock` only reads.
-unsafe impl Sync for ArgBlock {}
+/// The `kernelParams` array of one driver call: one pointer to each argument of a block.
+pub(crate) struct ArgPtrs([*mut c_void; MAX_ARGS]);
+
+impl ArgPtrs {
+    #[inline]
+    pub(crate) fn new() -> Self {
+        ArgPtrs([std::ptr::null_mut(); MAX_ARGS])
+    }
+
+    #[inline]
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut *mut c_void {
+        self.0.as_mut_ptr()
+    }
+}
 
 impl ArgBlock {
-    /// Words the pointer array takes (two pointers per 16-byte word).
-    fn pointer_words(&self) -> usize {
-        self.offsets.count.div_ceil(2)
-    }
-
-    /// A zeroed block laid out by `offsets`, its pointers set.
+    /// A zeroed block laid out by `offsets`.
     pub(crate) fn new(offsets: &'static ArgOffsets) -> Self {
-        let words = offsets.count.div_ceil(2) + offsets.bytes.div_ceil(16).max(1);
-        let mut block = ArgBlock {
-            data: vec![0u128; words].into_boxed_slice(),
-            offsets,
+        let words = offsets.bytes.div_ceil(16).max(1);
+        let bytes = if words <= INLINE_WORDS {
+            Bytes::Inline([0; INLINE_WORDS])
+        } else {
+            Bytes::Heap(vec![0u128; words].into_boxed_slice())
         };
-        block.fix_pointers();
-        block
+        ArgBlock { bytes, offsets }
     }
 
-    fn fix_pointers(&mut self) {
-        let first = self.pointer_words();
-        let base = self.data.as_mut_ptr();
-        // SAFETY: `first` words hold the pointers; the argument bytes start right after, and
-        // every offset plus its argument's size lies inside `data` (see `new`).
-        unsafe {
-            let ptrs = base as *mut *mut c_void;
-            let args = base.add(first) as *mut u8;
-            for i in 0..self.offsets.count {
-                *ptrs.add(i) = args.add(self.offsets.at[i]) as *mut c_void;
-            }
+    #[inline]
+    fn words(&self) -> &[u128] {
+        match &self.bytes {
+            Bytes::Inline(w) => w,
+            Bytes::Heap(w) => w,
+        }
+    }
+
+    #[inline]
+    fn words_mut(&mut self) -> &mut [u128] {
+        match &mut self.bytes {
+            Bytes::Inline(w) => w,
+            Bytes::Heap(w) => w,
         }
     }
 
     /// Writes argument `i`.
     #[inline]
     pub(crate) fn put<R: Copy>(&mut self, i: usize, value: R) {
-        let first = self.pointer_words();
-        let off = first * 16 + self.offsets.at[i];
-        assert!(i < self.offsets.count && off + std::mem::size_of::<R>() <= self.data.len() * 16);
+        debug_assert!(i < self.offsets.count);
+        let off = self.offsets.at[i];
+        let words = self.words_mut();
+        assert!(off + std::mem::size_of::<R>() <= words.len() * 16);
         // SAFETY: in bounds (asserted above: `KernelArgs::write` puts argument `i` with the type
         // its layout was made from, so this never fires); `write_unaligned` needs no alignment.
         unsafe {
-            std::ptr::write_unaligned(
-                (self.data.as_mut_ptr() as *mut u8).add(off) as *mut R,
-                value,
-            )
+            std::ptr::write_unaligned((words.as_mut_ptr() as *mut u8).add(off) as *mut R, value)
         }
     }
 
     /// Reads argument `i` (as written by [`put`](Self::put) with the same type).
     #[inline]
     pub(crate) fn get<R: Copy>(&self, i: usize) -> R {
-        let first = self.pointer_words();
-        let off = first * 16 + self.offsets.at[i];
-        assert!(i < self.offsets.count && off + std::mem::size_of::<R>() <= self.data.len() * 16);
+        debug_assert!(i < self.offsets.count);
+        let off = self.offsets.at[i];
+        let words = self.words();
+        assert!(off + std::mem::size_of::<R>() <= words.len() * 16);
         // SAFETY: in bounds (asserted above); the bytes were written as an `R` by `put` (or are
         // zero, and the `R`s used here are plain scalars and device pointers).
-        unsafe { std::ptr::read_unaligned((self.data.as_ptr() as *const u8).add(off) as *const R) }
+        unsafe { std::ptr::read_unaligned((words.as_ptr() as *const u8).add(off) as *const R) }
     }
 
-    /// Copies the argument bytes of another block of the same layout.
-    #[inline]
-    pub(crate) fn copy_from(&mut self, other: &ArgBlock) {
-        let first = self.pointer_words();
-        self.data[first..].copy_from_slice(&other.data[first..]);
-    }
-
-    /// The pointer array for `CUDA_KERNEL_NODE_PARAMS::kernelParams`.
-    #[inline]
-    pub(crate) fn ptrs(&self) -> *mut *mut c_void {
-        self.data.as_ptr() as *mut *mut c_void
-    }
-}
-
-impl Clone for ArgBlock {
-    fn clone(&self) -> Self {
-        let mut b = ArgBlock {
-            data: self.data.clone(),
-            offsets: self.offsets,
-        };
-        b.fix_pointers();
-        b
-    }
-
-    fn clone_from(&mut self, source: &Self) {
+    /// Copies `source` into this block, reusing its storage when the layouts match.
+    pub(crate) fn assign(&mut self, source: &Self) {
         if std::ptr::eq(self.offsets, source.offsets) || self.offsets == source.offsets {
-            self.copy_from(source);
+            self.words_mut().copy_from_slice(source.words());
         } else {
             *self = source.clone();
+        }
+    }
+
+    /// Points `ptrs` at each argument of this block. The pointers are valid while the block is
+    /// neither moved nor dropped: build them right before the driver call that reads them.
+    #[inline]
+    pub(crate) fn pointers(&self, ptrs: &mut ArgPtrs) {
+        let base = self.words().as_ptr() as *mut u8;
+        for i in 0..self.offsets.count {
+            // SAFETY: every offset lies inside the block (see `ArgOffsets::of` and `new`).
+            ptrs.0[i] = unsafe { base.add(self.offsets.at[i]) } as *mut c_void;
         }
     }
 }
@@ -301,36 +306,45 @@ mod tests {
         let o = offsets::<(u8, f64, u16, u32)>();
         assert_eq!((&o.at[..4], o.count, o.bytes), (&[0, 8, 16, 20][..], 4, 24));
         let b = ArgBlock::new(o);
-        // Four pointers take two words; the arguments start at byte 32.
-        let base = b.data.as_ptr() as usize;
-        // SAFETY: the block holds `count` pointers at its start.
-        let got: Vec<usize> = (0..4)
-            .map(|i| unsafe { *b.ptrs().add(i) } as usize - base)
-            .collect();
-        assert_eq!(got, vec![32, 40, 48, 52]);
+        let mut p = ArgPtrs::new();
+        b.pointers(&mut p);
+        let base = b.words().as_ptr() as usize;
+        let got: Vec<usize> = p.0[..4].iter().map(|&q| q as usize - base).collect();
+        assert_eq!(got, vec![0, 8, 16, 20]);
+        assert!(p.0[4..].iter().all(|q| q.is_null()));
     }
 
     #[test]
-    fn clone_repoints_into_its_own_storage() {
+    fn pointers_reach_the_values_written_and_copies_hold_their_own() {
         let mut a = ArgBlock::new(offsets::<(u32, u64)>());
         a.put(0, 7u32);
         a.put(1, 0x1122_3344_5566_7788u64);
         let b = a.clone();
-        let base = b.data.as_ptr() as usize;
-        // SAFETY: the pointers point at the values just written, inside `b`.
-        let (p0, p1) = unsafe { (*b.ptrs(), *b.ptrs().add(1)) };
-        assert!([p0, p1]
-            .iter()
-            .all(|p| (*p as usize) >= base && (*p as usize) < base + b.data.len() * 16));
-        // SAFETY: as above.
-        let (x, y) = unsafe { (*(p0 as *const u32), *(p1 as *const u64)) };
+        a.put(0, 8u32);
+        let mut p = ArgPtrs::new();
+        b.pointers(&mut p);
+        // SAFETY: the pointers point at the values written, inside `b`, which is alive.
+        let (x, y) = unsafe { (*(p.0[0] as *const u32), *(p.0[1] as *const u64)) };
         assert_eq!((x, y), (7, 0x1122_3344_5566_7788));
         let mut c = ArgBlock::new(offsets::<(u32, u64)>());
-        c.clone_from(&a);
-        // SAFETY: as above.
+        c.assign(&a);
         assert_eq!(
-            unsafe { *(*c.ptrs().add(1) as *const u64) },
-            0x1122_3344_5566_7788
+            (c.get::<u32>(0), c.get::<u64>(1)),
+            (8, 0x1122_3344_5566_7788)
         );
+    }
+
+    #[test]
+    fn long_argument_lists_go_to_the_heap() {
+        type Long = (u64, u64, u64, u64, u64, u64, u64, u64, u64);
+        let mut a = ArgBlock::new(offsets::<Long>());
+        assert!(matches!(a.bytes, Bytes::Heap(_)));
+        a.put(8, 99u64);
+        let b = a.clone();
+        assert_eq!(b.get::<u64>(8), 99);
+        assert!(matches!(
+            ArgBlock::new(offsets::<(u64, u32)>()).bytes,
+            Bytes::Inline(_)
+        ));
     }
 }

@@ -12,16 +12,23 @@ use std::sync::Arc;
 use cudarc::driver::sys::CUmemorytype;
 use cudarc::driver::LaunchConfig;
 
-use crate::args::ArgBlock;
+use crate::args::{ArgBlock, ArgPtrs};
 use crate::driver::{
     self, CUcontext, CUevent, CUfunction, CUgraph, CUgraphExec, CUgraphNode, CallResult,
     KernelParams, MemcpyParams, MemsetParams,
 };
 use crate::host::HostSlot;
 
-/// The driver's parameter struct for a kernel node.
+/// The driver's parameter struct for a kernel node. It points into `args` and `ptrs`: use it
+/// before either moves.
 #[inline]
-fn kernel_params(func: CUfunction, cfg: &LaunchConfig, args: &ArgBlock) -> KernelParams {
+fn kernel_params(
+    func: CUfunction,
+    cfg: &LaunchConfig,
+    args: &ArgBlock,
+    ptrs: &mut ArgPtrs,
+) -> KernelParams {
+    args.pointers(ptrs);
     KernelParams {
         func,
         gridDimX: cfg.grid_dim.0,
@@ -31,7 +38,7 @@ fn kernel_params(func: CUfunction, cfg: &LaunchConfig, args: &ArgBlock) -> Kerne
         blockDimY: cfg.block_dim.1,
         blockDimZ: cfg.block_dim.2,
         sharedMemBytes: cfg.shared_mem_bytes,
-        kernelParams: args.ptrs(),
+        kernelParams: ptrs.as_mut_ptr(),
         extra: ptr::null_mut(),
         kern: ptr::null_mut(),
         ctx: ptr::null_mut(),
@@ -61,7 +68,8 @@ pub(crate) struct KernelShadow {
     pub args: ArgBlock,
     /// Spare block of the same layout, made on the first whole-argument edit: edits are built
     /// here and swapped in on success.
-    scratch: Option<ArgBlock>,
+    /// Boxed: most nodes never need one, and every shadow would carry its size.
+    scratch: Option<Box<ArgBlock>>,
     pub enabled: bool,
     /// The function's own limits.
     pub max_threads: u32,
@@ -88,27 +96,32 @@ impl KernelShadow {
     }
 
     /// Fills the spare argument block (same layout as `args`, made on first use) with `fill`
-    /// and returns the parameters that would send it with launch configuration `cfg`.
+    /// and returns the parameters that would send it with launch configuration `cfg` (pointing
+    /// into this shadow and `ptrs`: use them before either moves).
     pub fn stage<E>(
         &mut self,
         cfg: &LaunchConfig,
+        ptrs: &mut ArgPtrs,
         fill: impl FnOnce(&mut ArgBlock) -> Result<(), E>,
     ) -> Result<KernelParams, E> {
         let args = &self.args;
-        let scratch = self.scratch.get_or_insert_with(|| args.clone());
+        let scratch = self.scratch.get_or_insert_with(|| Box::new(args.clone()));
         fill(scratch)?;
-        Ok(kernel_params(self.func, cfg, scratch))
+        Ok(kernel_params(self.func, cfg, scratch, ptrs))
     }
 
     /// Makes the spare block the current arguments (after the driver accepted it).
     pub fn commit_scratch(&mut self) {
         if let Some(s) = self.scratch.as_mut() {
-            std::mem::swap(&mut self.args, s);
+            std::mem::swap(&mut self.args, &mut **s);
         }
     }
 
-    pub fn params(&self, cfg: &LaunchConfig, args: &ArgBlock) -> KernelParams {
-        kernel_params(self.func, cfg, args)
+    /// The parameters that send `args` with `cfg` (pointing into `args` and `ptrs`: use them
+    /// before either moves).
+    #[inline]
+    pub fn params(&self, cfg: &LaunchConfig, args: &ArgBlock, ptrs: &mut ArgPtrs) -> KernelParams {
+        kernel_params(self.func, cfg, args, ptrs)
     }
 
     /// Checks a launch configuration against the device's and the function's limits.
@@ -147,7 +160,8 @@ impl KernelShadow {
     }
 
     pub fn apply(&self, t: Target, n: CUgraphNode) -> CallResult<()> {
-        let p = self.params(&self.cfg, &self.args);
+        let mut ptrs = ArgPtrs::new();
+        let p = self.params(&self.cfg, &self.args, &mut ptrs);
         // SAFETY: `func` is kept alive by the graph's borrow of its `CudaFunction`; `args`
         // holds one value per parameter (checked against the function when the node was added).
         unsafe {
@@ -177,7 +191,7 @@ impl Clone for KernelShadow {
     fn clone_from(&mut self, source: &Self) {
         self.func = source.func;
         self.cfg = source.cfg;
-        self.args.clone_from(&source.args);
+        self.args.assign(&source.args);
         self.enabled = source.enabled;
         self.max_threads = source.max_threads;
         self.max_dynamic_smem = source.max_dynamic_smem;

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::error::{Error, Result};
 
@@ -74,11 +74,52 @@ impl NodeKind {
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Topology {
-    names: Vec<Arc<str>>,
+    names: Vec<NodeName>,
     kinds: Vec<NodeKind>,
-    by_name: HashMap<Arc<str>, u32, BuildHasherDefault<NameHasher>>,
-    succ: Vec<Vec<u32>>,
+    /// Node index by name, built on the first lookup and kept up to date after: a graph whose
+    /// names were checked ahead (by `cuda_graph!`, at compile time) never pays for it.
+    by_name: OnceLock<HashMap<NodeName, u32, BuildHasherDefault<NameHasher>>>,
+    /// Successors of each node, built on the first edge check and kept up to date after.
+    succ: OnceLock<Vec<Vec<u32>>>,
     edges: Vec<(u32, u32)>,
+}
+
+/// A node's name: borrowed for the program's life (names written in `cuda_graph!`), or shared.
+#[derive(Debug, Clone)]
+pub(crate) enum NodeName {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl std::ops::Deref for NodeName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            NodeName::Static(s) => s,
+            NodeName::Shared(s) => s,
+        }
+    }
+}
+
+impl std::borrow::Borrow<str> for NodeName {
+    fn borrow(&self) -> &str {
+        self
+    }
+}
+
+impl PartialEq for NodeName {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for NodeName {}
+
+impl std::hash::Hash for NodeName {
+    // As `str` hashes, so lookups by `&str` find it.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (**self).hash(state)
+    }
 }
 
 impl Topology {
@@ -109,7 +150,24 @@ impl Topology {
 
     /// The node called `name`.
     pub fn find(&self, name: &str) -> Option<u32> {
-        self.by_name.get(name).copied()
+        let map = self.by_name.get_or_init(|| {
+            let mut m = HashMap::with_capacity_and_hasher(self.names.len(), Default::default());
+            for (i, n) in self.names.iter().enumerate() {
+                m.insert(n.clone(), i as u32);
+            }
+            m
+        });
+        map.get(name).copied()
+    }
+
+    fn succ(&self) -> &Vec<Vec<u32>> {
+        self.succ.get_or_init(|| {
+            let mut succ = vec![Vec::new(); self.names.len()];
+            for &(a, b) in &self.edges {
+                succ[a as usize].push(b);
+            }
+            succ
+        })
     }
 
     /// Edges in the order they were added.
@@ -119,34 +177,46 @@ impl Topology {
 
     /// Adds a node; its index is returned. Names must be unique.
     pub fn add_node(&mut self, name: &str, kind: NodeKind) -> Result<u32> {
-        if self.by_name.contains_key(name) {
+        if self.find(name).is_some() {
             return Err(Error::DuplicateNode {
                 name: name.to_owned(),
             });
         }
-        Ok(self.add_new_node(name, kind))
+        Ok(self.add_new_node(NodeName::Shared(Arc::from(name)), kind))
+    }
+
+    /// Room for `nodes` more nodes and `edges` more edges.
+    pub(crate) fn reserve(&mut self, nodes: usize, edges: usize) {
+        self.names.reserve(nodes);
+        self.kinds.reserve(nodes);
+        self.edges.reserve(edges);
     }
 
     /// Adds a node whose name the caller checked is not taken.
-    pub(crate) fn add_new_node(&mut self, name: &str, kind: NodeKind) -> u32 {
-        debug_assert!(!self.by_name.contains_key(name));
+    pub(crate) fn add_new_node(&mut self, name: NodeName, kind: NodeKind) -> u32 {
         let i = self.names.len() as u32;
-        let name: Arc<str> = Arc::from(name);
-        self.names.push(name.clone());
+        if let Some(map) = self.by_name.get_mut() {
+            debug_assert!(!map.contains_key(&*name));
+            map.insert(name.clone(), i);
+        }
+        if let Some(succ) = self.succ.get_mut() {
+            succ.push(Vec::new());
+        }
+        self.names.push(name);
         self.kinds.push(kind);
-        self.by_name.insert(name, i);
-        self.succ.push(Vec::new());
         i
     }
 
     /// Adds `from -> to` for each of `from`, where `to` is a node just added (no successors,
     /// so no cycle) and `from` holds no repeats: no checks needed.
     pub(crate) fn add_edges_into_new(&mut self, from: &[u32], to: u32) {
-        debug_assert!(self.succ[to as usize].is_empty());
-        for &f in from {
-            self.succ[f as usize].push(to);
-            self.edges.push((f, to));
+        if let Some(succ) = self.succ.get_mut() {
+            debug_assert!(succ[to as usize].is_empty());
+            for &f in from {
+                succ[f as usize].push(to);
+            }
         }
+        self.edges.extend(from.iter().map(|&f| (f, to)));
     }
 
     /// Checks that `from -> to` can be added: both exist, it is no self-edge, no repeat, and it
@@ -159,7 +229,7 @@ impl Topology {
                 node: self.names[from as usize].to_string(),
             });
         }
-        if self.succ[from as usize].contains(&to) {
+        if self.succ()[from as usize].contains(&to) {
             return Err(Error::DuplicateEdge {
                 from: self.names[from as usize].to_string(),
                 to: self.names[to as usize].to_string(),
@@ -183,7 +253,9 @@ impl Topology {
     /// Adds the edge `from -> to` after [`check_edge`](Self::check_edge).
     pub fn add_edge(&mut self, from: u32, to: u32) -> Result<()> {
         self.check_edge(from, to)?;
-        self.succ[from as usize].push(to);
+        if let Some(succ) = self.succ.get_mut() {
+            succ[from as usize].push(to);
+        }
         self.edges.push((from, to));
         Ok(())
     }
@@ -197,7 +269,9 @@ impl Topology {
             });
         };
         self.edges.remove(pos);
-        self.succ[from as usize].retain(|&s| s != to);
+        if let Some(succ) = self.succ.get_mut() {
+            succ[from as usize].retain(|&s| s != to);
+        }
         Ok(())
     }
 
@@ -236,7 +310,7 @@ impl Topology {
                 path.reverse();
                 return Some(path);
             }
-            for &s in &self.succ[v as usize] {
+            for &s in &self.succ()[v as usize] {
                 if parent[s as usize] == u32::MAX {
                     parent[s as usize] = v;
                     stack.push(s);
@@ -256,7 +330,7 @@ impl Topology {
                 s,
                 "  {} [label={}, shape={}];",
                 quote(name),
-                quote(&format!("{name}\\n{}", kind.as_str())),
+                quote(&format!("{}\\n{}", &**name, kind.as_str())),
                 kind.shape()
             );
         }
@@ -284,6 +358,50 @@ fn quote(s: &str) -> String {
     }
     q.push('"');
     q
+}
+
+/// A fast hash for node names (multiply-rotate over 8-byte words). Names come from the program,
+/// not from an adversary, so the default hasher's protection against crafted collisions buys
+/// nothing here, and it costs a large share of adding a node.
+#[derive(Default)]
+pub(crate) struct NameHasher(u64);
+
+impl NameHasher {
+    #[inline]
+    fn mix(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for NameHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.mix(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(last));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, b: u8) {
+        self.mix(b as u64);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.mix(n as u64);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 #[cfg(test)]
@@ -343,48 +461,33 @@ mod tests {
             "digraph \"g\" {\n  rankdir=TB;\n  \"say \\\"hi\\\"\" [label=\"say \\\"hi\\\"\\nhost\", shape=ellipse];\n  \"step\" [label=\"step\\nkernel\", shape=box];\n  \"say \\\"hi\\\"\" -> \"step\";\n}\n"
         );
     }
-}
 
-/// A fast hash for node names (multiply-rotate over 8-byte words). Names come from the program,
-/// not from an adversary, so the default hasher's protection against crafted collisions buys
-/// nothing here, and it costs a large share of adding a node.
-#[derive(Default)]
-pub(crate) struct NameHasher(u64);
-
-impl NameHasher {
-    #[inline]
-    fn mix(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for NameHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.mix(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+    #[test]
+    fn lookups_and_edge_checks_built_late_see_every_node_and_edge() {
+        // Nodes and edges added the way `cuda_graph!` adds them: no lookup, no edge check.
+        let mut t = Topology::new();
+        for (i, name) in ["a", "b", "c"].into_iter().enumerate() {
+            let deps: Vec<u32> = (0..i as u32).collect();
+            let n = t.add_new_node(NodeName::Static(name), NodeKind::Kernel);
+            t.add_edges_into_new(&deps, n);
         }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut last = [0u8; 8];
-            last[..rest.len()].copy_from_slice(rest);
-            self.mix(u64::from_le_bytes(last));
-        }
-    }
-
-    #[inline]
-    fn write_u8(&mut self, b: u8) {
-        self.mix(b as u64);
-    }
-
-    #[inline]
-    fn write_usize(&mut self, n: usize) {
-        self.mix(n as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
+        assert_eq!(
+            (t.find("a"), t.find("c"), t.find("d")),
+            (Some(0), Some(2), None)
+        );
+        assert!(matches!(
+            t.add_node("b", NodeKind::Empty),
+            Err(Error::DuplicateNode { .. })
+        ));
+        // The first edge check builds the successor lists from the edges so far.
+        assert!(matches!(t.add_edge(2, 0), Err(Error::Cycle { .. })));
+        assert!(matches!(t.add_edge(0, 1), Err(Error::DuplicateEdge { .. })));
+        // Both stay up to date once built.
+        let d = t.add_node("d", NodeKind::Empty).unwrap();
+        t.add_edges_into_new(&[2], d);
+        assert_eq!(t.find("d"), Some(3));
+        assert!(matches!(t.add_edge(3, 0), Err(Error::Cycle { .. })));
+        t.add_edge(1, 3).unwrap();
+        assert_eq!(t.edges().len(), 5);
     }
 }

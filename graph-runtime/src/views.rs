@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaEvent, LaunchConfig};
 
-use crate::args::{ArgAt, KernelArg, KernelArgs};
+use crate::args::{ArgAt, ArgPtrs, KernelArg, KernelArgs};
 use crate::bind::{Bindings, BufMut};
 use crate::driver::{self, CUgraphNode};
 use crate::error::{Error, Result};
@@ -175,7 +175,8 @@ impl<'a, A: KernelArgs, S: Side> KernelMut<'_, 'a, A, S> {
         let acc = &mut self.acc;
         let k = acc.shadow.kernel();
         let cfg = k.cfg;
-        let p = k.stage(&cfg, |block| args.write(acc.bindings, block))?;
+        let mut ptrs = ArgPtrs::new();
+        let p = k.stage(&cfg, &mut ptrs, |block| args.write(acc.bindings, block))?;
         acc.send(|| send_kernel(acc.target, acc.node, &p))?;
         acc.shadow.kernel().commit_scratch();
         let bindings = acc.bindings;
@@ -205,7 +206,8 @@ impl<'a, A: KernelArgs, S: Side> KernelMut<'_, 'a, A, S> {
         // Write in place, and put the old value back if the driver refuses.
         let old: <<A as ArgAt<I>>::Arg as KernelArg>::Raw = k.args.get(I);
         k.args.put(I, raw);
-        let p = k.params(&k.cfg, &k.args);
+        let mut ptrs = ArgPtrs::new();
+        let p = k.params(&k.cfg, &k.args, &mut ptrs);
         if let Err(e) = acc.send(|| send_kernel(acc.target, acc.node, &p)) {
             acc.shadow.kernel().args.put(I, old);
             return Err(e);
@@ -223,7 +225,8 @@ impl<'a, A: KernelArgs, S: Side> KernelMut<'_, 'a, A, S> {
                 node: acc.topo.name(acc.index).to_owned(),
                 reason,
             })?;
-        let p = k.stage(&cfg, |block| args.write(acc.bindings, block))?;
+        let mut ptrs = ArgPtrs::new();
+        let p = k.stage(&cfg, &mut ptrs, |block| args.write(acc.bindings, block))?;
         acc.send(|| send_kernel(acc.target, acc.node, &p))?;
         let k = acc.shadow.kernel();
         k.commit_scratch();
@@ -268,7 +271,8 @@ impl<'a, A: KernelArgs, S: Side> KernelMut<'_, 'a, A, S> {
                 node: acc.topo.name(acc.index).to_owned(),
                 reason,
             })?;
-        let p = k.params(&cfg, &k.args);
+        let mut ptrs = ArgPtrs::new();
+        let p = k.params(&cfg, &k.args, &mut ptrs);
         acc.send(|| send_kernel(acc.target, acc.node, &p))?;
         acc.shadow.kernel().cfg = cfg;
         acc.mirror(|m| edit(&mut m.kernel().cfg));

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaEvent, LaunchConfig};
 
 use super::{Graph, GraphId, NodeRec};
-use crate::args::{ArgBlock, ArgLayout, KernelArgs};
+use crate::args::{ArgBlock, ArgLayout, ArgPtrs, KernelArgs};
 use crate::bind::BufMut;
 use crate::driver::{self, CUgraph, CUgraphNode, CallResult};
 use crate::error::{Error, Result};
@@ -20,13 +20,17 @@ use crate::shadow::{
     ChildShadow, Endpoint, EventShadow, HostShadow, KernelShadow, MemcpyShadow, MemsetShadow,
     Shadow,
 };
-use crate::topology::NodeKind;
+use crate::topology::{NodeKind, NodeName};
 
 /// The dependencies of a node being added: handles, or node indices of this graph.
 #[derive(Clone, Copy)]
 enum Deps<'d> {
     Handles(&'d [&'d dyn Dep]),
-    Indices(&'d [u32]),
+    /// Node indices, for a node whose name is known to be unique.
+    Indices {
+        deps: &'d [u32],
+        name: &'static str,
+    },
 }
 
 impl<'a> Graph<'a> {
@@ -45,7 +49,7 @@ impl<'a> Graph<'a> {
                     self.deps.push(id.index);
                 }
             }
-            Deps::Indices(deps) => {
+            Deps::Indices { deps, .. } => {
                 if let Some(&i) = deps.iter().find(|&&i| i as usize >= self.nodes.len()) {
                     return Err(Error::Invalid(format!(
                         "no node {i} to depend on: the graph has {} nodes",
@@ -83,17 +87,26 @@ impl<'a> Graph<'a> {
         shadow: Shadow<'a>,
         add: impl Fn(CUgraph, &[CUgraphNode]) -> CallResult<CUgraphNode>,
     ) -> Result<NodeId> {
-        if self.topo.find(name).is_some() {
-            return Err(Error::DuplicateNode {
-                name: name.to_owned(),
-            });
-        }
+        // Names given with node indices come from `cuda_graph!`, which checked at compile time
+        // that they are unique; other names are checked here.
+        let stored = match deps {
+            Deps::Indices { name, .. } => Some(NodeName::Static(name)),
+            Deps::Handles(_) => {
+                if self.topo.find(name).is_some() {
+                    return Err(Error::DuplicateNode {
+                        name: name.to_owned(),
+                    });
+                }
+                None
+            }
+        };
         self.resolve(deps)?;
         let g = self.raw.0;
         let raw_deps = &self.raw_deps;
         let raw = driver::in_context(self.ctx.cu_ctx(), || add(g, raw_deps))
             .map_err(|e| Error::call(e, Some(name)))?;
-        let index = self.topo.add_new_node(name, kind);
+        let stored = stored.unwrap_or_else(|| NodeName::Shared(Arc::from(name)));
+        let index = self.topo.add_new_node(stored, kind);
         // A new node has no successors (no cycle possible) and `deps` holds no repeats.
         self.topo.add_edges_into_new(&self.deps, index);
         self.nodes.push(NodeRec {
@@ -160,14 +173,15 @@ impl<'a> Graph<'a> {
     #[doc(hidden)]
     pub fn add_kernel_after<A: KernelArgs>(
         &mut self,
-        name: &str,
+        name: &'static str,
         deps: &[u32],
         func: &Kernel,
         cfg: LaunchConfig,
         args: A,
     ) -> Result<KernelNode<A>> {
         // SAFETY: the graph keeps a copy of `func` (below) if the node is made.
-        let node = unsafe { self.add_kernel_with(name, Deps::Indices(deps), func, cfg, args) }?;
+        let node =
+            unsafe { self.add_kernel_with(name, Deps::Indices { deps, name }, func, cfg, args) }?;
         if !self.keeps(func) {
             self.kernels.push(func.clone());
         }
@@ -220,10 +234,13 @@ impl<'a> Graph<'a> {
                 reason,
             })?;
         args.write(&self.bindings, &mut k.args)?;
-        let p = k.params(&k.cfg, &k.args);
+        // The shadow moves into the graph below; the driver call reads a copy that stays here.
+        let sent = k.args.clone();
+        let mut ptrs = ArgPtrs::new();
+        let p = k.params(&k.cfg, &sent, &mut ptrs);
         let id = self.add_node(name, NodeKind::Kernel, deps, Shadow::Kernel(k), |g, d| {
-            // SAFETY: `p` points at the argument block now owned by the shadow (heap storage
-            // that did not move); the function stays loaded (the caller's promise).
+            // SAFETY: `p` points at `sent` and `ptrs`, alive and unmoved in this frame; the
+            // function stays loaded (the caller's promise).
             unsafe { driver::add_kernel(g, d, &p) }
         })?;
         Ok(KernelNode::new(id))

@@ -144,6 +144,14 @@ impl<'a> Graph<'a> {
         Ok(child)
     }
 
+    /// Makes room for `nodes` more nodes and `edges` more edges (what `cuda_graph!` calls
+    /// before adding a graph it knows the size of).
+    #[doc(hidden)]
+    pub fn reserve(&mut self, nodes: usize, edges: usize) {
+        self.nodes.reserve(nodes);
+        self.topo.reserve(nodes, edges);
+    }
+
     /// Names the graph (used in DOT output).
     pub fn with_name(mut self, name: &str) -> Self {
         name.clone_into(&mut self.name);
