@@ -8,7 +8,7 @@
 //! `CudaFunction` has no such list and is checked by probing.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::sys::{CUfunction_attribute, CUresult};
 
@@ -22,6 +22,9 @@ pub struct Module {
     ctx: Arc<CudaContext>,
     inner: Arc<CudaModule>,
     params: HashMap<String, Arc<[usize]>>,
+    /// Kernels handed out so far: asking again gives a clone, which shares the limits read
+    /// from the driver once (a graph built from this module again asks the driver nothing).
+    loaded: Mutex<Vec<Kernel>>,
 }
 
 impl Module {
@@ -42,11 +45,16 @@ impl Module {
             ctx: ctx.clone(),
             inner,
             params,
+            loaded: Mutex::new(Vec::new()),
         })
     }
 
     /// The kernel called `name` (its `extern "C"` name, or its mangled name).
     pub fn function(&self, name: &str) -> Result<Kernel> {
+        let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = loaded.iter().find(|k| &*k.name == name) {
+            return Ok(k.clone());
+        }
         let func = self
             .inner
             .load_function(name)
@@ -55,12 +63,14 @@ impl Module {
                 node: Some(name.to_owned()),
                 source,
             })?;
-        Ok(Kernel {
+        let k = Kernel {
             func,
             name: Arc::from(name),
             params: self.params.get(name).cloned(),
             info: Arc::default(),
-        })
+        };
+        loaded.push(k.clone());
+        Ok(k)
     }
 
     /// The names of the module's kernels.
