@@ -101,7 +101,6 @@ pub(crate) const SYMBOLS: &[&str] = &[
     "cuGraphHostNodeSetParams",
     "cuGraphEventRecordNodeSetEvent",
     "cuGraphEventWaitNodeSetEvent",
-    "cuGraphInstantiateWithFlags",
     "cuGraphInstantiateWithParams",
     "cuGraphExecDestroy",
     "cuGraphExecKernelNodeSetParams_v2",
@@ -363,15 +362,6 @@ pub(crate) unsafe fn instantiate(
     upload: CUstream,
 ) -> Result<CUgraphExec, InstantiateFailure> {
     let mut exec = ptr::null_mut();
-    if upload.is_null() {
-        // The plain call first: on this driver it instantiates small multi-branch graphs
-        // faster than the one with parameters. Only a failure asks again, for the reason.
-        // SAFETY: `exec` is a valid out-pointer; the caller vouches for `g`.
-        let r = unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, g, flags) };
-        if r == sys::CUresult::CUDA_SUCCESS {
-            return Ok(exec);
-        }
-    }
     let mut p = sys::CUDA_GRAPH_INSTANTIATE_PARAMS {
         flags,
         hUploadStream: upload,
