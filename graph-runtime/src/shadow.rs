@@ -404,6 +404,7 @@ impl Shadow<'_> {
 macro_rules! accessor {
     ($name:ident, $variant:ident, $ty:ty) => {
         impl<'a> Shadow<'a> {
+            #[inline]
             pub fn $name(&mut self) -> &mut $ty {
                 match self {
                     Shadow::$variant(x) => x,
@@ -420,6 +421,7 @@ accessor!(host, Host, HostShadow<'a>);
 accessor!(child, Child, ChildShadow);
 
 impl Shadow<'_> {
+    #[inline]
     pub fn event(&mut self) -> &mut EventShadow {
         match self {
             Shadow::EventRecord(e) | Shadow::EventWait(e) => e,

@@ -280,6 +280,7 @@ impl<'a, A: KernelArgs, S: Side> KernelMut<'_, 'a, A, S> {
     }
 }
 
+#[inline]
 fn send_kernel(t: Target, n: CUgraphNode, p: &driver::KernelParams) -> driver::CallResult<()> {
     // SAFETY: `p` was built from a kernel shadow: a live function (borrowed by the graph) and
     // one value per parameter (checked against the function when the node was added).

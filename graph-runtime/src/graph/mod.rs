@@ -293,6 +293,7 @@ impl<'a> Graph<'a> {
     /// What a setter view of node `i` borrows: on this template (`exec: None`), or on an
     /// executable graph made from it (`exec`: its handle, its shadow of the node, and its list of
     /// retired host slots; the template's shadow then receives the same edits).
+    #[inline]
     pub(crate) fn access<'v>(
         &'v mut self,
         i: usize,
