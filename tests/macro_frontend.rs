@@ -18,6 +18,8 @@ mod ast;
 mod dot;
 #[path = "../graph-macros/src/expand.rs"]
 mod expand;
+#[path = "../graph-macros/src/expand_build.rs"]
+mod expand_build;
 #[path = "../graph-macros/src/expand_exec.rs"]
 mod expand_exec;
 #[path = "../graph-macros/src/validate/mod.rs"]

@@ -14,7 +14,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
 
 use crate::ast::ParamTy;
-use crate::expand::{arg_ty, handle_ty, Groups};
+use crate::expand::{arg_ty, handle_ty};
+use crate::expand_build::Groups;
 use crate::validate::{Arg, ChildArg, Graph, InputKind, NodeOp};
 
 fn index(i: usize) -> syn::Index {

@@ -2,11 +2,12 @@
 //! into code against the cuda-graph runtime. Use it through the `cuda-graph` crate.
 //!
 //! Phases, one module each: [`ast`] (grammar and parser) -> [`validate`] (every check, errors
-//! collected) -> [`expand`] and [`expand_exec`] (code generation); [`dot`] renders the graph.
+//! collected) -> [`expand`], [`expand_build`] and [`expand_exec`] (code generation); [`dot`] renders the graph.
 
 mod ast;
 mod dot;
 mod expand;
+mod expand_build;
 mod expand_exec;
 mod validate;
 
