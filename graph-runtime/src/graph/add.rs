@@ -160,7 +160,7 @@ impl<'a> Graph<'a> {
                 // SAFETY: the graph keeps `k` (below) if the node is made.
                 let node =
                     unsafe { self.add_kernel_with(name, Deps::Handles(deps), &k, cfg, args) }?;
-                self.keep(k);
+                self.keep(&k);
                 Ok(node)
             }
         }
@@ -182,23 +182,19 @@ impl<'a> Graph<'a> {
         // SAFETY: the graph keeps a copy of `func` (below) if the node is made.
         let node =
             unsafe { self.add_kernel_with(name, Deps::Indices { deps, name }, func, cfg, args) }?;
-        if !self.keeps(func) {
-            self.kernels.push(func.clone());
-        }
+        self.keep(func);
         Ok(node)
     }
 
-    fn keeps(&self, k: &Kernel) -> bool {
+    /// Keeps a copy of `k` (and with it its module) for the graph's life, one per function.
+    fn keep(&mut self, k: &Kernel) {
         let f = k.cuda_function().cu_function();
-        self.kernels
+        if !self
+            .kernels
             .iter()
             .any(|kept| kept.cuda_function().cu_function() == f)
-    }
-
-    /// Keeps `k` (and its module) alive for the graph's life; one copy per function.
-    fn keep(&mut self, k: Kernel) {
-        if !self.keeps(&k) {
-            self.kernels.push(k);
+        {
+            self.kernels.push(k.clone());
         }
     }
 
