@@ -369,7 +369,7 @@ Per call it checks the handle, writes the argument into the executable graph's s
 The argument bytes live inside the shadow (no allocation, no pointer to follow) and the path is inlined into the \
 caller. What is left is the price of the shadow copies, without which a failed edit could not be undone and an \
 update would lose the edit. The floor itself moves by 10-20% between runs, and the ratio with it: over the \
-benchmark runs of 2026-11-22 the cells read between 1.06x and 1.15x.",
+benchmark runs of 2026-11-22 (six, on code from before and after the last changes to this path) the cells read between 1.06x and 1.17x.",
         setter_ns.0, setter_ns.1, setter_raw.0, setter_raw.1
     );
     let sums: Vec<String> = cells()
