@@ -57,17 +57,17 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(ctx: &std::sync::Arc<cuda_graph::cudarc::driver::CudaContext>) -> cuda_graph::Result<()> {
+fn run(
+    ctx: &std::sync::Arc<cuda_graph::cudarc::driver::CudaContext>,
+) -> Result<(), Box<dyn std::error::Error>> {
     const N: u32 = 1 << 16;
     let stream = ctx.default_stream();
     let module = compile(ctx, include_str!("kernels/diamond.cu"))?;
-    let dev =
-        |e: cuda_graph::cudarc::driver::DriverError| cuda_graph::Error::Invalid(e.to_string());
     let poison = vec![0xDEAD_BEEFu32; N as usize];
-    let mut t = stream.clone_htod(&poison).map_err(dev)?;
-    let mut l = stream.clone_htod(&poison).map_err(dev)?;
-    let mut r = stream.clone_htod(&poison).map_err(dev)?;
-    let mut out = stream.clone_htod(&poison).map_err(dev)?;
+    let mut t = stream.clone_htod(&poison)?;
+    let mut l = stream.clone_htod(&poison)?;
+    let mut r = stream.clone_htod(&poison)?;
+    let mut out = stream.clone_htod(&poison)?;
     let mut result = poison.clone();
     let runs = AtomicU32::new(0);
     let done = || {
@@ -98,11 +98,12 @@ fn run(ctx: &std::sync::Arc<cuda_graph::cudarc::driver::CudaContext>) -> cuda_gr
         match bad {
             None => println!("base = {base}: all {N} values are 13 * (base + i)"),
             Some(i) => {
-                return Err(cuda_graph::Error::Invalid(format!(
+                return Err(format!(
                     "base = {base}: element {i} is {}, expected {}",
                     host[i as usize],
                     13 * (base + i)
-                )))
+                )
+                .into())
             }
         }
     }

@@ -46,16 +46,16 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(ctx: &std::sync::Arc<cuda_graph::cudarc::driver::CudaContext>) -> cuda_graph::Result<()> {
+fn run(
+    ctx: &std::sync::Arc<cuda_graph::cudarc::driver::CudaContext>,
+) -> Result<(), Box<dyn std::error::Error>> {
     let stream = ctx.default_stream();
     let module = compile(ctx, include_str!("kernels/saxpy.cu"))?;
-    let dev =
-        |e: cuda_graph::cudarc::driver::DriverError| cuda_graph::Error::Invalid(e.to_string());
     let n = 1u32 << 20;
     let xs: Vec<f32> = (0..n).map(|i| (i % 5) as f32).collect();
-    let x = stream.clone_htod(&xs).map_err(dev)?;
-    let mut y = stream.alloc_zeros::<f32>(n as usize).map_err(dev)?;
-    let mut total = stream.alloc_zeros::<f32>(1).map_err(dev)?;
+    let x = stream.clone_htod(&xs)?;
+    let mut y = stream.alloc_zeros::<f32>(n as usize)?;
+    let mut total = stream.alloc_zeros::<f32>(1)?;
 
     println!("{}", Saxpy::DOT);
     let graph = Saxpy::build(
@@ -72,13 +72,13 @@ fn run(ctx: &std::sync::Arc<cuda_graph::cudarc::driver::CudaContext>) -> cuda_gr
     let sum_x: f64 = xs.iter().map(|&v| v as f64).sum();
 
     exec.launch(&stream)?;
-    let t = stream.clone_dtoh(exec.total()?).map_err(dev)?[0];
+    let t = stream.clone_dtoh(exec.total()?)?[0];
     println!("a = 2: sum(y) = {t} (expected {})", 2.0 * sum_x);
 
     // A graph-level setter: every node that uses `a` (here: `step`) is updated in place.
     exec.set_a(0.5)?;
     exec.launch(&stream)?;
-    let t = stream.clone_dtoh(exec.total()?).map_err(dev)?[0];
+    let t = stream.clone_dtoh(exec.total()?)?[0];
     println!("a = 0.5: sum(y) = {t} (expected {})", 2.5 * sum_x);
 
     // `n` is used by both kernels, as an argument and in `step`'s grid size: halving it
@@ -90,7 +90,7 @@ fn run(ctx: &std::sync::Arc<cuda_graph::cudarc::driver::CudaContext>) -> cuda_gr
     );
     exec.step()?.set_a(1.0)?;
     exec.launch(&stream)?;
-    let t = stream.clone_dtoh(exec.total()?).map_err(dev)?[0];
+    let t = stream.clone_dtoh(exec.total()?)?[0];
     let half: f64 = xs[..(n / 2) as usize].iter().map(|&v| v as f64).sum();
     println!(
         "n/2, step's a = 1: sum of first half = {t} (expected {})",

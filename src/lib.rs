@@ -22,10 +22,10 @@ pub mod __private {
         CudaEvent, CudaSlice, CudaStream, CudaViewMut, DeviceRepr,
     };
     pub use cuda_graph_runtime::{
-        Buf, BufMut, ChildNode, Dep, Device, EmptyNode, Error, EventRecordNode, EventWaitNode,
-        Graph, GraphExec, Host, HostBuf, HostBufMut, HostNode, Instantiate, KernelArg, KernelMut,
-        KernelNode, LaunchConfig, MemcpyNode, MemsetNode, Module, NodeHandle, OnExec, Result,
-        UpdatePath,
+        AccessError, Buf, BufMut, ChildNode, Dep, Device, EditError, EmptyNode, Error,
+        EventRecordNode, EventWaitNode, Graph, GraphExec, Host, HostBuf, HostBufMut, HostNode,
+        Instantiate, KernelArg, KernelMut, KernelNode, LaunchConfig, LaunchError, MemcpyNode,
+        MemsetNode, Module, NodeHandle, OnExec, Result, UpdateError, UpdatePath,
     };
     pub use std::sync::Arc;
 

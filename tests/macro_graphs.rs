@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use common::POISON;
 use cuda_graph::cudarc::driver::CudaSlice;
-use cuda_graph::{cuda_graph, Error, NodeKind, Topology};
+use cuda_graph::{cuda_graph, EditError, NodeKind, Topology};
 
 cuda_graph! {
     /// Three chains; `k` is shared by two of them (`scale_b` uses it in an expression).
@@ -206,7 +206,7 @@ fn graph_level_setter_updates_every_node_that_uses_the_param_and_no_other() {
     // A value that makes a launch invalid (grid 0) is refused, and nothing changes.
     let e = exec.set_n(0).unwrap_err();
     assert!(
-        matches!(&e, Error::InvalidLaunch { node, .. } if node == "fill_a"),
+        matches!(&e, EditError::InvalidLaunch { node, .. } if node == "fill_a"),
         "{e}"
     );
     assert_eq!(exec.n(), N as u32 / 2);
@@ -412,7 +412,7 @@ fn memset_param_memcpy_callback_and_event_setters() {
     // Rebinding the memset's destination: a too-short buffer is refused, nothing changes.
     let e = exec.set_z(&mut short).unwrap_err();
     assert!(
-        matches!(&e, Error::BufferTooShort { node, .. } if node == "clear"),
+        matches!(&e, EditError::BufferTooShort { node, .. } if node == "clear"),
         "{e}"
     );
     exec.set_z(&mut z2).unwrap();

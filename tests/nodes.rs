@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
 use common::POISON;
-use cuda_graph::{Error, Graph, Instantiate, LaunchConfig, NodeKind, UpdatePath};
+use cuda_graph::{BuildError, Graph, Instantiate, LaunchConfig, NodeKind, UpdatePath};
 
 const N: usize = 4096;
 
@@ -265,14 +265,14 @@ fn dependencies_by_index_are_checked() {
         .add_kernel_after("past", &[1], &affine, cfg(N), (yb, 2u32, 0u32, n))
         .unwrap_err();
     assert!(
-        matches!(&e, Error::Invalid(m) if m.contains("no node 1")),
+        matches!(&e, BuildError::UnknownDependency { node, index: 1, len: 1 } if node == "past"),
         "{e}"
     );
     let e = g
         .add_kernel_after("twice", &[0, 0], &affine, cfg(N), (yb, 2u32, 0u32, n))
         .unwrap_err();
     assert!(
-        matches!(&e, Error::Invalid(m) if m.contains("listed twice")),
+        matches!(&e, BuildError::RepeatedDependency { node, dependency } if node == "twice" && dependency == "fill"),
         "{e}"
     );
     assert_eq!(g.len(), 1);

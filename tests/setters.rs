@@ -6,7 +6,7 @@ mod common;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use common::POISON;
-use cuda_graph::{Error, Graph, LaunchConfig};
+use cuda_graph::{EditError, Graph, LaunchConfig, Role};
 
 const N: usize = 2048;
 
@@ -157,7 +157,7 @@ fn invalid_launch_dimensions_are_errors_naming_the_node_and_change_nothing() {
         ),
     ] {
         assert!(
-            matches!(&e, Error::InvalidLaunch { node, .. } if node == "shape"),
+            matches!(&e, EditError::InvalidLaunch { node, .. } if node == "shape"),
             "{what}: {e}"
         );
     }
@@ -266,7 +266,7 @@ fn memset_set_value_set_dst_and_disable() {
         .all(|&v| v == 0x7777_7777));
     let e = exec.node(m).unwrap().set_dst(sb).unwrap_err();
     assert!(
-        matches!(e, Error::BufferTooShort { ref node, len, needed, .. }
+        matches!(e, EditError::BufferTooShort { ref node, len, needed, role: Role::Destination }
             if node == "fill" && len == N - 1 && needed == N),
         "{e}"
     );

@@ -5,7 +5,10 @@ mod common;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use common::POISON;
-use cuda_graph::{Error, Graph, LaunchConfig, UpdatePath, UpdateRefusal};
+use cuda_graph::{
+    BuildError, EditError, Graph, HandleError, LaunchConfig, LaunchError, Role, UpdatePath,
+    UpdateRefusal,
+};
 
 const N: usize = 1024;
 
@@ -121,7 +124,7 @@ fn update_ladder_setter_then_in_place_then_reinstantiation() {
     let copy = g.add_memcpy("copy", &[&scale], zb, yb).unwrap();
     assert!(matches!(
         exec.node(copy),
-        Err(Error::NotInstantiated { ref node }) if node == "copy"
+        Err(EditError::NotInstantiated { ref node }) if node == "copy"
     ));
     let path = exec.update().unwrap();
     assert!(
@@ -259,20 +262,20 @@ fn handles_from_another_graph_are_rejected() {
     let m2 = g2.add_memset("m", &[], z2, 2u32).unwrap();
     assert!(matches!(
         g2.add_memset("x", &[], y1, 1u32),
-        Err(Error::ForeignHandle { what: "buffer" })
+        Err(BuildError::Handle(HandleError::Foreign { what: "buffer" }))
     ));
     assert!(matches!(
         g2.add_empty("x", &[&m1]),
-        Err(Error::ForeignHandle { what: "node" })
+        Err(BuildError::Handle(HandleError::Foreign { what: "node" }))
     ));
     let mut e1 = g1.instantiate().unwrap();
     assert!(matches!(
         e1.node(m2),
-        Err(Error::ForeignHandle { what: "node" })
+        Err(EditError::Handle(HandleError::Foreign { what: "node" }))
     ));
     assert!(matches!(
         e1.node(m1).unwrap().set_dst(z2),
-        Err(Error::ForeignHandle { what: "buffer" })
+        Err(EditError::Handle(HandleError::Foreign { what: "buffer" }))
     ));
     e1.launch(&gpu.stream).unwrap();
     assert!(gpu.read(e1.buffer(y1).unwrap()).iter().all(|&v| v == 1));
@@ -290,11 +293,11 @@ fn child_and_parent_buffer_handles_never_alias() {
     let wb = g.bind_mut(&mut w).unwrap();
     assert!(matches!(
         child.add_memset("w", &[], wb, 1u32),
-        Err(Error::ForeignHandle { what: "buffer" })
+        Err(BuildError::Handle(HandleError::Foreign { what: "buffer" }))
     ));
     assert!(matches!(
         g.add_memset("z", &[], zb, 1u32),
-        Err(Error::ForeignHandle { what: "buffer" })
+        Err(BuildError::Handle(HandleError::Foreign { what: "buffer" }))
     ));
     child.add_memset("y", &[], yb, 7u32).unwrap();
     child.add_memset("z", &[], zb, 8u32).unwrap();
@@ -332,7 +335,7 @@ fn panicking_host_callback_is_an_error_and_the_process_goes_on() {
     exec.launch(&gpu.stream).unwrap();
     let e = exec.synchronize().unwrap_err();
     assert!(
-        matches!(&e, Error::HostCallbackPanicked { node, message }
+        matches!(&e, LaunchError::HostCallbackPanicked { node, message }
             if node == "boom" && message == "second call fails"),
         "{e}"
     );
@@ -357,7 +360,7 @@ fn a_panic_is_reported_by_the_next_launch() {
     gpu.stream.synchronize().unwrap();
     assert!(matches!(
         exec.launch(&gpu.stream),
-        Err(Error::HostCallbackPanicked { .. })
+        Err(LaunchError::HostCallbackPanicked { .. })
     ));
     exec.launch(&gpu.stream).unwrap();
     assert!(exec.synchronize().is_err());
@@ -375,13 +378,16 @@ fn too_short_memcpy_buffers_are_rejected_before_any_driver_call() {
     let eb = g.bind(&empty).unwrap();
     let e = g.add_memcpy("copy", &[], db, sb).unwrap_err();
     assert!(
-        matches!(e, Error::BufferTooShort { ref node, role: "destination", len, needed }
+        matches!(e, BuildError::BufferTooShort { ref node, role: Role::Destination, len, needed }
             if node == "copy" && len == N - 1 && needed == N),
         "{e}"
     );
     assert!(matches!(
         g.add_memcpy("copy", &[], db, eb),
-        Err(Error::EmptyBuffer { role: "source", .. })
+        Err(BuildError::EmptyBuffer {
+            role: Role::Source,
+            ..
+        })
     ));
     assert!(g.is_empty());
     let mut exec = g.instantiate().unwrap();

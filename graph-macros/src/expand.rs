@@ -348,12 +348,12 @@ pub fn expand(g: &Graph) -> TokenStream {
             }
 
             /// Makes the executable graph.
-            pub fn instantiate(self) -> #rt::Result<#exec_name<'a>> {
+            pub fn instantiate(self) -> ::core::result::Result<#exec_name<'a>, #rt::UpdateError> {
                 self.instantiate_with(#rt::Instantiate::new())
             }
 
             /// Makes the executable graph with options.
-            pub fn instantiate_with(self, opts: #rt::Instantiate<'_>) -> #rt::Result<#exec_name<'a>> {
+            pub fn instantiate_with(self, opts: #rt::Instantiate<'_>) -> ::core::result::Result<#exec_name<'a>, #rt::UpdateError> {
                 ::core::result::Result::Ok(#exec_name {
                     __cg_exec: self.__cg_graph.instantiate_with(opts)?,
                     __cg_s: self.__cg_s,

@@ -193,7 +193,7 @@ pub fn exec_methods(
                         ::core::clone::Clone::clone(&self.__cg_s.0.#slot)
                     }
                     #[doc = #doc_set]
-                    pub fn #set(&mut self, value: #ty) -> #rt::Result<()> {
+                    pub fn #set(&mut self, value: #ty) -> ::core::result::Result<(), #rt::EditError> {
                         let __cg_old = ::core::mem::replace(&mut self.__cg_s.0.#slot, value);
                         match self.#refresh_fn() {
                             ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
@@ -215,7 +215,7 @@ pub fn exec_methods(
                 let doc = format!("Buffer `{n}`, for cudarc calls between launches.");
                 methods.extend(quote! {
                     #[doc = #doc]
-                    pub fn #n(&self) -> #rt::Result<&#rt::CudaSlice<#elem>> {
+                    pub fn #n(&self) -> ::core::result::Result<&#rt::CudaSlice<#elem>, #rt::AccessError> {
                         self.__cg_exec.buffer(self.__cg_s.1.#slot)
                     }
                 });
@@ -224,7 +224,7 @@ pub fn exec_methods(
                     let doc = format!("Buffer `{n}`, writable (a view), e.g. to upload new input.");
                     methods.extend(quote! {
                         #[doc = #doc]
-                        pub fn #m(&mut self) -> #rt::Result<#rt::CudaViewMut<'_, #elem>> {
+                        pub fn #m(&mut self) -> ::core::result::Result<#rt::CudaViewMut<'_, #elem>, #rt::AccessError> {
                             self.__cg_exec.buffer_mut(self.__cg_s.1.#slot)
                         }
                     });
@@ -243,7 +243,7 @@ pub fn exec_methods(
                     );
                     methods.extend(quote! {
                         #[doc = #doc]
-                        pub fn #set(&mut self, buffer: #ty) -> #rt::Result<()> {
+                        pub fn #set(&mut self, buffer: #ty) -> ::core::result::Result<(), #rt::EditError> {
                             let __cg_h = self.__cg_s.1.#slot;
                             let __cg_old = self.__cg_exec.#swap(__cg_h, buffer)?;
                             match self.#refresh_fn() {
@@ -268,11 +268,11 @@ pub fn exec_methods(
                 let doc = format!("Host buffer `{n}`; waits for running launches first.");
                 methods.extend(quote! {
                     #[doc = #doc]
-                    pub fn #n(&mut self) -> #rt::Result<&[#elem]> {
+                    pub fn #n(&mut self) -> ::core::result::Result<&[#elem], #rt::AccessError> {
                         self.__cg_exec.host(self.__cg_s.1.#slot)
                     }
                     #[doc = #doc]
-                    pub fn #m(&mut self) -> #rt::Result<&mut [#elem]> {
+                    pub fn #m(&mut self) -> ::core::result::Result<&mut [#elem], #rt::AccessError> {
                         self.__cg_exec.host_mut(self.__cg_s.1.#slot)
                     }
                 });
@@ -297,7 +297,7 @@ pub fn exec_methods(
                 );
                 methods.extend(quote! {
                     #[doc = #doc]
-                    pub fn #set(&mut self, value: #ty) -> #rt::Result<()> {
+                    pub fn #set(&mut self, value: #ty) -> ::core::result::Result<(), #rt::EditError> {
                         let __cg_old = ::core::mem::replace(&mut self.__cg_s.#tuple.#slot, value);
                         match self.#refresh_fn() {
                             ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
@@ -314,7 +314,7 @@ pub fn exec_methods(
         }
         methods.extend(quote! {
             #[allow(unused_variables, unreachable_code, clippy::all)]
-            fn #refresh_fn(&mut self) -> #rt::Result<()> {
+            fn #refresh_fn(&mut self) -> ::core::result::Result<(), #rt::EditError> {
                 #body
                 ::core::result::Result::Ok(())
             }
@@ -348,7 +348,7 @@ pub fn exec_methods(
                                 let doc = format!("Sets kernel parameter `{p}` of this node only.");
                                 quote! {
                                     #[doc = #doc]
-                                    pub fn #set(&mut self, value: #ty) -> #rt::Result<()> {
+                                    pub fn #set(&mut self, value: #ty) -> ::core::result::Result<(), #rt::EditError> {
                                         self.0.set_arg::<#i>(value)
                                     }
                                 }
@@ -374,7 +374,7 @@ pub fn exec_methods(
                 views.extend(quote! {
                     impl<'a> #exec<'a> {
                         #[doc = #doc]
-                        pub fn #name(&mut self) -> #rt::Result<#view<'_, 'a>> {
+                        pub fn #name(&mut self) -> ::core::result::Result<#view<'_, 'a>, #rt::EditError> {
                             ::core::result::Result::Ok(#view(self.__cg_exec.node(#node)?))
                         }
                     }
@@ -385,7 +385,7 @@ pub fn exec_methods(
                 views.extend(quote! {
                     impl<'a> #exec<'a> {
                         #[doc = #doc]
-                        pub fn #name(&mut self) -> #rt::Result<<#ty as #rt::NodeHandle>::OnExec<'_, 'a>> {
+                        pub fn #name(&mut self) -> ::core::result::Result<<#ty as #rt::NodeHandle>::OnExec<'_, 'a>, #rt::EditError> {
                             self.__cg_exec.node(#node)
                         }
                     }
@@ -413,15 +413,15 @@ pub fn exec_methods(
     quote! {
         impl<'a> #exec<'a> {
             /// Launches the graph on `stream`.
-            pub fn launch(&mut self, stream: &#rt::Arc<#rt::CudaStream>) -> #rt::Result<()> {
+            pub fn launch(&mut self, stream: &#rt::Arc<#rt::CudaStream>) -> ::core::result::Result<(), #rt::LaunchError> {
                 self.__cg_exec.launch(stream)
             }
             /// Waits for every launch, then reports a host-callback panic if one happened.
-            pub fn synchronize(&mut self) -> #rt::Result<()> {
+            pub fn synchronize(&mut self) -> ::core::result::Result<(), #rt::LaunchError> {
                 self.__cg_exec.synchronize()
             }
             /// Applies template edits made through `inner_mut().graph_mut()`.
-            pub fn update(&mut self) -> #rt::Result<#rt::UpdatePath> {
+            pub fn update(&mut self) -> ::core::result::Result<#rt::UpdatePath, #rt::UpdateError> {
                 self.__cg_exec.update()
             }
             /// The runtime executable graph.

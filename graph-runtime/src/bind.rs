@@ -15,8 +15,9 @@ use std::marker::PhantomData;
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr};
 
-use crate::error::{Error, Result};
-use crate::graph::GraphId;
+use crate::driver::{End, HostPtr, HostPtrMut, Idle};
+use crate::error::{EditError, HandleError};
+use crate::id::GraphId;
 
 /// A handle to a device buffer bound read-only ([`Graph::bind`](crate::Graph::bind)).
 pub struct Buf<T> {
@@ -156,24 +157,22 @@ impl<T> HostBufMut<T> {
 /// A device slice whose cudarc stream-ordering events the graph maintains at launch.
 pub(crate) trait Tracked: Any + Send + Sync {
     /// Makes `stream` wait for earlier writes, runs `f`, then records a read on `stream`.
-    fn guard_read(&self, stream: &CudaStream, f: &mut dyn FnMut() -> Result<()>) -> Result<()>;
+    fn guard_read(&self, stream: &CudaStream, f: &mut dyn FnMut() -> Tracking) -> Tracking;
     /// Makes `stream` wait for earlier reads and writes, runs `f`, then records a write.
-    fn guard_write(&mut self, stream: &CudaStream, f: &mut dyn FnMut() -> Result<()>)
-        -> Result<()>;
+    fn guard_write(&mut self, stream: &CudaStream, f: &mut dyn FnMut() -> Tracking) -> Tracking;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
+/// What a launch wrapped by [`Bindings::tracked`] returns.
+pub(crate) type Tracking = Result<(), crate::error::LaunchError>;
+
 impl<T: DeviceRepr + Send + Sync + 'static> Tracked for CudaSlice<T> {
-    fn guard_read(&self, stream: &CudaStream, f: &mut dyn FnMut() -> Result<()>) -> Result<()> {
+    fn guard_read(&self, stream: &CudaStream, f: &mut dyn FnMut() -> Tracking) -> Tracking {
         let (_ptr, _record_on_drop) = self.device_ptr(stream);
         f()
     }
-    fn guard_write(
-        &mut self,
-        stream: &CudaStream,
-        f: &mut dyn FnMut() -> Result<()>,
-    ) -> Result<()> {
+    fn guard_write(&mut self, stream: &CudaStream, f: &mut dyn FnMut() -> Tracking) -> Tracking {
         let (_ptr, _record_on_drop) = self.device_ptr_mut(stream);
         f()
     }
@@ -188,12 +187,13 @@ impl<T: DeviceRepr + Send + Sync + 'static> Tracked for CudaSlice<T> {
 pub(crate) enum Access<'a> {
     Device(&'a dyn Tracked),
     DeviceMut(&'a mut dyn Tracked),
-    /// A host slice; the pointer came from a `&'a [T]` or `&'a mut [T]` the graph holds.
-    Host,
-    HostMut,
+    /// A host slice the graph reads.
+    Host(HostPtr<'a>),
+    /// A host slice memcpy nodes may write.
+    HostMut(HostPtrMut<'a>),
     /// A buffer of the parent graph, seen by a child graph made with `Graph::child_graph`;
     /// the parent tracks it.
-    Parent,
+    Parent(End<'a>),
 }
 
 /// One bound buffer.
@@ -204,29 +204,18 @@ pub struct Binding<'a> {
     pub(crate) addr: u64,
     /// Length in elements.
     pub(crate) len: usize,
-    /// `PhantomData` for the host borrow, so the graph's lifetime covers it.
-    _host: PhantomData<&'a mut [u8]>,
 }
 
-impl Binding<'_> {
-    pub(crate) fn is_host_mut(&self) -> bool {
-        matches!(self.access, Access::HostMut)
+impl<'a> Binding<'a> {
+    /// The binding as a memcpy end.
+    pub(crate) fn end(&self) -> End<'a> {
+        match &self.access {
+            Access::Host(h) => End::Host(*h),
+            Access::HostMut(h) => End::Host(h.ptr()),
+            Access::Parent(e) => *e,
+            Access::Device(_) | Access::DeviceMut(_) => End::Device(self.addr),
+        }
     }
-}
-
-// SAFETY: device bindings are `Send + Sync` trait objects. Host bindings are a plain address
-// from a `&'a [T]` / `&'a mut [T]` with `T: Send + Sync` (required by `bind_host*`), which the
-// graph holds exclusively (or shared, for `&'a [T]`) for `'a`; moving that across threads is
-// what moving the reference would be.
-unsafe impl Send for Binding<'_> {}
-// SAFETY: shared access only reads `addr`/`len` or calls `guard_read` on a `Sync` object.
-unsafe impl Sync for Binding<'_> {}
-
-fn parent_only() -> Error {
-    Error::Invalid(
-        "this buffer was bound to the parent graph; reach it through the parent's executable graph"
-            .to_owned(),
-    )
 }
 
 /// The buffers of one graph.
@@ -243,7 +232,7 @@ pub struct Bindings<'a> {
 }
 
 impl<'a> Bindings<'a> {
-    pub fn new(owner: GraphId) -> Self {
+    pub(crate) fn new(owner: GraphId) -> Self {
         Bindings {
             list: Vec::new(),
             owner,
@@ -251,51 +240,70 @@ impl<'a> Bindings<'a> {
         }
     }
 
-    /// The id handles of buffers bound here carry.
-    pub fn owner(&self) -> GraphId {
-        self.owner
-    }
-
-    fn push(&mut self, access: Access<'a>, addr: u64, len: usize) -> u32 {
-        self.list.push(Binding {
-            access,
-            addr,
-            len,
-            _host: PhantomData,
-        });
+    fn push(&mut self, b: Binding<'a>) -> u32 {
+        self.list.push(b);
         (self.list.len() - 1) as u32
     }
 
-    pub fn bind<T: DeviceRepr + Send + Sync + 'static>(&mut self, s: &'a CudaSlice<T>) -> u32 {
-        self.list.push(Self::device_binding(s));
-        (self.list.len() - 1) as u32
+    pub(crate) fn bind<T: DeviceRepr + Send + Sync + 'static>(
+        &mut self,
+        s: &'a CudaSlice<T>,
+    ) -> u32 {
+        self.push(Self::device_binding(s))
     }
 
-    pub fn bind_mut<T: DeviceRepr + Send + Sync + 'static>(
+    pub(crate) fn bind_mut<T: DeviceRepr + Send + Sync + 'static>(
         &mut self,
         s: &'a mut CudaSlice<T>,
     ) -> u32 {
-        self.list.push(Self::device_binding_mut(s));
-        (self.list.len() - 1) as u32
+        self.push(Self::device_binding_mut(s))
+    }
+
+    pub(crate) fn bind_host<T: Copy + Send + Sync>(&mut self, s: &'a [T]) -> u32 {
+        let (addr, len) = (s.as_ptr() as u64, s.len());
+        self.push(Binding {
+            access: Access::Host(HostPtr::of(s)),
+            addr,
+            len,
+        })
+    }
+
+    pub(crate) fn bind_host_mut<T: Copy + Send + Sync + 'static>(&mut self, s: &'a mut [T]) -> u32 {
+        let (addr, len) = (s.as_mut_ptr() as u64, s.len());
+        self.push(Binding {
+            access: Access::HostMut(HostPtr::of_mut(s)),
+            addr,
+            len,
+        })
     }
 
     /// Puts `new` in the place of binding `index` (a binding of this graph, not its parent's,
     /// of the same kind), returning the old one. Nodes keep the old address until re-set.
-    pub fn replace(&mut self, graph: GraphId, index: u32, new: Binding<'a>) -> Result<Binding<'a>> {
+    pub(crate) fn replace(
+        &mut self,
+        graph: GraphId,
+        index: u32,
+        new: Binding<'a>,
+    ) -> Result<Binding<'a>, EditError> {
         let own = graph == self.owner && self.parent.is_none_or(|(_, n)| index as usize >= n);
         let Some(slot) = self.list.get_mut(index as usize).filter(|_| own) else {
-            return Err(Error::ForeignHandle { what: "buffer" });
+            return Err(HandleError::Foreign { what: "buffer" }.into());
         };
-        if std::mem::discriminant(&slot.access) != std::mem::discriminant(&new.access) {
-            return Err(Error::Invalid(
-                "a buffer bound writable is swapped with `swap_buffer_mut`, one bound read-only with `swap_buffer`"
-                    .to_owned(),
-            ));
+        match (&slot.access, &new.access) {
+            (Access::Device(_), Access::Device(_))
+            | (Access::DeviceMut(_), Access::DeviceMut(_)) => Ok(std::mem::replace(slot, new)),
+            (Access::DeviceMut(_), _) => Err(EditError::SwapKind {
+                bound: "writable",
+                method: "swap_buffer_mut",
+            }),
+            _ => Err(EditError::SwapKind {
+                bound: "read-only",
+                method: "swap_buffer",
+            }),
         }
-        Ok(std::mem::replace(slot, new))
     }
 
-    pub fn device_binding<T: DeviceRepr + Send + Sync + 'static>(
+    pub(crate) fn device_binding<T: DeviceRepr + Send + Sync + 'static>(
         s: &'a CudaSlice<T>,
     ) -> Binding<'a> {
         let (addr, _record) = s.device_ptr(s.stream());
@@ -303,11 +311,10 @@ impl<'a> Bindings<'a> {
             addr,
             len: s.len(),
             access: Access::Device(s),
-            _host: PhantomData,
         }
     }
 
-    pub fn device_binding_mut<T: DeviceRepr + Send + Sync + 'static>(
+    pub(crate) fn device_binding_mut<T: DeviceRepr + Send + Sync + 'static>(
         s: &'a mut CudaSlice<T>,
     ) -> Binding<'a> {
         let len = s.len();
@@ -318,19 +325,11 @@ impl<'a> Bindings<'a> {
             addr,
             len,
             access: Access::DeviceMut(s),
-            _host: PhantomData,
         }
     }
 
-    pub fn bind_host<T: Copy + Send + Sync>(&mut self, s: &'a [T]) -> u32 {
-        self.push(Access::Host, s.as_ptr() as u64, s.len())
-    }
-
-    pub fn bind_host_mut<T: Copy + Send + Sync>(&mut self, s: &'a mut [T]) -> u32 {
-        self.push(Access::HostMut, s.as_mut_ptr() as u64, s.len())
-    }
-
-    pub fn get(&self, graph: GraphId, index: u32) -> Result<&Binding<'a>> {
+    #[inline]
+    pub(crate) fn get(&self, graph: GraphId, index: u32) -> Result<&Binding<'a>, HandleError> {
         let i = index as usize;
         let known = match self.parent {
             Some((parent, n)) if graph == parent => i < n,
@@ -338,13 +337,13 @@ impl<'a> Bindings<'a> {
         };
         match self.list.get(i) {
             Some(b) if known => Ok(b),
-            _ => Err(Error::ForeignHandle { what: "buffer" }),
+            _ => Err(HandleError::Foreign { what: "buffer" }),
         }
     }
 
     /// The bindings of a child graph `child` of this graph: this graph's buffers, addresses
     /// only, accepted under this graph's id.
-    pub fn for_child(&self, child: GraphId) -> Bindings<'a> {
+    pub(crate) fn for_child(&self, child: GraphId) -> Bindings<'a> {
         Bindings {
             owner: child,
             parent: Some((self.owner, self.list.len())),
@@ -352,63 +351,74 @@ impl<'a> Bindings<'a> {
                 .list
                 .iter()
                 .map(|b| Binding {
-                    access: Access::Parent,
+                    access: Access::Parent(b.end()),
                     addr: b.addr,
                     len: b.len,
-                    _host: PhantomData,
                 })
                 .collect(),
         }
     }
 
-    pub fn device<T: 'static>(&self, index: u32) -> Result<&CudaSlice<T>> {
+    pub(crate) fn device<T: 'static>(&self, index: u32) -> Result<&CudaSlice<T>, HandleError> {
         let any = match &self.list[index as usize].access {
             Access::Device(s) => s.as_any(),
             Access::DeviceMut(s) => s.as_any(),
-            _ => return Err(parent_only()),
+            _ => return Err(HandleError::ParentBuffer),
         };
         Ok(any
             .downcast_ref()
             .expect("a handle's element type is the one it was bound with"))
     }
 
-    pub fn device_mut<T: 'static>(&mut self, index: u32) -> Result<&mut CudaSlice<T>> {
+    pub(crate) fn device_mut<T: 'static>(
+        &mut self,
+        index: u32,
+    ) -> Result<&mut CudaSlice<T>, HandleError> {
         let any = match &mut self.list[index as usize].access {
             Access::DeviceMut(s) => s.as_any_mut(),
-            _ => return Err(parent_only()),
+            _ => return Err(HandleError::ParentBuffer),
         };
         Ok(any
             .downcast_mut()
             .expect("a handle's element type is the one it was bound with"))
     }
 
-    /// # Safety
-    /// `index` names a host binding made from a `&'a [T]` or `&'a mut [T]` with this `T`, and
-    /// no launch that may access it is in flight.
-    pub unsafe fn host<T>(&self, index: u32) -> &[T] {
-        let b = &self.list[index as usize];
-        // SAFETY: the address and length came from a live slice of `T` borrowed for `'a`,
-        // which outlives `&self`; the caller rules out concurrent device access.
-        unsafe { std::slice::from_raw_parts(b.addr as *const T, b.len) }
+    /// A host slice bound writable by this graph, while `idle` shows no launch writes it.
+    pub(crate) fn host<T: Copy + 'static>(
+        &self,
+        index: u32,
+        idle: &Idle<'_>,
+    ) -> Result<&[T], HandleError> {
+        match &self.list[index as usize].access {
+            Access::HostMut(h) => Ok(h
+                .slice(idle)
+                .expect("a handle's element type is the one it was bound with")),
+            _ => Err(HandleError::ParentBuffer),
+        }
     }
 
-    /// # Safety
-    /// As [`Bindings::host`], and `index` names a `&'a mut [T]` binding.
-    pub unsafe fn host_mut<T>(&mut self, index: u32) -> &mut [T] {
-        let b = &self.list[index as usize];
-        // SAFETY: as in `host`; the slice was borrowed mutably and `&mut self` makes this the
-        // only access.
-        unsafe { std::slice::from_raw_parts_mut(b.addr as *mut T, b.len) }
+    /// As [`host`](Self::host), writable.
+    pub(crate) fn host_mut<T: Copy + 'static>(
+        &mut self,
+        index: u32,
+        idle: &Idle<'_>,
+    ) -> Result<&mut [T], HandleError> {
+        match &mut self.list[index as usize].access {
+            Access::HostMut(h) => Ok(h
+                .slice_mut(idle)
+                .expect("a handle's element type is the one it was bound with")),
+            _ => Err(HandleError::ParentBuffer),
+        }
     }
 
     /// Runs `f` with cudarc's stream-ordering events maintained for every bound device buffer:
     /// `stream` first waits for earlier uses, and each buffer records its use on `stream` after
     /// `f`. Recursion keeps every guard alive across `f` without allocating.
-    pub fn tracked(
+    pub(crate) fn tracked(
         list: &mut [Binding<'a>],
         stream: &CudaStream,
-        f: &mut dyn FnMut() -> Result<()>,
-    ) -> Result<()> {
+        f: &mut dyn FnMut() -> Tracking,
+    ) -> Tracking {
         match list.split_first_mut() {
             None => f(),
             Some((first, rest)) => {
@@ -416,7 +426,7 @@ impl<'a> Bindings<'a> {
                 match &mut first.access {
                     Access::Device(s) => s.guard_read(stream, &mut next),
                     Access::DeviceMut(s) => s.guard_write(stream, &mut next),
-                    Access::Host | Access::HostMut | Access::Parent => next(),
+                    Access::Host(_) | Access::HostMut(_) | Access::Parent(_) => next(),
                 }
             }
         }

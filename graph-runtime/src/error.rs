@@ -1,8 +1,10 @@
-//! Errors. Every error that concerns a node names it by the name the user gave it.
+//! Errors, one enum per operation: building a template ([`BuildError`]), editing a node or a
+//! binding ([`EditError`]), launching ([`LaunchError`]), instantiating or updating an executable
+//! graph ([`UpdateError`]), reaching a bound buffer ([`AccessError`]), loading kernels
+//! ([`ModuleError`]). Every error that concerns a node names it by the name the user gave it.
+//! [`Error`] holds any of them, so `?` works across operations.
 
 use cudarc::driver::DriverError;
-
-use crate::driver::CallError;
 
 /// Why no GPU can be used. Returned by [`gpu_available`](crate::gpu_available) and by every
 /// constructor that needs the driver, instead of a panic.
@@ -31,88 +33,145 @@ pub enum NoGpu {
     NvrtcNotFound,
 }
 
-/// Everything that can go wrong building, instantiating, launching or editing a graph.
+/// A driver call that failed: which entry point, for which node, and what the driver said.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{call} failed{}: {source}", at(node))]
+pub struct DriverFailure {
+    /// The driver entry point.
+    pub call: &'static str,
+    /// The node the call was about, if any.
+    pub node: Option<String>,
+    /// The driver's error code.
+    pub source: DriverError,
+}
+
+fn at(node: &Option<String>) -> String {
+    match node {
+        Some(n) => format!(" for node `{n}`"),
+        None => String::new(),
+    }
+}
+
+/// A handle that does not name what it should in this graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HandleError {
+    /// A node or buffer handle of another graph.
+    #[error("this {what} handle belongs to another graph")]
+    Foreign {
+        /// `"node"` or `"buffer"`.
+        what: &'static str,
+    },
+    /// A buffer bound to the parent graph, reached through a child graph.
+    #[error(
+        "this buffer was bound to the parent graph; reach it through the parent's executable graph"
+    )]
+    ParentBuffer,
+}
+
+/// A launch dimension or shared-memory size outside what the device or the kernel allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LaunchLimit {
+    /// A grid dimension is 0 or above the device's maximum.
+    #[error("grid {axis} is {value}; it must be between 1 and {max}")]
+    Grid {
+        /// `'x'`, `'y'` or `'z'`.
+        axis: char,
+        /// What was asked.
+        value: u32,
+        /// The device's maximum.
+        max: u32,
+    },
+    /// A block dimension is 0 or above the device's maximum.
+    #[error("block {axis} is {value}; it must be between 1 and {max}")]
+    Block {
+        /// `'x'`, `'y'` or `'z'`.
+        axis: char,
+        /// What was asked.
+        value: u32,
+        /// The device's maximum.
+        max: u32,
+    },
+    /// A block has more threads than the kernel (or device) allows.
+    #[error("block {block:?} has {threads} threads; this kernel allows at most {max} per block")]
+    Threads {
+        /// The block dimensions.
+        block: (u32, u32, u32),
+        /// Their product.
+        threads: u64,
+        /// The kernel's maximum.
+        max: u64,
+    },
+    /// More dynamic shared memory than the kernel allows.
+    #[error("{bytes} bytes of dynamic shared memory asked; this kernel allows at most {max}")]
+    SharedMemory {
+        /// What was asked.
+        bytes: u32,
+        /// The kernel's maximum (raise it with cudarc before adding the kernel's first node).
+        max: u32,
+    },
+}
+
+/// Which end of a memset or memcpy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The buffer read.
+    Source,
+    /// The buffer written.
+    Destination,
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Role::Source => "source",
+            Role::Destination => "destination",
+        })
+    }
+}
+
+/// Building a template: [`Graph::new`](crate::Graph::new), binding buffers, adding nodes and
+/// edges. The graph is left as it was.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum Error {
-    /// No GPU could be used.
-    #[error(transparent)]
-    NoGpu(#[from] NoGpu),
-
+pub enum BuildError {
     /// A driver call failed.
-    #[error("{call} failed{}: {source}", at(node))]
-    Driver {
-        /// The driver entry point.
-        call: &'static str,
-        /// The node the call was about, if any.
-        node: Option<String>,
-        /// The driver's error code.
-        source: DriverError,
+    #[error(transparent)]
+    Driver(#[from] DriverFailure),
+    /// A handle of another graph.
+    #[error(transparent)]
+    Handle(#[from] HandleError),
+    /// Objects from two CUDA contexts were mixed.
+    #[error("{what} belongs to another CUDA context than the graph")]
+    ContextMismatch {
+        /// What was from the other context.
+        what: &'static str,
     },
-
-    /// A kernel source failed to compile.
-    #[error("NVRTC could not compile the kernel source: {log}")]
-    Compile {
-        /// NVRTC's log, or its error when there is no log.
-        log: String,
-    },
-
-    /// Launch dimensions or shared memory outside what the device or kernel allows.
-    #[error("node `{node}`: invalid launch configuration: {reason}")]
-    InvalidLaunch {
-        /// The kernel node.
-        node: String,
-        /// What is wrong and what the limit is.
-        reason: String,
-    },
-
-    /// The arguments given do not match the kernel's parameter list.
-    #[error("node `{node}`: {reason}")]
-    KernelSignature {
-        /// The kernel node.
-        node: String,
-        /// Which parameter and how it differs.
-        reason: String,
-    },
-
-    /// A memset or memcpy buffer holds fewer elements than the node transfers.
-    #[error("node `{node}`: the {role} buffer holds {len} elements but the node needs {needed}; pass a buffer of at least {needed} elements")]
-    BufferTooShort {
-        /// The memset or memcpy node.
-        node: String,
-        /// `"source"` or `"destination"`.
-        role: &'static str,
-        /// Elements the buffer holds.
-        len: usize,
-        /// Elements the node transfers.
-        needed: usize,
-    },
-
-    /// A memset or memcpy of zero elements (the driver does not support them).
-    #[error("node `{node}`: the {role} buffer is empty; CUDA graphs cannot hold zero-length copies or memsets")]
-    EmptyBuffer {
-        /// The memset or memcpy node.
-        node: String,
-        /// `"source"` or `"destination"`.
-        role: &'static str,
-    },
-
-    /// A host callback panicked during an earlier launch.
-    #[error("host callback `{node}` panicked: {message}")]
-    HostCallbackPanicked {
-        /// The host node.
-        node: String,
-        /// The panic payload, when it was a string.
-        message: String,
-    },
-
     /// Two nodes of one graph were given the same name.
     #[error("a node named `{name}` already exists in this graph; node names must be unique")]
     DuplicateNode {
         /// The repeated name.
         name: String,
     },
-
+    /// A dependency given by index names no node.
+    #[error("node `{node}`: no node {index} to depend on: the graph has {len} nodes")]
+    UnknownDependency {
+        /// The node being added.
+        node: String,
+        /// The index given.
+        index: u32,
+        /// Nodes in the graph.
+        len: usize,
+    },
+    /// A node was listed twice among a new node's dependencies.
+    #[error("node `{node}`: node `{dependency}` is listed twice as a dependency")]
+    RepeatedDependency {
+        /// The node being added.
+        node: String,
+        /// The dependency listed twice.
+        dependency: String,
+    },
     /// The edge would close a cycle.
     #[error("the edge `{from} -> {to}` would close a cycle: {path}")]
     Cycle {
@@ -123,7 +182,6 @@ pub enum Error {
         /// The cycle, as `a -> b -> a`.
         path: String,
     },
-
     /// The edge exists already.
     #[error("the edge `{from} -> {to}` exists already")]
     DuplicateEdge {
@@ -132,7 +190,6 @@ pub enum Error {
         /// Target node.
         to: String,
     },
-
     /// The edge to remove does not exist.
     #[error("there is no edge `{from} -> {to}` to remove")]
     NoSuchEdge {
@@ -141,73 +198,317 @@ pub enum Error {
         /// Target node.
         to: String,
     },
-
     /// A node cannot depend on itself.
     #[error("node `{node}` cannot depend on itself")]
     SelfEdge {
         /// The node.
         node: String,
     },
-
-    /// A handle (node or buffer) that belongs to another graph.
-    #[error("this {what} handle belongs to another graph")]
-    ForeignHandle {
-        /// `"node"` or `"buffer"`.
-        what: &'static str,
+    /// A kernel given a different number of arguments than it has parameters.
+    #[error("node `{node}`: the kernel takes {expected} parameter{} but {given} argument{} given", plural(*expected), were(*given))]
+    ArgumentCount {
+        /// The kernel node.
+        node: String,
+        /// The kernel's parameters.
+        expected: usize,
+        /// Arguments given.
+        given: usize,
     },
+    /// A kernel argument of a different size than its parameter.
+    #[error("node `{node}`: argument {index} is {given} bytes but the kernel's parameter {index} is {expected} bytes")]
+    ArgumentSize {
+        /// The kernel node.
+        node: String,
+        /// The argument's position.
+        index: usize,
+        /// The parameter's size.
+        expected: usize,
+        /// The argument's size.
+        given: usize,
+    },
+    /// Launch dimensions or shared memory outside the device's or the kernel's limits.
+    #[error("node `{node}`: invalid launch configuration: {limit}")]
+    InvalidLaunch {
+        /// The kernel node.
+        node: String,
+        /// The limit broken.
+        limit: LaunchLimit,
+    },
+    /// A memset or memcpy buffer holds fewer elements than the node transfers.
+    #[error("node `{node}`: the {role} buffer holds {len} elements but the node needs {needed}; pass a buffer of at least {needed} elements")]
+    BufferTooShort {
+        /// The memset or memcpy node.
+        node: String,
+        /// Which end.
+        role: Role,
+        /// Elements the buffer holds.
+        len: usize,
+        /// Elements the node transfers.
+        needed: usize,
+    },
+    /// A memset or memcpy of zero elements or bytes (the driver does not support them).
+    #[error("node `{node}`: the {role} buffer is empty; CUDA graphs cannot hold zero-length copies or memsets")]
+    EmptyBuffer {
+        /// The memset or memcpy node.
+        node: String,
+        /// Which end.
+        role: Role,
+    },
+    /// A memcpy of a zero-sized element type.
+    #[error("node `{node}`: a memcpy of a zero-sized element type copies nothing; CUDA graphs cannot hold zero-length copies")]
+    ZeroSizedElement {
+        /// The memcpy node.
+        node: String,
+    },
+    /// `debug_dot_print` was given a path with a NUL byte.
+    #[error("the DOT path {path:?} contains a NUL byte")]
+    NulInPath {
+        /// The path.
+        path: String,
+    },
+    /// A kernel could not be loaded from its module.
+    #[error(transparent)]
+    Module(#[from] ModuleError),
+}
 
+/// Editing a node (a setter view) or a binding of a template or an executable graph. A failed
+/// edit leaves the node and the binding as they were.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EditError {
+    /// A driver call failed (the driver refused the new parameters).
+    #[error(transparent)]
+    Driver(#[from] DriverFailure),
+    /// A handle of another graph, or a buffer of the parent graph.
+    #[error(transparent)]
+    Handle(#[from] HandleError),
     /// A node added to the template after instantiation, used on the executable graph.
     #[error("node `{node}` was added after the executable graph was made; call `update()` first")]
     NotInstantiated {
         /// The node.
         node: String,
     },
-
-    /// Objects from two different CUDA contexts were mixed.
+    /// Objects from two CUDA contexts were mixed.
     #[error("{what} belongs to another CUDA context than the graph")]
     ContextMismatch {
         /// What was from the other context.
         what: &'static str,
     },
+    /// Launch dimensions or shared memory outside the device's or the kernel's limits.
+    #[error("node `{node}`: invalid launch configuration: {limit}")]
+    InvalidLaunch {
+        /// The kernel node.
+        node: String,
+        /// The limit broken.
+        limit: LaunchLimit,
+    },
+    /// A buffer holds fewer elements than the node transfers.
+    #[error("node `{node}`: the {role} buffer holds {len} elements but the node needs {needed}; pass a buffer of at least {needed} elements")]
+    BufferTooShort {
+        /// The memset or memcpy node.
+        node: String,
+        /// Which end.
+        role: Role,
+        /// Elements the buffer holds.
+        len: usize,
+        /// Elements the node transfers.
+        needed: usize,
+    },
+    /// A child graph swapped for one of another shape.
+    #[error("node `{node}`: the new child graph differs from the one it replaces ({difference}); a child graph can only be swapped for one with the same nodes and edges")]
+    ChildShape {
+        /// The child node.
+        node: String,
+        /// How the two differ.
+        difference: String,
+    },
+    /// A buffer swapped with the method of the other access (`swap_buffer` for one bound
+    /// writable, or the reverse).
+    #[error("a buffer bound {bound} is swapped with `{method}`")]
+    SwapKind {
+        /// `"writable"` or `"read-only"`.
+        bound: &'static str,
+        /// The method to use.
+        method: &'static str,
+    },
+}
 
-    /// A value was given that the driver does not accept.
-    #[error("{0}")]
-    Invalid(String),
+/// Launching, uploading or waiting for an executable graph.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LaunchError {
+    /// A driver call failed. After a kernel fault (an illegal address, a device-side assert)
+    /// the context is unusable: every later call fails too.
+    #[error(transparent)]
+    Driver(#[from] DriverFailure),
+    /// The stream belongs to another CUDA context than the graph.
+    #[error("{what} belongs to another CUDA context than the graph")]
+    ContextMismatch {
+        /// What was from the other context.
+        what: &'static str,
+    },
+    /// A host callback panicked during an earlier launch (the launch asked for did not happen;
+    /// the next one goes ahead).
+    #[error("host callback `{node}` panicked: {message}")]
+    HostCallbackPanicked {
+        /// The host node.
+        node: String,
+        /// The panic payload, when it was a string.
+        message: String,
+    },
+}
 
-    /// Instantiation failed.
+/// Why the driver refused to instantiate a graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InstantiateReason {
+    /// The graph's structure is invalid.
+    InvalidStructure,
+    /// A node's operation is not supported.
+    NodeOperationNotSupported,
+    /// Nodes of several contexts.
+    MultipleContexts,
+    /// The driver gave no further reason.
+    Other,
+}
+
+impl std::fmt::Display for InstantiateReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            InstantiateReason::InvalidStructure => "the graph structure is invalid",
+            InstantiateReason::NodeOperationNotSupported => "a node's operation is not supported",
+            InstantiateReason::MultipleContexts => "nodes from several contexts are not supported",
+            InstantiateReason::Other => "the driver gave no further reason",
+        })
+    }
+}
+
+/// Why the driver refused to update an executable graph in place (then it is instantiated
+/// anew, see [`UpdatePath`](crate::UpdatePath)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UpdateRefusal {
+    /// Nodes or edges were added or removed.
+    TopologyChanged,
+    /// A node changed kind.
+    NodeTypeChanged,
+    /// A kernel node's function changed.
+    FunctionChanged,
+    /// Parameters changed in a way an update cannot apply.
+    ParametersChanged,
+    /// Something about a node cannot be updated.
+    NotSupported,
+    /// Another reason the driver gave.
+    Other,
+}
+
+/// Instantiating a template, or updating an executable graph from it. A failed update leaves
+/// the executable graph as it was, and it still launches.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum UpdateError {
+    /// A driver call failed.
+    #[error(transparent)]
+    Driver(#[from] DriverFailure),
+    /// The driver refused to instantiate the graph.
     #[error("instantiating the graph failed{}: {reason} ({source})", at(node))]
     Instantiate {
         /// The node the driver blamed, if any.
         node: Option<String>,
         /// The driver's reason.
-        reason: &'static str,
+        reason: InstantiateReason,
         /// The driver's error code.
         source: DriverError,
     },
+    /// The upload stream belongs to another CUDA context than the graph.
+    #[error("{what} belongs to another CUDA context than the graph")]
+    ContextMismatch {
+        /// What was from the other context.
+        what: &'static str,
+    },
 }
 
-fn at(node: &Option<String>) -> String {
-    match node {
-        Some(n) => format!(" for node `{n}`"),
-        None => String::new(),
-    }
+/// Reaching a bound buffer through an executable graph.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AccessError {
+    /// A handle of another graph, or a buffer of the parent graph.
+    #[error(transparent)]
+    Handle(#[from] HandleError),
+    /// Waiting for the running launches failed.
+    #[error(transparent)]
+    Driver(#[from] DriverFailure),
 }
 
-impl Error {
-    pub(crate) fn call(e: CallError, node: Option<&str>) -> Self {
-        Error::Driver {
-            call: e.call,
-            node: node.map(str::to_owned),
-            source: e.code,
-        }
-    }
+/// Compiling or loading kernels.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModuleError {
+    /// No GPU (or no NVRTC) can be used.
+    #[error(transparent)]
+    NoGpu(#[from] NoGpu),
+    /// A kernel source failed to compile.
+    #[error("NVRTC could not compile the kernel source: {log}")]
+    Compile {
+        /// NVRTC's log, or its error when there is no log.
+        log: String,
+    },
+    /// The module has no kernel of that name.
+    #[error("no kernel named `{name}` in the module: {source}")]
+    NoKernel {
+        /// The name asked for.
+        name: String,
+        /// What the driver said.
+        source: DriverError,
+    },
+    /// A driver call failed.
+    #[error(transparent)]
+    Driver(#[from] DriverFailure),
 }
 
-impl From<CallError> for Error {
-    fn from(e: CallError) -> Self {
-        Error::call(e, None)
-    }
+/// Any error of this crate: each operation's own error converts into it, so `?` works across
+/// operations.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No GPU could be used.
+    #[error(transparent)]
+    NoGpu(#[from] NoGpu),
+    /// Compiling or loading kernels failed.
+    #[error(transparent)]
+    Module(#[from] ModuleError),
+    /// Building a template failed.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// Editing a node or binding failed.
+    #[error(transparent)]
+    Edit(#[from] EditError),
+    /// Launching failed.
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    /// Instantiating or updating failed.
+    #[error(transparent)]
+    Update(#[from] UpdateError),
+    /// Reaching a bound buffer failed.
+    #[error(transparent)]
+    Access(#[from] AccessError),
 }
 
-/// The result type of this crate.
+/// The result type of this crate; the error defaults to [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn were(n: usize) -> &'static str {
+    if n == 1 {
+        " was"
+    } else {
+        "s were"
+    }
+}

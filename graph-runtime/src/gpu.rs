@@ -9,7 +9,7 @@ use cudarc::driver::CudaContext;
 use cudarc::nvrtc::{self, CompileOptions};
 
 use crate::driver;
-use crate::error::{Error, NoGpu, Result};
+use crate::error::{DriverFailure, ModuleError, NoGpu};
 use crate::module::Module;
 
 /// Checks that the CUDA driver is installed, new enough, and sees device 0.
@@ -21,25 +21,14 @@ use crate::module::Module;
 /// }
 /// ```
 pub fn gpu_available() -> Result<(), NoGpu> {
-    context(0).map(drop).map_err(|e| match e {
-        Error::NoGpu(n) => n,
-        other => NoGpu::NoDevice {
-            ordinal: 0,
-            source: match other {
-                Error::Driver { source, .. } => source,
-                _ => cudarc::driver::DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_UNKNOWN),
-            },
-        },
-    })
+    context(0).map(drop)
 }
 
 fn probe_driver() -> Result<(), NoGpu> {
-    // SAFETY: only tries to load the library; no driver call is made.
-    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+    if !driver::driver_present() {
         return Err(NoGpu::DriverNotFound);
     }
-    // SAFETY: the library is present (checked just above).
-    if let Some(symbol) = unsafe { driver::missing_symbol() } {
+    if let Some(symbol) = driver::missing_symbol() {
         return Err(NoGpu::DriverTooOld { symbol });
     }
     Ok(())
@@ -55,15 +44,14 @@ fn probe_driver() -> Result<(), NoGpu> {
 ///     Err(e) => println!("{e}"),
 /// }
 /// ```
-pub fn context(ordinal: usize) -> Result<Arc<CudaContext>> {
+pub fn context(ordinal: usize) -> Result<Arc<CudaContext>, NoGpu> {
     probe_driver()?;
-    CudaContext::new(ordinal).map_err(|source| NoGpu::NoDevice { ordinal, source }.into())
+    CudaContext::new(ordinal).map_err(|source| NoGpu::NoDevice { ordinal, source })
 }
 
 /// Checks that NVRTC can be loaded.
 pub fn nvrtc_available() -> Result<(), NoGpu> {
-    // SAFETY: only tries to load the library.
-    if unsafe { nvrtc::sys::is_culib_present() } {
+    if driver::nvrtc_present() {
         Ok(())
     } else {
         Err(NoGpu::NvrtcNotFound)
@@ -87,18 +75,18 @@ pub fn nvrtc_available() -> Result<(), NoGpu> {
 /// assert_eq!(fill.param_sizes(), Some(&[8, 4, 4][..]));
 /// # drop(fill); Ok(()) }
 /// ```
-pub fn compile(ctx: &Arc<CudaContext>, src: &str) -> Result<Module> {
+pub fn compile(ctx: &Arc<CudaContext>, src: &str) -> Result<Module, ModuleError> {
     nvrtc_available()?;
-    let (major, minor) = ctx.compute_capability().map_err(|e| Error::Driver {
+    let (major, minor) = ctx.compute_capability().map_err(|source| DriverFailure {
         call: "cuDeviceGetAttribute",
         node: None,
-        source: e,
+        source,
     })?;
     let opts = CompileOptions {
         options: vec![format!("--gpu-architecture=compute_{major}{minor}")],
         ..Default::default()
     };
-    let ptx = nvrtc::compile_ptx_with_opts(src, opts).map_err(|e| Error::Compile {
+    let ptx = nvrtc::compile_ptx_with_opts(src, opts).map_err(|e| ModuleError::Compile {
         log: match e {
             nvrtc::CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
             other => other.to_string(),
@@ -115,8 +103,7 @@ mod tests {
     /// compute-sanitizer this is also the test binary's instrumented driver call.)
     #[test]
     fn probe_agrees_with_the_driver_library() {
-        // SAFETY: only tries to load the library.
-        let present = unsafe { cudarc::driver::sys::is_culib_present() };
+        let present = driver::driver_present();
         match gpu_available() {
             Ok(()) => assert!(present),
             Err(NoGpu::DriverNotFound) => assert!(!present),

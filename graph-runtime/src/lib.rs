@@ -1,13 +1,18 @@
 //! Runtime of [cuda-graph](https://github.com/cuda-graph/cuda-graph): explicit CUDA graphs over
 //! cudarc, built node by node, with typed live-edit setters on the executable graph.
 //!
-//! Layers, bottom up:
-//! - `driver`: one `unsafe fn` per CUDA driver call, returning `Result`;
-//! - [`Topology`]: node names, kinds and edges as plain data (cycle checks, DOT), no GPU;
+//! Layers, bottom up (each uses only the ones before it):
+//! - `error`, `id`: errors per operation, graph and node identities;
+//! - `driver`: every CUDA driver call, and the owning types that keep alive what the driver
+//!   points at (with `block`, the argument block, the only `unsafe` code);
+//! - `bind` (bound buffers), `module` (kernels that know their parameter lists), [`Topology`]
+//!   (node names, kinds and edges as plain data: cycle checks, DOT, no GPU);
+//! - `kinds`: one module per node kind: its typed handle ([`KernelNode`], [`MemsetNode`], ...),
+//!   its shadow (the node's parameters, kept because CUDA cannot read them back), how it is
+//!   added and sent to the driver, and its setter view ([`KernelMut`], [`MemsetMut`], ...);
 //! - [`Graph`]: the template, which borrows buffers, functions, closures, events and child
-//!   graphs for `'a`, and keeps a shadow copy of every node's parameters;
-//! - [`GraphExec`]: the executable graph, with typed setter views per node kind
-//!   ([`KernelMut`], [`MemsetMut`], ...) and the update ladder (setter, whole-graph update,
+//!   graphs for `'a`;
+//! - [`GraphExec`]: the executable graph and the update ladder (setter, whole-graph update,
 //!   re-instantiation).
 //!
 //! Users depend on the `cuda-graph` crate, which re-exports this one.
@@ -16,34 +21,38 @@
 
 mod args;
 mod bind;
+mod block;
 mod driver;
 mod error;
 mod exec;
 mod gpu;
 mod graph;
-mod handles;
-mod host;
+mod id;
+mod kinds;
 mod module;
-mod shadow;
 mod topology;
-mod views;
 
-pub use args::{ArgAt, ArgBlock, ArgLayout, ArgOffsets, KernelArg, KernelArgs, MAX_ARGS};
+pub use args::{ArgAt, KernelArg, KernelArgs};
 pub use bind::{Buf, BufMut, BufferId, DeviceBuf, HostBuf, HostBufMut};
-pub use error::{Error, NoGpu, Result};
-pub use exec::{BufferSlot, GraphExec, Instantiate, UpdatePath, UpdateRefusal};
-pub use gpu::{compile, context, gpu_available, nvrtc_available};
-pub use graph::{Graph, GraphId};
-pub use handles::{
-    ChildNode, Dep, Device, EmptyNode, EventRecordNode, EventWaitNode, Host, HostNode, KernelNode,
-    Location, MemcpyDst, MemcpyNode, MemcpySrc, MemsetNode, MemsetValue, NodeHandle, NodeId,
+pub use block::{ArgBlock, ArgLayout, ArgOffsets, MAX_ARGS};
+pub use error::{
+    AccessError, BuildError, DriverFailure, EditError, Error, HandleError, InstantiateReason,
+    LaunchError, LaunchLimit, ModuleError, NoGpu, Result, Role, UpdateError, UpdateRefusal,
 };
+pub use exec::{BufferSlot, GraphExec, Instantiate, UpdatePath};
+pub use gpu::{compile, context, gpu_available, nvrtc_available};
+pub use graph::Graph;
+pub use id::{Dep, GraphId, NodeId};
+pub use kinds::child::{ChildMut, ChildNode};
+pub use kinds::empty::{EmptyMut, EmptyNode};
+pub use kinds::event::{EventRecordMut, EventRecordNode, EventWaitMut, EventWaitNode};
+pub use kinds::host::{HostMut, HostNode};
+pub use kinds::kernel::{KernelMut, KernelNode};
+pub use kinds::memcpy::{Device, Host, Location, MemcpyDst, MemcpyMut, MemcpyNode, MemcpySrc};
+pub use kinds::memset::{MemsetMut, MemsetNode, MemsetValue};
+pub use kinds::{ChildGraph, IntoChild, NodeHandle, OnExec, OnTemplate, Parts, Side};
 pub use module::{Kernel, KernelRef, Module};
 pub use topology::{NodeKind, Topology};
-pub use views::{
-    ChildMut, EmptyMut, EventRecordMut, EventWaitMut, HostMut, KernelMut, MemcpyMut, MemsetMut,
-    NodeAccess, OnExec, OnTemplate, Side,
-};
 
 /// cudarc, as this crate uses it.
 pub use cudarc;

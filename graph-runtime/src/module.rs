@@ -10,12 +10,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use cudarc::driver::sys::{CUfunction_attribute, CUresult};
-
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 
-use crate::driver::{self, CallResult};
-use crate::error::{Error, Result};
+use crate::driver::{self, CallResult, FuncInfo};
+use crate::error::{DriverFailure, ModuleError};
 
 /// A loaded module whose kernels' parameter lists are known.
 pub struct Module {
@@ -29,14 +27,14 @@ pub struct Module {
 
 impl Module {
     /// Loads PTX text into the context.
-    pub fn from_ptx(ctx: &Arc<CudaContext>, ptx: &str) -> Result<Self> {
+    pub fn from_ptx(ctx: &Arc<CudaContext>, ptx: &str) -> Result<Self, ModuleError> {
         let params = parse_entries(ptx)
             .into_iter()
             .map(|(name, sizes)| (name, Arc::from(sizes)))
             .collect();
         let inner = ctx
             .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
-            .map_err(|source| Error::Driver {
+            .map_err(|source| DriverFailure {
                 call: "cuModuleLoadData",
                 node: None,
                 source,
@@ -50,7 +48,7 @@ impl Module {
     }
 
     /// The kernel called `name` (its `extern "C"` name, or its mangled name).
-    pub fn function(&self, name: &str) -> Result<Kernel> {
+    pub fn function(&self, name: &str) -> Result<Kernel, ModuleError> {
         let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(k) = loaded.iter().find(|k| &*k.name == name) {
             return Ok(k.clone());
@@ -58,9 +56,8 @@ impl Module {
         let func = self
             .inner
             .load_function(name)
-            .map_err(|source| Error::Driver {
-                call: "cuModuleGetFunction",
-                node: Some(name.to_owned()),
+            .map_err(|source| ModuleError::NoKernel {
+                name: name.to_owned(),
                 source,
             })?;
         let k = Kernel {
@@ -96,14 +93,7 @@ pub struct Kernel {
     name: Arc<str>,
     params: Option<Arc<[usize]>>,
     /// What graphs check nodes against, read from the driver once (shared by clones).
-    info: Arc<OnceLock<KernelInfo>>,
-}
-
-/// A kernel's parameter sizes and launch limits.
-pub(crate) struct KernelInfo {
-    pub sizes: Vec<usize>,
-    pub max_threads: u32,
-    pub max_dynamic_smem: u32,
+    info: Arc<OnceLock<FuncInfo>>,
 }
 
 impl Kernel {
@@ -124,38 +114,12 @@ impl Kernel {
 
     /// Parameter sizes (from PTX, else probed) and launch limits, asked of the driver on first
     /// use only. (The dynamic shared memory limit is read then: raise it with cudarc before the
-    /// kernel's first node.)
-    pub(crate) fn info(&self) -> CallResult<&KernelInfo> {
+    /// kernel's first node.) The caller makes the kernel's context current.
+    pub(crate) fn info(&self) -> CallResult<&FuncInfo> {
         if let Some(info) = self.info.get() {
             return Ok(info);
         }
-        let f = self.func.cu_function();
-        let sizes = match &self.params {
-            Some(p) => p.to_vec(),
-            None => {
-                // Probe until the driver says the index is past the end.
-                let mut sizes = Vec::new();
-                loop {
-                    // SAFETY: `f` is a live function (`self.func` keeps its module loaded).
-                    match unsafe { driver::param_info(f, sizes.len()) } {
-                        Ok((_, size)) => sizes.push(size),
-                        Err(e) if e.code.0 == CUresult::CUDA_ERROR_INVALID_VALUE => break sizes,
-                        Err(e) => return Err(e),
-                    }
-                }
-            }
-        };
-        let attr = |a| {
-            // SAFETY: as above.
-            unsafe { driver::func_attribute(f, a) }.map(|v| v.max(0) as u32)
-        };
-        let info = KernelInfo {
-            sizes,
-            max_threads: attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-            max_dynamic_smem: attr(
-                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            )?,
-        };
+        let info = driver::func_info(&self.func, self.params.as_deref())?;
         Ok(self.info.get_or_init(|| info))
     }
 }

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
 
-use crate::error::{Error, Result};
+use crate::error::BuildError;
 
 /// What a node does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -70,7 +70,7 @@ impl NodeKind {
 /// t.add_edge(a, b)?;
 /// assert!(t.add_edge(b, a).is_err()); // would close a cycle
 /// assert!(t.to_dot("demo").contains("\"load\" -> \"step\""));
-/// # Ok::<(), cuda_graph_runtime::Error>(())
+/// # Ok::<(), cuda_graph_runtime::BuildError>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Topology {
@@ -176,9 +176,9 @@ impl Topology {
     }
 
     /// Adds a node; its index is returned. Names must be unique.
-    pub fn add_node(&mut self, name: &str, kind: NodeKind) -> Result<u32> {
+    pub fn add_node(&mut self, name: &str, kind: NodeKind) -> Result<u32, BuildError> {
         if self.find(name).is_some() {
-            return Err(Error::DuplicateNode {
+            return Err(BuildError::DuplicateNode {
                 name: name.to_owned(),
             });
         }
@@ -221,16 +221,16 @@ impl Topology {
 
     /// Checks that `from -> to` can be added: both exist, it is no self-edge, no repeat, and it
     /// closes no cycle.
-    pub fn check_edge(&self, from: u32, to: u32) -> Result<()> {
+    pub fn check_edge(&self, from: u32, to: u32) -> Result<(), BuildError> {
         let n = self.names.len() as u32;
         assert!(from < n && to < n, "node index out of range");
         if from == to {
-            return Err(Error::SelfEdge {
+            return Err(BuildError::SelfEdge {
                 node: self.names[from as usize].to_string(),
             });
         }
         if self.succ()[from as usize].contains(&to) {
-            return Err(Error::DuplicateEdge {
+            return Err(BuildError::DuplicateEdge {
                 from: self.names[from as usize].to_string(),
                 to: self.names[to as usize].to_string(),
             });
@@ -241,7 +241,7 @@ impl Topology {
                 text.push_str(" -> ");
                 text.push_str(&self.names[i as usize]);
             }
-            return Err(Error::Cycle {
+            return Err(BuildError::Cycle {
                 from: self.names[from as usize].to_string(),
                 to: self.names[to as usize].to_string(),
                 path: text,
@@ -251,7 +251,7 @@ impl Topology {
     }
 
     /// Adds the edge `from -> to` after [`check_edge`](Self::check_edge).
-    pub fn add_edge(&mut self, from: u32, to: u32) -> Result<()> {
+    pub fn add_edge(&mut self, from: u32, to: u32) -> Result<(), BuildError> {
         self.check_edge(from, to)?;
         if let Some(succ) = self.succ.get_mut() {
             succ[from as usize].push(to);
@@ -261,9 +261,9 @@ impl Topology {
     }
 
     /// Removes the edge `from -> to`.
-    pub fn remove_edge(&mut self, from: u32, to: u32) -> Result<()> {
+    pub fn remove_edge(&mut self, from: u32, to: u32) -> Result<(), BuildError> {
         let Some(pos) = self.edges.iter().position(|&e| e == (from, to)) else {
-            return Err(Error::NoSuchEdge {
+            return Err(BuildError::NoSuchEdge {
                 from: self.names[from as usize].to_string(),
                 to: self.names[to as usize].to_string(),
             });
@@ -433,11 +433,14 @@ mod tests {
     #[test]
     fn rejects_self_edge_duplicate_edge_and_duplicate_name() {
         let mut t = chain(2);
-        assert!(matches!(t.add_edge(1, 1), Err(Error::SelfEdge { node }) if node == "n1"));
-        assert!(matches!(t.add_edge(0, 1), Err(Error::DuplicateEdge { .. })));
+        assert!(matches!(t.add_edge(1, 1), Err(BuildError::SelfEdge { node }) if node == "n1"));
+        assert!(matches!(
+            t.add_edge(0, 1),
+            Err(BuildError::DuplicateEdge { .. })
+        ));
         assert!(matches!(
             t.add_node("n0", NodeKind::Host),
-            Err(Error::DuplicateNode { name }) if name == "n0"
+            Err(BuildError::DuplicateNode { name }) if name == "n0"
         ));
     }
 
@@ -447,7 +450,10 @@ mod tests {
         t.remove_edge(0, 1).unwrap();
         t.add_edge(1, 0).unwrap();
         assert_eq!(t.edges(), &[(1, 0)]);
-        assert!(matches!(t.remove_edge(0, 1), Err(Error::NoSuchEdge { .. })));
+        assert!(matches!(
+            t.remove_edge(0, 1),
+            Err(BuildError::NoSuchEdge { .. })
+        ));
     }
 
     #[test]
@@ -477,16 +483,19 @@ mod tests {
         );
         assert!(matches!(
             t.add_node("b", NodeKind::Empty),
-            Err(Error::DuplicateNode { .. })
+            Err(BuildError::DuplicateNode { .. })
         ));
         // The first edge check builds the successor lists from the edges so far.
-        assert!(matches!(t.add_edge(2, 0), Err(Error::Cycle { .. })));
-        assert!(matches!(t.add_edge(0, 1), Err(Error::DuplicateEdge { .. })));
+        assert!(matches!(t.add_edge(2, 0), Err(BuildError::Cycle { .. })));
+        assert!(matches!(
+            t.add_edge(0, 1),
+            Err(BuildError::DuplicateEdge { .. })
+        ));
         // Both stay up to date once built.
         let d = t.add_node("d", NodeKind::Empty).unwrap();
         t.add_edges_into_new(&[2], d);
         assert_eq!(t.find("d"), Some(3));
-        assert!(matches!(t.add_edge(3, 0), Err(Error::Cycle { .. })));
+        assert!(matches!(t.add_edge(3, 0), Err(BuildError::Cycle { .. })));
         t.add_edge(1, 3).unwrap();
         assert_eq!(t.edges().len(), 5);
     }

@@ -1,26 +1,26 @@
-//! Adding nodes to a template: checks first (name, dependencies, arguments, launch limits,
-//! lengths), then one driver call, then the node is recorded with its shadow parameters.
+//! Adding nodes to a template: the kind checks its inputs and makes its shadow, the graph checks
+//! the name and dependencies, one driver call makes the node, and the node is recorded.
 
 use std::sync::Arc;
 
 use cudarc::driver::{CudaEvent, LaunchConfig};
 
-use super::{Graph, GraphId, NodeRec};
-use crate::args::{ArgBlock, ArgLayout, ArgPtrs, KernelArgs};
+use super::Graph;
+use crate::args::KernelArgs;
 use crate::bind::BufMut;
-use crate::driver::{self, CUgraph, CUgraphNode, CallResult};
-use crate::error::{Error, Result};
-use crate::handles::{
-    ChildNode, Dep, EmptyNode, EventRecordNode, EventWaitNode, HostNode, KernelNode, Location,
-    MemcpyDst, MemcpyNode, MemcpySrc, MemsetNode, MemsetValue, NodeId,
-};
-use crate::host::HostSlot;
+use crate::driver::{self, EventRef};
+use crate::error::{BuildError, HandleError};
+use crate::id::{Dep, NodeId};
+use crate::kinds::child::{ChildNode, ChildShadow};
+use crate::kinds::empty::{EmptyNode, EmptyShadow};
+use crate::kinds::event::{EventRecordNode, EventWaitNode, RecordShadow, WaitShadow};
+use crate::kinds::host::{HostNode, HostShadow};
+use crate::kinds::kernel::{KernelNode, KernelShadow};
+use crate::kinds::memcpy::{MemcpyDst, MemcpyNode, MemcpyShadow, MemcpySrc};
+use crate::kinds::memset::{MemsetNode, MemsetShadow, MemsetValue};
+use crate::kinds::{IntoChild, NodeRec, Shadow, Slot};
 use crate::module::{Kernel, KernelRef};
-use crate::shadow::{
-    ChildShadow, Endpoint, EventShadow, HostShadow, KernelShadow, MemcpyShadow, MemsetShadow,
-    Shadow,
-};
-use crate::topology::{NodeKind, NodeName};
+use crate::topology::NodeName;
 
 /// The dependencies of a node being added: handles, or node indices of this graph.
 #[derive(Clone, Copy)]
@@ -36,7 +36,7 @@ enum Deps<'d> {
 impl<'a> Graph<'a> {
     /// Resolves `deps` into `self.deps` (indices) and `self.raw_deps` (driver nodes), buffers
     /// reused from node to node.
-    fn resolve(&mut self, deps: Deps<'_>) -> Result<()> {
+    fn resolve(&mut self, name: &str, deps: Deps<'_>) -> Result<(), BuildError> {
         self.deps.clear();
         self.raw_deps.clear();
         match deps {
@@ -44,17 +44,18 @@ impl<'a> Graph<'a> {
                 for d in deps {
                     let id = d.node_id();
                     if id.graph != self.id {
-                        return Err(Error::ForeignHandle { what: "node" });
+                        return Err(HandleError::Foreign { what: "node" }.into());
                     }
                     self.deps.push(id.index);
                 }
             }
             Deps::Indices { deps, .. } => {
-                if let Some(&i) = deps.iter().find(|&&i| i as usize >= self.nodes.len()) {
-                    return Err(Error::Invalid(format!(
-                        "no node {i} to depend on: the graph has {} nodes",
-                        self.nodes.len()
-                    )));
+                if let Some(&index) = deps.iter().find(|&&i| i as usize >= self.nodes.len()) {
+                    return Err(BuildError::UnknownDependency {
+                        node: name.to_owned(),
+                        index,
+                        len: self.nodes.len(),
+                    });
                 }
                 self.deps.extend_from_slice(deps);
             }
@@ -70,78 +71,69 @@ impl<'a> Graph<'a> {
             out.iter().copied().find(|&i| !seen.insert(i))
         };
         if let Some(i) = repeated {
-            return Err(Error::Invalid(format!(
-                "node `{}` is listed twice as a dependency",
-                self.topo.name(i)
-            )));
+            return Err(BuildError::RepeatedDependency {
+                node: name.to_owned(),
+                dependency: self.topo.name(i).to_owned(),
+            });
         }
         Ok(())
     }
 
-    /// Checks the name and dependencies, lets `add` create the driver node, then records it.
-    fn add_node(
+    /// Checks the name and dependencies, makes the driver node from `shadow`, then records it.
+    fn add_node<S: Shadow<'a>>(
         &mut self,
         name: &str,
-        kind: NodeKind,
         deps: Deps<'_>,
-        shadow: Shadow<'a>,
-        add: impl Fn(CUgraph, &[CUgraphNode]) -> CallResult<CUgraphNode>,
-    ) -> Result<NodeId> {
+        shadow: S,
+    ) -> Result<Slot, BuildError> {
         // Names given with node indices come from `cuda_graph!`, which checked at compile time
         // that they are unique; other names are checked here.
         let stored = match deps {
             Deps::Indices { name, .. } => Some(NodeName::Static(name)),
             Deps::Handles(_) => {
                 if self.topo.find(name).is_some() {
-                    return Err(Error::DuplicateNode {
+                    return Err(BuildError::DuplicateNode {
                         name: name.to_owned(),
                     });
                 }
                 None
             }
         };
-        self.resolve(deps)?;
-        let g = self.raw.0;
-        let raw_deps = &self.raw_deps;
-        let raw = driver::in_context(self.ctx.cu_ctx(), || add(g, raw_deps))
-            .map_err(|e| Error::call(e, Some(name)))?;
+        self.resolve(name, deps)?;
+        let raw = shadow
+            .add(&mut self.raw, &self.raw_deps, &self.children)
+            .map_err(|e| e.at(Some(name)))?;
         let stored = stored.unwrap_or_else(|| NodeName::Shared(Arc::from(name)));
-        let index = self.topo.add_new_node(stored, kind);
+        let index = self.topo.add_new_node(stored, S::KIND);
         // A new node has no successors (no cycle possible) and `deps` holds no repeats.
         self.topo.add_edges_into_new(&self.deps, index);
+        let slot = S::store_mut(&mut self.stores).push(index, shadow);
         self.nodes.push(NodeRec {
             raw,
-            shadow,
             dirty: false,
             stale: false,
         });
         self.version += 1;
-        Ok(NodeId {
-            graph: self.id,
-            index,
+        Ok(Slot {
+            id: NodeId {
+                graph: self.id,
+                index,
+            },
+            slot,
         })
     }
 
     /// Adds an empty node (a join point).
-    pub fn add_empty(&mut self, name: &str, deps: &[&dyn Dep]) -> Result<EmptyNode> {
-        let id = self.add_node(
-            name,
-            NodeKind::Empty,
-            Deps::Handles(deps),
-            Shadow::Empty,
-            |g, d| {
-                // SAFETY: `g` is this live graph and `d` its nodes.
-                unsafe { driver::add_empty(g, d) }
-            },
-        )?;
-        Ok(EmptyNode::new(id))
+    pub fn add_empty(&mut self, name: &str, deps: &[&dyn Dep]) -> Result<EmptyNode, BuildError> {
+        let at = self.add_node(name, Deps::Handles(deps), EmptyShadow)?;
+        Ok(EmptyNode::new(at))
     }
 
     /// Adds a kernel launch. `args` is a tuple of by-value scalars and buffer handles, checked
     /// against the kernel's parameter list (count and sizes) before the node is made.
     ///
-    /// `func` is a `&'a Kernel` (borrowed for the graph's life) or a `Kernel` (the graph keeps
-    /// it, and with it its module).
+    /// `func` is a `&'a Kernel` or a `Kernel`; either way the graph keeps its function (and
+    /// with it its module) loaded for as long as it and its executable graphs live.
     pub fn add_kernel<A: KernelArgs>(
         &mut self,
         name: &str,
@@ -149,27 +141,16 @@ impl<'a> Graph<'a> {
         func: impl Into<KernelRef<'a>>,
         cfg: LaunchConfig,
         args: A,
-    ) -> Result<KernelNode<A>> {
+    ) -> Result<KernelNode<A>, BuildError> {
         match func.into() {
-            // SAFETY: the kernel is borrowed for `'a`, as long as the graph and its executable
-            // graphs live.
-            KernelRef::Borrowed(k) => unsafe {
-                self.add_kernel_with(name, Deps::Handles(deps), k, cfg, args)
-            },
-            KernelRef::Owned(k) => {
-                // SAFETY: the graph keeps `k` (below) if the node is made.
-                let node =
-                    unsafe { self.add_kernel_with(name, Deps::Handles(deps), &k, cfg, args) }?;
-                self.keep(&k);
-                Ok(node)
-            }
+            KernelRef::Borrowed(k) => self.add_kernel_with(name, Deps::Handles(deps), k, cfg, args),
+            KernelRef::Owned(k) => self.add_kernel_with(name, Deps::Handles(deps), &k, cfg, args),
         }
     }
 
-    /// Like [`add_kernel`](Self::add_kernel) with an owned kernel, but the graph clones `func`
-    /// only if it does not hold the same function yet, and the dependencies are node indices of
-    /// this graph (the order nodes were added in). What `cuda_graph!` uses: it knows the order
-    /// it adds nodes in, and keeps one copy per kernel however many nodes launch it.
+    /// Like [`add_kernel`](Self::add_kernel), but the dependencies are node indices of this
+    /// graph (the order nodes were added in). What `cuda_graph!` uses: it knows the order it
+    /// adds nodes in, and that their names are unique.
     #[doc(hidden)]
     pub fn add_kernel_after<A: KernelArgs>(
         &mut self,
@@ -178,68 +159,32 @@ impl<'a> Graph<'a> {
         func: &Kernel,
         cfg: LaunchConfig,
         args: A,
-    ) -> Result<KernelNode<A>> {
-        // SAFETY: the graph keeps a copy of `func` (below) if the node is made.
-        let node =
-            unsafe { self.add_kernel_with(name, Deps::Indices { deps, name }, func, cfg, args) }?;
-        self.keep(func);
-        Ok(node)
+    ) -> Result<KernelNode<A>, BuildError> {
+        self.add_kernel_with(name, Deps::Indices { deps, name }, func, cfg, args)
     }
 
-    /// Keeps a copy of `k` (and with it its module) for the graph's life, one per function.
-    fn keep(&mut self, k: &Kernel) {
-        let f = k.cuda_function().cu_function();
-        if !self
-            .kernels
-            .iter()
-            .any(|kept| kept.cuda_function().cu_function() == f)
-        {
-            self.kernels.push(k.clone());
-        }
-    }
-
-    /// Adds the kernel node.
-    ///
-    /// # Safety
-    ///
-    /// `kernel` (its module) must stay loaded for as long as the graph and every executable
-    /// graph made from it live.
-    unsafe fn add_kernel_with<A: KernelArgs>(
+    fn add_kernel_with<A: KernelArgs>(
         &mut self,
         name: &str,
         deps: Deps<'_>,
         kernel: &Kernel,
         cfg: LaunchConfig,
         args: A,
-    ) -> Result<KernelNode<A>> {
-        let f = kernel.cuda_function().cu_function();
+    ) -> Result<KernelNode<A>, BuildError> {
         let info = driver::in_context(self.ctx.cu_ctx(), || kernel.info())
-            .map_err(|e| Error::call(e, Some(name)))?;
-        check_signature(&info.sizes, A::LAYOUT, name)?;
-        let (max_threads, max_dynamic_smem) = (info.max_threads, info.max_dynamic_smem);
-        let mut k = KernelShadow::new(
-            f,
+            .map_err(|e| e.at(Some(name)))?;
+        let shadow = KernelShadow::new(
+            &mut self.raw,
+            kernel.cuda_function(),
+            info,
+            name,
             cfg,
-            ArgBlock::new(&A::OFFSETS),
-            max_threads,
-            max_dynamic_smem,
-        );
-        k.check(&cfg, &self.limits)
-            .map_err(|reason| Error::InvalidLaunch {
-                node: name.to_owned(),
-                reason,
-            })?;
-        args.write(&self.bindings, &mut k.args)?;
-        // The shadow moves into the graph below; the driver call reads a copy that stays here.
-        let sent = k.args.clone();
-        let mut ptrs = ArgPtrs::new();
-        let p = k.params(&k.cfg, &sent, &mut ptrs);
-        let id = self.add_node(name, NodeKind::Kernel, deps, Shadow::Kernel(k), |g, d| {
-            // SAFETY: `p` points at `sent` and `ptrs`, alive and unmoved in this frame; the
-            // function stays loaded (the caller's promise).
-            unsafe { driver::add_kernel(g, d, &p) }
-        })?;
-        Ok(KernelNode::new(id))
+            args,
+            &self.bindings,
+            &self.limits,
+        )?;
+        let at = self.add_node(name, deps, shadow)?;
+        Ok(KernelNode::new(at))
     }
 
     /// Adds a memset writing `value` to every element of `dst`.
@@ -249,33 +194,10 @@ impl<'a> Graph<'a> {
         deps: &[&dyn Dep],
         dst: BufMut<T>,
         value: T,
-    ) -> Result<MemsetNode<T>> {
-        let b = self.bindings.get(dst.graph, dst.index)?;
-        if b.len == 0 {
-            return Err(Error::EmptyBuffer {
-                node: name.to_owned(),
-                role: "destination",
-            });
-        }
-        let m = MemsetShadow {
-            dst: b.addr,
-            bits: value.bits(),
-            elem: T::SIZE,
-            len: b.len,
-            enabled: true,
-        };
-        let ctx = self.ctx.cu_ctx();
-        let id = self.add_node(
-            name,
-            NodeKind::Memset,
-            Deps::Handles(deps),
-            Shadow::Memset(m),
-            |g, d| {
-                // SAFETY: `dst` is a bound buffer of this context holding `len` elements.
-                unsafe { driver::add_memset(g, d, &m.params(), ctx) }
-            },
-        )?;
-        Ok(MemsetNode::new(id))
+    ) -> Result<MemsetNode<T>, BuildError> {
+        let shadow = MemsetShadow::new(&self.bindings, name, dst, value)?;
+        let at = self.add_node(name, Deps::Handles(deps), shadow)?;
+        Ok(MemsetNode::new(at))
     }
 
     /// Adds a 1-D copy of every element of `src` into `dst`, which must be at least as long.
@@ -285,7 +207,7 @@ impl<'a> Graph<'a> {
         deps: &[&dyn Dep],
         dst: D,
         src: S,
-    ) -> Result<MemcpyNode<T, D::Loc, S::Loc>> {
+    ) -> Result<MemcpyNode<T, D::Loc, S::Loc>, BuildError> {
         let (g, i) = src.binding();
         let len = self.bindings.get(g, i)?.len;
         self.add_memcpy_len(name, deps, dst, src, len)
@@ -299,48 +221,10 @@ impl<'a> Graph<'a> {
         dst: D,
         src: S,
         len: usize,
-    ) -> Result<MemcpyNode<T, D::Loc, S::Loc>> {
-        let end = |(g, i): (GraphId, u32), role, host| -> Result<Endpoint> {
-            let b = self.bindings.get(g, i)?;
-            if b.len == 0 || len == 0 {
-                return Err(Error::EmptyBuffer {
-                    node: name.to_owned(),
-                    role,
-                });
-            }
-            if b.len < len {
-                return Err(Error::BufferTooShort {
-                    node: name.to_owned(),
-                    role,
-                    len: b.len,
-                    needed: len,
-                });
-            }
-            Ok(Endpoint { host, addr: b.addr })
-        };
-        let m = MemcpyShadow {
-            src: end(src.binding(), "source", <S::Loc as Location>::HOST)?,
-            dst: end(dst.binding(), "destination", <D::Loc as Location>::HOST)?,
-            bytes: len * std::mem::size_of::<T>(),
-            enabled: true,
-        };
-        if m.bytes == 0 {
-            return Err(Error::Invalid(format!(
-                "node `{name}`: memcpy of a zero-sized element type"
-            )));
-        }
-        let ctx = self.ctx.cu_ctx();
-        let id = self.add_node(
-            name,
-            NodeKind::Memcpy,
-            Deps::Handles(deps),
-            Shadow::Memcpy(m),
-            |g, d| {
-                // SAFETY: both ends are bound buffers holding at least `bytes` bytes.
-                unsafe { driver::add_memcpy(g, d, &m.params(), ctx) }
-            },
-        )?;
-        Ok(MemcpyNode::new(id))
+    ) -> Result<MemcpyNode<T, D::Loc, S::Loc>, BuildError> {
+        let shadow = MemcpyShadow::new::<T, D, S>(&self.bindings, name, dst, src, len)?;
+        let at = self.add_node(name, Deps::Handles(deps), shadow)?;
+        Ok(MemcpyNode::new(at))
     }
 
     /// Adds a host callback. The closure runs on a driver thread; it must not call CUDA. A
@@ -350,20 +234,10 @@ impl<'a> Graph<'a> {
         name: &str,
         deps: &[&dyn Dep],
         f: F,
-    ) -> Result<HostNode> {
-        let slot = Arc::new(HostSlot::new(Box::new(f), name, self.panics.clone()));
-        let p = slot.params();
-        let id = self.add_node(
-            name,
-            NodeKind::Host,
-            Deps::Handles(deps),
-            Shadow::Host(HostShadow { slot }),
-            |g, d| {
-                // SAFETY: the slot lives in the shadow's `Arc` for as long as the node may run.
-                unsafe { driver::add_host(g, d, &p) }
-            },
-        )?;
-        Ok(HostNode::new(id))
+    ) -> Result<HostNode, BuildError> {
+        let shadow = HostShadow::new(f, name, &self.panics);
+        let at = self.add_node(name, Deps::Handles(deps), shadow)?;
+        Ok(HostNode::new(at))
     }
 
     /// Adds a child graph node running a copy of `child`. This graph takes the child (its
@@ -374,27 +248,21 @@ impl<'a> Graph<'a> {
         name: &str,
         deps: &[&dyn Dep],
         child: Graph<'a>,
-    ) -> Result<ChildNode> {
+    ) -> Result<ChildNode, BuildError> {
         self.check_ctx(&child.ctx, "the child graph")?;
-        let raw = child.raw.0;
-        let index = self.children.len() as u32;
-        let shadow = Shadow::Child(ChildShadow {
+        let index = self.children.push(child.into_child());
+        let shadow = ChildShadow {
             child: index,
             embedded: index,
-            raw,
-        });
-        let id = self.add_node(
-            name,
-            NodeKind::Child,
-            Deps::Handles(deps),
-            shadow,
-            |g, d| {
-                // SAFETY: `raw` is the live child graph; the driver clones it.
-                unsafe { driver::add_child(g, d, raw) }
-            },
-        )?;
-        self.children.push(child);
-        Ok(ChildNode::new(id))
+        };
+        match self.add_node(name, Deps::Handles(deps), shadow) {
+            Ok(at) => Ok(ChildNode::new(at)),
+            Err(e) => {
+                // Left as it was: the child goes with the error.
+                self.children.list.pop();
+                Err(e)
+            }
+        }
     }
 
     /// Adds a node recording `event`.
@@ -403,21 +271,13 @@ impl<'a> Graph<'a> {
         name: &str,
         deps: &[&dyn Dep],
         event: &'a CudaEvent,
-    ) -> Result<EventRecordNode> {
+    ) -> Result<EventRecordNode, BuildError> {
         self.check_ctx(event.context(), "the event")?;
-        let ev = event.cu_event();
-        let shadow = Shadow::EventRecord(EventShadow { event: ev });
-        let id = self.add_node(
-            name,
-            NodeKind::EventRecord,
-            Deps::Handles(deps),
-            shadow,
-            |g, d| {
-                // SAFETY: the event is borrowed for `'a`.
-                unsafe { driver::add_event_record(g, d, ev) }
-            },
-        )?;
-        Ok(EventRecordNode::new(id))
+        let shadow = RecordShadow {
+            event: EventRef::of(event),
+        };
+        let at = self.add_node(name, Deps::Handles(deps), shadow)?;
+        Ok(EventRecordNode::new(at))
     }
 
     /// Adds a node waiting for `event`.
@@ -426,48 +286,12 @@ impl<'a> Graph<'a> {
         name: &str,
         deps: &[&dyn Dep],
         event: &'a CudaEvent,
-    ) -> Result<EventWaitNode> {
+    ) -> Result<EventWaitNode, BuildError> {
         self.check_ctx(event.context(), "the event")?;
-        let ev = event.cu_event();
-        let shadow = Shadow::EventWait(EventShadow { event: ev });
-        let id = self.add_node(
-            name,
-            NodeKind::EventWait,
-            Deps::Handles(deps),
-            shadow,
-            |g, d| {
-                // SAFETY: the event is borrowed for `'a`.
-                unsafe { driver::add_event_wait(g, d, ev) }
-            },
-        )?;
-        Ok(EventWaitNode::new(id))
+        let shadow = WaitShadow {
+            event: EventRef::of(event),
+        };
+        let at = self.add_node(name, Deps::Handles(deps), shadow)?;
+        Ok(EventWaitNode::new(at))
     }
-}
-
-/// Checks argument count and sizes against the kernel's parameters.
-fn check_signature(sizes: &[usize], layout: &[ArgLayout], node: &str) -> Result<()> {
-    let count = sizes.len();
-    if count != layout.len() {
-        return Err(Error::KernelSignature {
-            node: node.to_owned(),
-            reason: format!(
-                "the kernel takes {count} parameter{} but {} argument{} given",
-                if count == 1 { "" } else { "s" },
-                layout.len(),
-                if layout.len() == 1 { " was" } else { "s were" }
-            ),
-        });
-    }
-    for (i, (a, &size)) in layout.iter().zip(sizes).enumerate() {
-        if size != a.size {
-            return Err(Error::KernelSignature {
-                node: node.to_owned(),
-                reason: format!(
-                    "argument {i} is {} bytes but the kernel's parameter {i} is {size} bytes",
-                    a.size
-                ),
-            });
-        }
-    }
-    Ok(())
 }

@@ -1,51 +1,24 @@
-//! The template graph, built node by node (no stream capture).
-
-use std::ffi::CString;
-use std::marker::PhantomData;
-use std::path::Path;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
-
-use cudarc::driver::sys::CUdevice_attribute;
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DeviceRepr};
-
-use crate::bind::{Bindings, Buf, BufMut, HostBuf, HostBufMut};
-use crate::driver::{self, CUgraph, CUgraphExec, CUgraphNode};
-use crate::error::{Error, Result};
-use crate::exec::{GraphExec, Instantiate};
-use crate::handles::{Dep, NodeHandle};
-use crate::host::{HostSlot, PanicSlot};
-use crate::module::Kernel;
-use crate::shadow::{Limits, Shadow, Target};
-use crate::topology::Topology;
-use crate::views::NodeAccess;
+//! The template graph, built node by node (no stream capture): its nodes' names and edges, the
+//! shadows of their parameters, the buffers and child graphs it borrows. Adding nodes is in
+//! `add`.
 
 mod add;
 
-/// Identifies one graph, so a handle from another graph is caught instead of naming a wrong
-/// node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct GraphId(u32);
+use std::ffi::CString;
+use std::path::Path;
+use std::sync::Arc;
 
-impl GraphId {
-    fn next() -> Self {
-        static NEXT: AtomicU32 = AtomicU32::new(1);
-        GraphId(NEXT.fetch_add(1, Ordering::Relaxed))
-    }
-}
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DeviceRepr};
 
-pub(crate) struct RawGraph(pub CUgraph);
-
-pub(crate) struct NodeRec<'a> {
-    pub raw: CUgraphNode,
-    /// The template's shadow copy.
-    pub shadow: Shadow<'a>,
-    /// The shadow holds edits (made through an executable graph) not yet sent to the template.
-    pub dirty: bool,
-    /// A template-side view was opened on the node since the executable graph last took the
-    /// template's parameters: `GraphExec::update` copies only these.
-    pub stale: bool,
-}
+use crate::bind::{Bindings, Buf, BufMut, HostBuf, HostBufMut, Tracking};
+use crate::driver::{self, Limits, RawExec, RawGraph, RawNode};
+use crate::error::{BuildError, EditError, HandleError, LaunchError};
+use crate::id::{Dep, GraphId};
+use crate::kinds::host::PanicSlot;
+use crate::kinds::{
+    ChildGraph, Children, IntoChild, NodeHandle, NodeRec, Parts, Stores, Subgraph, Target,
+};
+use crate::topology::Topology;
 
 /// A CUDA graph template, built node by node.
 ///
@@ -78,58 +51,46 @@ pub(crate) struct NodeRec<'a> {
 /// ```
 pub struct Graph<'a> {
     pub(crate) id: GraphId,
-    pub(crate) raw: RawGraph,
+    pub(crate) raw: RawGraph<'a>,
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) limits: Limits,
     pub(crate) name: String,
     pub(crate) topo: Topology,
-    pub(crate) nodes: Vec<NodeRec<'a>>,
+    pub(crate) nodes: Vec<NodeRec>,
+    /// The template's shadow copies.
+    pub(crate) stores: Stores<'a>,
     pub(crate) bindings: Bindings<'a>,
-    pub(crate) children: Vec<Graph<'a>>,
-    /// Kernels the graph was given by value (keeping their modules loaded).
-    pub(crate) kernels: Vec<Kernel>,
+    pub(crate) children: Children<'a>,
     pub(crate) panics: Arc<PanicSlot>,
     /// Bumped by every change of nodes or edges: an executable graph made at another version
     /// cannot be updated in place.
     pub(crate) version: u64,
     /// Scratch for the dependencies of the node being added (indices, driver nodes).
     deps: Vec<u32>,
-    raw_deps: Vec<CUgraphNode>,
-    _borrows: PhantomData<&'a ()>,
+    raw_deps: Vec<RawNode>,
 }
-
-// SAFETY: the raw driver handles (graph, nodes, functions, events) are identifiers that the
-// driver lets any thread use; mutation of the driver graph happens only through `&mut self`.
-// Everything else in the graph is `Send`.
-unsafe impl Send for Graph<'_> {}
-// SAFETY: `&Graph` only reads: the topology, shadows, and driver calls that read the graph
-// (`cuGraphDebugDotPrint`, and cloning it into a parent).
-unsafe impl Sync for Graph<'_> {}
 
 impl<'a> Graph<'a> {
     /// An empty graph on the context's device.
-    pub fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
-        driver::make_current(ctx.cu_ctx())?;
-        let limits = device_limits(ctx.cu_device())?;
-        // SAFETY: the context is current (bound above).
-        let raw = unsafe { driver::graph_create() }?;
+    pub fn new(ctx: &Arc<CudaContext>) -> Result<Self, BuildError> {
+        let raw = RawGraph::new(ctx)?;
+        let limits = driver::device_limits(ctx.cu_device())?;
         let id = GraphId::next();
         Ok(Graph {
             id,
-            raw: RawGraph(raw),
+            raw,
             ctx: ctx.clone(),
             limits,
             name: "graph".to_owned(),
             topo: Topology::new(),
             nodes: Vec::new(),
+            stores: Stores::default(),
             bindings: Bindings::new(id),
-            children: Vec::new(),
-            kernels: Vec::new(),
+            children: Children::default(),
             panics: Arc::default(),
             version: 0,
             deps: Vec::new(),
             raw_deps: Vec::new(),
-            _borrows: PhantomData,
         })
     }
 
@@ -137,7 +98,7 @@ impl<'a> Graph<'a> {
     /// [`ChildMut::set_graph`](crate::ChildMut::set_graph)). Its nodes take this graph's buffer
     /// handles (those bound so far), so parent and child can work on the same buffers; it can
     /// bind buffers of its own too.
-    pub fn child_graph(&self) -> Result<Graph<'a>> {
+    pub fn child_graph(&self) -> Result<Graph<'a>, BuildError> {
         let mut child = Graph::new(&self.ctx)?;
         child.bindings = self.bindings.for_child(child.id);
         child.name = format!("{}.child", self.name);
@@ -195,24 +156,17 @@ impl<'a> Graph<'a> {
 
     /// Writes the driver's own DOT description of the graph (`cuGraphDebugDotPrint`) to `path`;
     /// `verbose` adds every node's parameters.
-    pub fn debug_dot_print(&self, path: impl AsRef<Path>, verbose: bool) -> Result<()> {
+    pub fn debug_dot_print(&self, path: impl AsRef<Path>, verbose: bool) -> Result<(), BuildError> {
         let path = path.as_ref().to_string_lossy().into_owned();
-        let c = CString::new(path)
-            .map_err(|_| Error::Invalid("the DOT path contains a NUL byte".to_owned()))?;
-        let flags = if verbose {
-            cudarc::driver::sys::CUgraphDebugDot_flags::CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE as u32
-        } else {
-            0
-        };
-        // SAFETY: the graph is live.
-        Ok(unsafe { driver::debug_dot_print(self.raw.0, &c, flags) }?)
+        let c = CString::new(path.clone()).map_err(|_| BuildError::NulInPath { path })?;
+        Ok(self.raw.debug_dot_print(&c, verbose)?)
     }
 
-    fn check_ctx(&self, other: &Arc<CudaContext>, what: &'static str) -> Result<()> {
+    fn check_ctx(&self, other: &Arc<CudaContext>, what: &'static str) -> Result<(), BuildError> {
         if other.cu_ctx() == self.ctx.cu_ctx() {
             Ok(())
         } else {
-            Err(Error::ContextMismatch { what })
+            Err(BuildError::ContextMismatch { what })
         }
     }
 
@@ -220,18 +174,19 @@ impl<'a> Graph<'a> {
     pub fn bind<T: DeviceRepr + Send + Sync + 'static>(
         &mut self,
         buf: &'a CudaSlice<T>,
-    ) -> Result<Buf<T>> {
+    ) -> Result<Buf<T>, BuildError> {
         self.check_ctx(buf.context(), "the buffer")?;
         Ok(Buf::new(self.id, self.bindings.bind(buf)))
     }
 
     /// Binds a device buffer that some node writes. While the graph (or the executable graph
-    /// made from it) lives, reach the buffer through [`GraphExec::buffer`] and
-    /// [`GraphExec::buffer_mut`].
+    /// made from it) lives, reach the buffer through
+    /// [`GraphExec::buffer`](crate::GraphExec::buffer) and
+    /// [`GraphExec::buffer_mut`](crate::GraphExec::buffer_mut).
     pub fn bind_mut<T: DeviceRepr + Send + Sync + 'static>(
         &mut self,
         buf: &'a mut CudaSlice<T>,
-    ) -> Result<BufMut<T>> {
+    ) -> Result<BufMut<T>, BuildError> {
         self.check_ctx(buf.context(), "the buffer")?;
         Ok(BufMut::new(self.id, self.bindings.bind_mut(buf)))
     }
@@ -241,210 +196,171 @@ impl<'a> Graph<'a> {
         HostBuf::new(self.id, self.bindings.bind_host(data))
     }
 
-    /// Binds a host slice that memcpy nodes write. Read it back with [`GraphExec::host`].
-    pub fn bind_host_mut<T: Copy + Send + Sync>(&mut self, data: &'a mut [T]) -> HostBufMut<T> {
+    /// Binds a host slice that memcpy nodes write. Read it back with
+    /// [`GraphExec::host`](crate::GraphExec::host).
+    pub fn bind_host_mut<T: Copy + Send + Sync + 'static>(
+        &mut self,
+        data: &'a mut [T],
+    ) -> HostBufMut<T> {
         HostBufMut::new(self.id, self.bindings.bind_host_mut(data))
     }
 
-    fn index_of(&self, n: &dyn Dep) -> Result<u32> {
+    fn index_of(&self, n: &dyn Dep) -> Result<u32, HandleError> {
         let id = n.node_id();
         if id.graph != self.id {
-            return Err(Error::ForeignHandle { what: "node" });
+            return Err(HandleError::Foreign { what: "node" });
         }
         Ok(id.index)
     }
 
     /// Adds the edge `from -> to`. A self-edge, a repeated edge or a cycle is an error naming
     /// the nodes, and the graph is left as it was.
-    pub fn add_edge(&mut self, from: &dyn Dep, to: &dyn Dep) -> Result<()> {
+    pub fn add_edge(&mut self, from: &dyn Dep, to: &dyn Dep) -> Result<(), BuildError> {
         let (a, b) = (self.index_of(from)?, self.index_of(to)?);
         self.topo.check_edge(a, b)?;
         let (ra, rb) = (self.nodes[a as usize].raw, self.nodes[b as usize].raw);
-        // SAFETY: both nodes belong to this live graph.
-        let g = self.raw.0;
-        driver::in_context(self.ctx.cu_ctx(), || unsafe { driver::add_edge(g, ra, rb) })?;
+        self.raw.add_edge(ra, rb)?;
         self.version += 1;
         self.topo.add_edge(a, b)
     }
 
     /// Removes the edge `from -> to`.
-    pub fn remove_edge(&mut self, from: &dyn Dep, to: &dyn Dep) -> Result<()> {
+    pub fn remove_edge(&mut self, from: &dyn Dep, to: &dyn Dep) -> Result<(), BuildError> {
         let (a, b) = (self.index_of(from)?, self.index_of(to)?);
         if !self.topo.edges().contains(&(a, b)) {
             return self.topo.remove_edge(a, b);
         }
         let (ra, rb) = (self.nodes[a as usize].raw, self.nodes[b as usize].raw);
-        // SAFETY: the edge exists between two nodes of this live graph.
-        let g = self.raw.0;
-        driver::in_context(self.ctx.cu_ctx(), || unsafe {
-            driver::remove_edge(g, ra, rb)
-        })?;
+        self.raw.remove_edge(ra, rb)?;
         self.version += 1;
         self.topo.remove_edge(a, b)
     }
 
     /// The setter view of a node of this template. Edits here reach an executable graph made
-    /// earlier only through [`GraphExec::update`].
-    pub fn node<H: NodeHandle>(&mut self, h: H) -> Result<H::OnTemplate<'_, 'a>> {
-        let i = self.index_of(&h)? as usize;
-        Ok(H::on_template(self.access(i, None)))
+    /// earlier only through [`GraphExec::update`](crate::GraphExec::update).
+    pub fn node<H: NodeHandle>(&mut self, h: H) -> Result<H::OnTemplate<'_, 'a>, EditError> {
+        let i = self.index_of(&h)?;
+        Ok(h.on_template(self.parts(i, None)))
     }
 
     /// What a setter view of node `i` borrows: on this template (`exec: None`), or on an
-    /// executable graph made from it (`exec`: its handle, its shadow of the node, and its list of
-    /// retired host slots; the template's shadow then receives the same edits).
+    /// executable graph made from it (its driver graph and its stores; the template's stores
+    /// then receive the same edits).
     #[inline]
-    pub(crate) fn access<'v>(
+    pub(crate) fn parts<'v>(
         &'v mut self,
-        i: usize,
-        exec: Option<(
-            CUgraphExec,
-            &'v mut Shadow<'a>,
-            &'v mut Vec<Arc<HostSlot<'a>>>,
-        )>,
-    ) -> NodeAccess<'v, 'a> {
+        i: u32,
+        exec: Option<(&'v mut RawExec<'a>, &'v mut Stores<'a>)>,
+    ) -> Parts<'v, 'a> {
         let Graph {
+            raw,
             ctx,
             limits,
             topo,
             nodes,
+            stores,
             bindings,
             children,
             panics,
             ..
         } = self;
-        let rec = &mut nodes[i];
-        let (target, shadow, mirror, retired) = match exec {
-            Some((e, shadow, retired)) => (
-                Target::Exec(e),
-                shadow,
-                Some((&mut rec.shadow, &mut rec.dirty)),
-                Some(retired),
-            ),
+        let rec = &mut nodes[i as usize];
+        let (target, stores, mirror) = match exec {
+            Some((e, mine)) => (Target::Exec(e), mine, Some((stores, &mut rec.dirty))),
             None => {
                 // The template's parameters may now differ from the executable graph's.
                 rec.stale = true;
-                (Target::Template, &mut rec.shadow, None, None)
+                (Target::Template(raw), stores, None)
             }
         };
-        NodeAccess {
+        Parts {
             target,
             node: rec.raw,
             ctx,
             topo,
-            index: i as u32,
-            shadow,
+            index: i,
+            stores,
             mirror,
             bindings,
             limits,
             panics,
-            retired,
             children,
         }
     }
 
-    /// Makes the executable graph.
-    pub fn instantiate(self) -> Result<GraphExec<'a>> {
-        GraphExec::new(self, Instantiate::new())
-    }
-
-    /// Makes the executable graph with options (upload, auto-free-on-launch, node priority).
-    pub fn instantiate_with(self, opts: Instantiate<'_>) -> Result<GraphExec<'a>> {
-        GraphExec::new(self, opts)
-    }
-
     /// The name of the node with driver handle `raw`, if it is one of ours.
-    pub(crate) fn node_name(&self, raw: CUgraphNode) -> Option<String> {
-        if raw.is_null() {
-            return None;
-        }
+    pub(crate) fn node_name(&self, raw: Option<RawNode>) -> Option<String> {
+        let raw = raw?;
         let i = self.nodes.iter().position(|n| n.raw == raw)?;
         Some(self.topo.name(i as u32).to_owned())
     }
 
-    /// Sends shadow edits made through an executable graph to the template's driver nodes.
-    pub(crate) fn flush(&mut self) -> Result<()> {
-        let ctx = self.ctx.cu_ctx();
-        for (i, rec) in self.nodes.iter_mut().enumerate() {
-            if rec.dirty {
-                rec.shadow
-                    .apply(Target::Template, rec.raw, ctx)
-                    .map_err(|e| Error::call(e, Some(self.topo.name(i as u32))))?;
-                rec.dirty = false;
-            }
+    /// Sends shadow edits made through an executable graph to the template's driver graph.
+    pub(crate) fn flush(&mut self) -> Result<(), crate::error::DriverFailure> {
+        for s in self.stores.all() {
+            s.flush(&mut self.raw, &mut self.nodes, &self.topo)?;
         }
         Ok(())
     }
 
     /// The first host-callback panic of this graph or its children since the last report.
-    pub(crate) fn take_panic(&self) -> Option<Error> {
+    pub(crate) fn take_panic(&self) -> Option<LaunchError> {
         self.panics
             .take()
-            .or_else(|| self.children.iter().find_map(|c| c.take_panic()))
+            .or_else(|| self.children.list.iter().find_map(|c| c.0.take_panic()))
     }
 
     /// Runs `f` (a launch) with cudarc's stream-ordering events kept for every buffer of this
     /// graph and its children.
     pub(crate) fn tracked(
         bindings: &mut Bindings<'a>,
-        children: &mut [Graph<'a>],
+        children: &mut Children<'a>,
         stream: &CudaStream,
-        f: &mut dyn FnMut() -> Result<()>,
-    ) -> Result<()> {
+        f: &mut dyn FnMut() -> Tracking,
+    ) -> Tracking {
         Bindings::tracked(&mut bindings.list, stream, &mut || {
-            track_children(children, stream, f)
+            track_children(&mut children.list, stream, f)
         })
     }
 }
 
 fn track_children(
-    children: &mut [Graph<'_>],
+    list: &mut [ChildGraph<'_>],
     stream: &CudaStream,
-    f: &mut dyn FnMut() -> Result<()>,
-) -> Result<()> {
-    match children.split_first_mut() {
+    f: &mut dyn FnMut() -> Tracking,
+) -> Tracking {
+    match list.split_first_mut() {
         None => f(),
-        Some((c, rest)) => Graph::tracked(&mut c.bindings, &mut c.children, stream, &mut || {
-            track_children(rest, stream, f)
-        }),
+        Some((c, rest)) => c.0.tracked(stream, &mut || track_children(rest, stream, f)),
     }
 }
 
-impl Drop for Graph<'_> {
-    fn drop(&mut self) {
-        // SAFETY: the graph is live and dropped once; executable graphs made from it do not
-        // need it (the driver copies what it needs at instantiation).
-        let r = unsafe { driver::graph_destroy(self.raw.0) };
-        self.ctx.record_err(r.map_err(|e| e.code));
+impl crate::kinds::sealed::Sealed for Graph<'_> {}
+
+impl<'a> IntoChild<'a> for Graph<'a> {
+    fn into_child(self) -> ChildGraph<'a> {
+        ChildGraph(Box::new(self))
     }
 }
 
-/// The device's launch limits, read once per device.
-fn device_limits(dev: cudarc::driver::sys::CUdevice) -> Result<Limits> {
-    static KNOWN: std::sync::Mutex<Vec<(cudarc::driver::sys::CUdevice, Limits)>> =
-        std::sync::Mutex::new(Vec::new());
-    let mut known = KNOWN.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(&(_, l)) = known.iter().find(|(d, _)| *d == dev) {
-        return Ok(l);
+impl<'a> Subgraph<'a> for Graph<'a> {
+    fn raw(&self) -> &RawGraph<'a> {
+        &self.raw
     }
-    let attr = |a| {
-        // SAFETY: `dev` is the device of a live context.
-        unsafe { driver::device_attribute(dev, a) }.map(|v| v.max(0) as u32)
-    };
-    use CUdevice_attribute::*;
-    let limits = Limits {
-        max_block: [
-            attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
-            attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
-            attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
-        ],
-        max_grid: [
-            attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
-            attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
-            attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
-        ],
-        max_threads: attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-    };
-    known.push((dev, limits));
-    Ok(limits)
+
+    fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    fn take_panic(&self) -> Option<LaunchError> {
+        Graph::take_panic(self)
+    }
+
+    fn tracked(&mut self, stream: &CudaStream, f: &mut dyn FnMut() -> Tracking) -> Tracking {
+        Graph::tracked(&mut self.bindings, &mut self.children, stream, f)
+    }
 }

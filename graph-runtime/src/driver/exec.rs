@@ -1,0 +1,300 @@
+//! An executable graph, owned: launched, edited in place, updated, destroyed once its launches
+//! are done.
+
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
+use std::sync::Arc;
+
+use cudarc::driver::sys::{self, CUgraphExec, CUgraphExecUpdateResult, CUgraphInstantiateResult};
+use cudarc::driver::{CudaContext, CudaStream, DriverError, LaunchConfig};
+
+use super::params::Idle;
+use super::{
+    check, in_context, CallError, CallResult, Callback, EventRef, Kept, Launchable, Memcpy, Memset,
+    RawGraph, RawNode,
+};
+use crate::block::{ArgBlock, ArgPtrs};
+use crate::error::{InstantiateReason, UpdateRefusal};
+
+/// `cuGraphInstantiateWithParams` flags.
+pub(crate) mod flags {
+    use cudarc::driver::sys::CUgraphInstantiate_flags as F;
+
+    /// Upload as part of instantiation.
+    pub const UPLOAD: u64 = F::CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD.0 as u64;
+    /// Free graph-owned allocations not freed by the graph before each launch.
+    pub const AUTO_FREE_ON_LAUNCH: u64 =
+        F::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH.0 as u64;
+    /// Launch kernel nodes with their own priority.
+    pub const USE_NODE_PRIORITY: u64 = F::CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY.0 as u64;
+}
+
+/// Why `cuGraphInstantiateWithParams` failed, beyond its return code.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InstantiateFailure {
+    pub error: CallError,
+    pub node: Option<RawNode>,
+    pub reason: InstantiateReason,
+}
+
+pub(super) fn instantiate_reason(r: CUgraphInstantiateResult) -> InstantiateReason {
+    use CUgraphInstantiateResult::*;
+    match r {
+        CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE => InstantiateReason::InvalidStructure,
+        CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED => {
+            InstantiateReason::NodeOperationNotSupported
+        }
+        CUDA_GRAPH_INSTANTIATE_MULTIPLE_CTXS_NOT_SUPPORTED => InstantiateReason::MultipleContexts,
+        _ => InstantiateReason::Other,
+    }
+}
+
+/// Why `cuGraphExecUpdate_v2` refused, beyond its return code.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct UpdateFailure {
+    pub refusal: UpdateRefusal,
+    pub node: Option<RawNode>,
+}
+
+fn refusal(r: CUgraphExecUpdateResult) -> UpdateRefusal {
+    use CUgraphExecUpdateResult::*;
+    match r {
+        CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED => UpdateRefusal::TopologyChanged,
+        CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED => UpdateRefusal::NodeTypeChanged,
+        CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED
+        | CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE => UpdateRefusal::FunctionChanged,
+        CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED => UpdateRefusal::ParametersChanged,
+        CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED => UpdateRefusal::NotSupported,
+        _ => UpdateRefusal::Other,
+    }
+}
+
+/// An executable graph. It keeps a copy of every function and host closure its nodes may call,
+/// and the streams it was launched on: dropping it (or [`replace`](Self::replace)) waits for
+/// those launches before anything kept is released.
+pub(crate) struct RawExec<'a> {
+    raw: CUgraphExec,
+    ctx: Arc<CudaContext>,
+    kept: Vec<Kept<'a>>,
+    /// Streams launched or uploaded on since the last [`wait`](Self::wait).
+    streams: Vec<Arc<CudaStream>>,
+}
+
+// SAFETY: the executable graph handle is an identifier the driver lets any thread use; every
+// call on it goes through `&mut self`, or `&self` for calls that the driver allows at the same
+// time as launches (none here). `Kept` and the streams are `Send + Sync`.
+unsafe impl Send for RawExec<'_> {}
+// SAFETY: as above; `&RawExec` makes no driver call.
+unsafe impl Sync for RawExec<'_> {}
+
+impl<'a> RawExec<'a> {
+    pub(super) fn new(
+        raw: CUgraphExec,
+        graph: &RawGraph<'a>,
+        upload: Option<&Arc<CudaStream>>,
+    ) -> Self {
+        RawExec {
+            raw,
+            ctx: graph.context().clone(),
+            kept: graph.kept().to_vec(),
+            streams: upload.into_iter().cloned().collect(),
+        }
+    }
+
+    fn call(&self, call: &'static str, f: impl Fn() -> sys::CUresult) -> CallResult<()> {
+        in_context(self.ctx.cu_ctx(), || check(call, f()))
+    }
+
+    #[inline]
+    fn remember(&mut self, stream: &Arc<CudaStream>) {
+        if !self.streams.iter().rev().any(|s| Arc::ptr_eq(s, stream)) {
+            self.streams.push(stream.clone());
+        }
+    }
+
+    /// Launches on `stream` (a stream of this graph's context).
+    #[inline]
+    pub fn launch(&mut self, stream: &Arc<CudaStream>) -> CallResult<()> {
+        self.remember(stream);
+        let (e, s) = (self.raw, stream.cu_stream());
+        // SAFETY: the executable graph is live, and what it references lives for `'a` or is
+        // kept here until the launch is waited for; the stream is live.
+        self.call("cuGraphLaunch", || unsafe { sys::cuGraphLaunch(e, s) })
+    }
+
+    /// Uploads to the device on `stream` ahead of the first launch.
+    pub fn upload(&mut self, stream: &Arc<CudaStream>) -> CallResult<()> {
+        self.remember(stream);
+        let (e, s) = (self.raw, stream.cu_stream());
+        // SAFETY: as in `launch`.
+        self.call("cuGraphUpload", || unsafe { sys::cuGraphUpload(e, s) })
+    }
+
+    /// Waits for every launch so far, then lets go of host closures no graph uses any more.
+    /// The returned proof borrows `self`, so no launch can start while it lives.
+    pub fn wait(&mut self) -> Result<Idle<'_>, DriverError> {
+        let mut first = Ok(());
+        for s in self.streams.drain(..) {
+            if let Err(e) = s.synchronize() {
+                first = first.and(Err(e));
+            }
+        }
+        first?;
+        // Only this list holds such a closure: it was replaced on every graph.
+        self.kept
+            .retain(|k| !matches!(k, Kept::Callback(c) if !c.is_shared()));
+        Ok(Idle(PhantomData))
+    }
+
+    /// Takes `new`'s place. The old executable graph is destroyed at once (the driver frees it
+    /// when its launches complete); what it kept, and the streams it ran on, move here so they
+    /// outlast those launches.
+    pub fn replace(&mut self, new: RawExec<'a>) {
+        let mut old = std::mem::replace(self, new);
+        self.kept.append(&mut old.kept);
+        for s in old.streams.drain(..) {
+            self.remember(&s);
+        }
+        // No stream left to wait for: this only destroys the old graph.
+        drop(old);
+    }
+
+    /// `cuGraphExecUpdate_v2` from `g`: on success this graph also keeps what `g` keeps.
+    pub fn update_from(&mut self, g: &RawGraph<'a>) -> Result<(), UpdateFailure> {
+        let mut info = MaybeUninit::<sys::CUgraphExecUpdateResultInfo>::zeroed();
+        let (e, raw, out) = (self.raw, g.raw(), info.as_mut_ptr());
+        let r = in_context(self.ctx.cu_ctx(), || {
+            // SAFETY: both graphs are live; `out` points at `info`, valid for writes.
+            check("cuGraphExecUpdate_v2", unsafe {
+                sys::cuGraphExecUpdate_v2(e, raw, out)
+            })
+        });
+        // SAFETY: all-zero bytes are a valid `CUgraphExecUpdateResultInfo` (result SUCCESS,
+        // null nodes), and the driver only writes valid values over them.
+        let info = unsafe { info.assume_init() };
+        match r {
+            Ok(()) => {
+                self.keep_all(g);
+                Ok(())
+            }
+            Err(_) => Err(UpdateFailure {
+                refusal: refusal(info.result),
+                node: (!info.errorNode.is_null()).then_some(RawNode(info.errorNode)),
+            }),
+        }
+    }
+
+    fn keep_all(&mut self, g: &RawGraph<'a>) {
+        for k in g.kept() {
+            let known = match k {
+                Kept::Function(f) => self
+                    .kept
+                    .iter()
+                    .any(|m| matches!(m, Kept::Function(g) if g.cu_function() == f.cu_function())),
+                Kept::Callback(_) => false,
+            };
+            if !known {
+                self.kept.push(k.clone());
+            }
+        }
+    }
+
+    #[inline]
+    pub fn set_kernel(
+        &mut self,
+        n: RawNode,
+        l: &Launchable,
+        cfg: &LaunchConfig,
+        args: &ArgBlock,
+    ) -> CallResult<()> {
+        let mut ptrs = ArgPtrs::new();
+        let p = l.params(cfg, args, &mut ptrs);
+        let e = self.raw;
+        // SAFETY: `n` is a kernel node of the graph this was made from; `p` points into `args`
+        // and `ptrs`, one value per parameter (`Launchable`); the function is kept (the
+        // template kept it, and this graph copied the template's list).
+        self.call("cuGraphExecKernelNodeSetParams_v2", || unsafe {
+            sys::cuGraphExecKernelNodeSetParams_v2(e, n.0, &p)
+        })
+    }
+
+    #[inline]
+    pub fn set_memset(&mut self, n: RawNode, m: &Memset) -> CallResult<()> {
+        let (e, p, ctx) = (self.raw, m.params(), self.ctx.cu_ctx());
+        // SAFETY: `n` is a memset node of the graph this was made from; `p` is plain values.
+        self.call("cuGraphExecMemsetNodeSetParams", || unsafe {
+            sys::cuGraphExecMemsetNodeSetParams(e, n.0, &p, ctx)
+        })
+    }
+
+    #[inline]
+    pub fn set_memcpy(&mut self, n: RawNode, m: &Memcpy<'a>) -> CallResult<()> {
+        let (e, p, ctx) = (self.raw, m.params(), self.ctx.cu_ctx());
+        // SAFETY: `n` is a memcpy node of the graph this was made from; host ends live for
+        // `'a` and hold at least `bytes` bytes (`Memcpy::new`).
+        self.call("cuGraphExecMemcpyNodeSetParams", || unsafe {
+            sys::cuGraphExecMemcpyNodeSetParams(e, n.0, &p, ctx)
+        })
+    }
+
+    pub fn set_host(&mut self, n: RawNode, cb: &Callback<'a>) -> CallResult<()> {
+        let (e, p) = (self.raw, cb.params());
+        // SAFETY: `n` is a host node of the graph this was made from; the closure is kept below.
+        self.call("cuGraphExecHostNodeSetParams", || unsafe {
+            sys::cuGraphExecHostNodeSetParams(e, n.0, &p)
+        })?;
+        self.kept.push(Kept::Callback(cb.clone()));
+        Ok(())
+    }
+
+    /// Runs a copy of `child` in child node `n` (what `child`'s nodes call is kept too).
+    pub fn set_child(&mut self, n: RawNode, child: &RawGraph<'a>) -> CallResult<()> {
+        let (e, c) = (self.raw, child.raw());
+        // SAFETY: `n` is a child node of the graph this was made from; `c` is a live graph.
+        self.call("cuGraphExecChildGraphNodeSetParams", || unsafe {
+            sys::cuGraphExecChildGraphNodeSetParams(e, n.0, c)
+        })?;
+        self.keep_all(child);
+        Ok(())
+    }
+
+    pub fn set_event_record(&mut self, n: RawNode, ev: EventRef<'a>) -> CallResult<()> {
+        let e = self.raw;
+        // SAFETY: `n` is an event record node of the graph this was made from; the event lives
+        // for `'a`.
+        self.call("cuGraphExecEventRecordNodeSetEvent", || unsafe {
+            sys::cuGraphExecEventRecordNodeSetEvent(e, n.0, ev.raw())
+        })
+    }
+
+    pub fn set_event_wait(&mut self, n: RawNode, ev: EventRef<'a>) -> CallResult<()> {
+        let e = self.raw;
+        // SAFETY: as in `set_event_record`, for an event wait node.
+        self.call("cuGraphExecEventWaitNodeSetEvent", || unsafe {
+            sys::cuGraphExecEventWaitNodeSetEvent(e, n.0, ev.raw())
+        })
+    }
+
+    /// Enables or disables kernel, memset or memcpy node `n`.
+    #[inline]
+    pub fn set_enabled(&mut self, n: RawNode, on: bool) -> CallResult<()> {
+        let e = self.raw;
+        // SAFETY: `n` is a node of the graph this was made from (the driver refuses other
+        // kinds with an error).
+        self.call("cuGraphNodeSetEnabled", || unsafe {
+            sys::cuGraphNodeSetEnabled(e, n.0, on as u32)
+        })
+    }
+}
+
+impl Drop for RawExec<'_> {
+    fn drop(&mut self) {
+        let waited = self.wait().map(drop);
+        self.ctx.record_err(waited);
+        // SAFETY: the executable graph is live and dropped once, after its launches.
+        let r = check("cuGraphExecDestroy", unsafe {
+            sys::cuGraphExecDestroy(self.raw)
+        });
+        self.ctx.record_err(r.map_err(|e| e.code));
+    }
+}

@@ -1,0 +1,329 @@
+//! A driver graph (the template), owned, and its nodes.
+
+use std::ffi::CStr;
+use std::ptr;
+use std::sync::Arc;
+
+use cudarc::driver::sys::{self, CUgraph, CUgraphNode};
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream, LaunchConfig};
+
+use super::exec::{instantiate_reason, InstantiateFailure};
+use super::params::Mismatch;
+use super::{check, in_context, CallResult, Callback, EventRef, Kept, Launchable, Memcpy, Memset};
+use super::{make_current, RawExec};
+use crate::block::{ArgBlock, ArgLayout, ArgOffsets, ArgPtrs};
+use crate::error::InstantiateReason;
+
+/// A node of a [`RawGraph`]. Used only with the graph that made it and the executable graphs
+/// made from that graph (the layers above keep them together).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(transparent)]
+pub(crate) struct RawNode(pub(super) CUgraphNode);
+
+// SAFETY: a node handle is an identifier the driver lets any thread use; it is only passed to
+// calls on its own graph, which `&mut RawGraph` serializes.
+unsafe impl Send for RawNode {}
+// SAFETY: as above.
+unsafe impl Sync for RawNode {}
+
+/// A driver graph, destroyed on drop. Everything its nodes point at lives for `'a` (host memory,
+/// events), or is kept here ([`Kept`]: functions, host closures).
+pub(crate) struct RawGraph<'a> {
+    raw: CUgraph,
+    ctx: Arc<CudaContext>,
+    kept: Vec<Kept<'a>>,
+}
+
+// SAFETY: the graph handle is an identifier the driver lets any thread use; calls that change
+// the graph take `&mut self`, calls through `&self` only read it (DOT, cloning into a parent,
+// instantiation). `Kept` is `Send + Sync`.
+unsafe impl Send for RawGraph<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for RawGraph<'_> {}
+
+impl<'a> RawGraph<'a> {
+    /// An empty graph in `ctx`.
+    pub fn new(ctx: &Arc<CudaContext>) -> CallResult<Self> {
+        make_current(ctx.cu_ctx())?;
+        let mut raw = ptr::null_mut();
+        // SAFETY: the context is current; `raw` is a valid out-pointer.
+        check("cuGraphCreate", unsafe { sys::cuGraphCreate(&mut raw, 0) })?;
+        Ok(RawGraph {
+            raw,
+            ctx: ctx.clone(),
+            kept: Vec::new(),
+        })
+    }
+
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    pub(super) fn kept(&self) -> &[Kept<'a>] {
+        &self.kept
+    }
+
+    /// Makes `f` callable from this graph's nodes: keeps a copy (one per function), and checks
+    /// an argument layout against its parameter sizes.
+    pub fn launchable(
+        &mut self,
+        f: &CudaFunction,
+        sizes: &[usize],
+        layout: &[ArgLayout],
+        offsets: &'static ArgOffsets,
+    ) -> Result<Launchable, Mismatch> {
+        let raw = f.cu_function();
+        let l = Launchable::new(raw, sizes, layout, offsets)?;
+        let known = self
+            .kept
+            .iter()
+            .any(|k| matches!(k, Kept::Function(g) if g.cu_function() == raw));
+        if !known {
+            self.kept.push(Kept::Function(f.clone()));
+        }
+        Ok(l)
+    }
+
+    /// Runs a driver call that adds a node, with this graph's context current.
+    fn add(
+        &self,
+        call: &'static str,
+        add: impl Fn(*mut CUgraphNode) -> sys::CUresult,
+    ) -> CallResult<RawNode> {
+        in_context(self.ctx.cu_ctx(), || {
+            let mut n = ptr::null_mut();
+            check(call, add(&mut n))?;
+            Ok(RawNode(n))
+        })
+    }
+
+    pub fn add_empty(&mut self, deps: &[RawNode]) -> CallResult<RawNode> {
+        let (g, d) = (self.raw, nodes(deps));
+        // SAFETY: `g` is live and `d` are its nodes; `deps` outlives the call.
+        self.add("cuGraphAddEmptyNode", |n| unsafe {
+            sys::cuGraphAddEmptyNode(n, g, d, deps.len())
+        })
+    }
+
+    pub fn add_kernel(
+        &mut self,
+        deps: &[RawNode],
+        l: &Launchable,
+        cfg: &LaunchConfig,
+        args: &ArgBlock,
+    ) -> CallResult<RawNode> {
+        let mut ptrs = ArgPtrs::new();
+        let p = l.params(cfg, args, &mut ptrs);
+        let (g, d) = (self.raw, nodes(deps));
+        // SAFETY: as in `add_empty`; `p` points into `args` and `ptrs`, alive for the call, one
+        // value per parameter (`Launchable`); the function is kept by this graph.
+        self.add("cuGraphAddKernelNode_v2", |n| unsafe {
+            sys::cuGraphAddKernelNode_v2(n, g, d, deps.len(), &p)
+        })
+    }
+
+    pub fn add_memset(&mut self, deps: &[RawNode], m: &Memset) -> CallResult<RawNode> {
+        let (g, d, p, ctx) = (self.raw, nodes(deps), m.params(), self.ctx.cu_ctx());
+        // SAFETY: as in `add_empty`; `p` is a plain value struct.
+        self.add("cuGraphAddMemsetNode", |n| unsafe {
+            sys::cuGraphAddMemsetNode(n, g, d, deps.len(), &p, ctx)
+        })
+    }
+
+    pub fn add_memcpy(&mut self, deps: &[RawNode], m: &Memcpy<'a>) -> CallResult<RawNode> {
+        let (g, d, p, ctx) = (self.raw, nodes(deps), m.params(), self.ctx.cu_ctx());
+        // SAFETY: as in `add_empty`; host ends are borrowed for `'a` and hold at least
+        // `bytes` bytes (`Memcpy::new`).
+        self.add("cuGraphAddMemcpyNode", |n| unsafe {
+            sys::cuGraphAddMemcpyNode(n, g, d, deps.len(), &p, ctx)
+        })
+    }
+
+    pub fn add_host(&mut self, deps: &[RawNode], cb: &Callback<'a>) -> CallResult<RawNode> {
+        let (g, d, p) = (self.raw, nodes(deps), cb.params());
+        // SAFETY: as in `add_empty`; the closure is kept below for the graph's life.
+        let n = self.add("cuGraphAddHostNode", |n| unsafe {
+            sys::cuGraphAddHostNode(n, g, d, deps.len(), &p)
+        })?;
+        self.kept.push(Kept::Callback(cb.clone()));
+        Ok(n)
+    }
+
+    /// Adds a node running a copy of `child` (the driver clones it, with what its nodes point
+    /// at, which this graph now keeps too).
+    pub fn add_child(&mut self, deps: &[RawNode], child: &RawGraph<'a>) -> CallResult<RawNode> {
+        let (g, d, c) = (self.raw, nodes(deps), child.raw);
+        // SAFETY: as in `add_empty`; `c` is a live graph.
+        let n = self.add("cuGraphAddChildGraphNode", |n| unsafe {
+            sys::cuGraphAddChildGraphNode(n, g, d, deps.len(), c)
+        })?;
+        self.kept.extend(child.kept.iter().cloned());
+        Ok(n)
+    }
+
+    pub fn add_event_record(&mut self, deps: &[RawNode], ev: EventRef<'a>) -> CallResult<RawNode> {
+        let (g, d, e) = (self.raw, nodes(deps), ev.raw());
+        // SAFETY: as in `add_empty`; the event is borrowed for `'a`.
+        self.add("cuGraphAddEventRecordNode", |n| unsafe {
+            sys::cuGraphAddEventRecordNode(n, g, d, deps.len(), e)
+        })
+    }
+
+    pub fn add_event_wait(&mut self, deps: &[RawNode], ev: EventRef<'a>) -> CallResult<RawNode> {
+        let (g, d, e) = (self.raw, nodes(deps), ev.raw());
+        // SAFETY: as in `add_event_record`.
+        self.add("cuGraphAddEventWaitNode", |n| unsafe {
+            sys::cuGraphAddEventWaitNode(n, g, d, deps.len(), e)
+        })
+    }
+
+    pub fn add_edge(&mut self, from: RawNode, to: RawNode) -> CallResult<()> {
+        let g = self.raw;
+        // SAFETY: both are nodes of this live graph; the one-element arrays live on the stack.
+        in_context(self.ctx.cu_ctx(), || {
+            check("cuGraphAddDependencies", unsafe {
+                sys::cuGraphAddDependencies(g, &from.0, &to.0, 1)
+            })
+        })
+    }
+
+    pub fn remove_edge(&mut self, from: RawNode, to: RawNode) -> CallResult<()> {
+        let g = self.raw;
+        // SAFETY: as in `add_edge`.
+        in_context(self.ctx.cu_ctx(), || {
+            check("cuGraphRemoveDependencies", unsafe {
+                sys::cuGraphRemoveDependencies(g, &from.0, &to.0, 1)
+            })
+        })
+    }
+
+    fn set(&self, call: &'static str, set: impl Fn() -> sys::CUresult) -> CallResult<()> {
+        in_context(self.ctx.cu_ctx(), || check(call, set()))
+    }
+
+    pub fn set_kernel(
+        &mut self,
+        n: RawNode,
+        l: &Launchable,
+        cfg: &LaunchConfig,
+        args: &ArgBlock,
+    ) -> CallResult<()> {
+        let mut ptrs = ArgPtrs::new();
+        let p = l.params(cfg, args, &mut ptrs);
+        // SAFETY: `n` is a kernel node of this graph; `p` as in `add_kernel`.
+        self.set("cuGraphKernelNodeSetParams_v2", || unsafe {
+            sys::cuGraphKernelNodeSetParams_v2(n.0, &p)
+        })
+    }
+
+    pub fn set_memset(&mut self, n: RawNode, m: &Memset) -> CallResult<()> {
+        let p = m.params();
+        // SAFETY: `n` is a memset node of this graph; `p` is a plain value struct.
+        self.set("cuGraphMemsetNodeSetParams", || unsafe {
+            sys::cuGraphMemsetNodeSetParams(n.0, &p)
+        })
+    }
+
+    pub fn set_memcpy(&mut self, n: RawNode, m: &Memcpy<'a>) -> CallResult<()> {
+        let p = m.params();
+        // SAFETY: `n` is a memcpy node of this graph; `p` as in `add_memcpy`.
+        self.set("cuGraphMemcpyNodeSetParams", || unsafe {
+            sys::cuGraphMemcpyNodeSetParams(n.0, &p)
+        })
+    }
+
+    pub fn set_host(&mut self, n: RawNode, cb: &Callback<'a>) -> CallResult<()> {
+        let p = cb.params();
+        // SAFETY: `n` is a host node of this graph; the closure is kept below.
+        self.set("cuGraphHostNodeSetParams", || unsafe {
+            sys::cuGraphHostNodeSetParams(n.0, &p)
+        })?;
+        // A closure only this list holds is no longer called by any node of this graph (each
+        // node's current closure is held by its shadow); executable graphs keep their own.
+        self.kept
+            .retain(|k| !matches!(k, Kept::Callback(c) if !c.is_shared()));
+        self.kept.push(Kept::Callback(cb.clone()));
+        Ok(())
+    }
+
+    pub fn set_event_record(&mut self, n: RawNode, ev: EventRef<'a>) -> CallResult<()> {
+        // SAFETY: `n` is an event record node of this graph; the event lives for `'a`.
+        self.set("cuGraphEventRecordNodeSetEvent", || unsafe {
+            sys::cuGraphEventRecordNodeSetEvent(n.0, ev.raw())
+        })
+    }
+
+    pub fn set_event_wait(&mut self, n: RawNode, ev: EventRef<'a>) -> CallResult<()> {
+        // SAFETY: `n` is an event wait node of this graph; the event lives for `'a`.
+        self.set("cuGraphEventWaitNodeSetEvent", || unsafe {
+            sys::cuGraphEventWaitNodeSetEvent(n.0, ev.raw())
+        })
+    }
+
+    /// Writes the driver's DOT description of the graph to `path`.
+    pub fn debug_dot_print(&self, path: &CStr, verbose: bool) -> CallResult<()> {
+        let flags = if verbose {
+            sys::CUgraphDebugDot_flags::CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE as u32
+        } else {
+            0
+        };
+        let g = self.raw;
+        // SAFETY: the graph is live; `path` is NUL-terminated and outlives the call.
+        self.set("cuGraphDebugDotPrint", || unsafe {
+            sys::cuGraphDebugDotPrint(g, path.as_ptr(), flags)
+        })
+    }
+
+    /// Makes an executable graph (uploaded on `upload` if given), which keeps its own copy of
+    /// what this graph keeps.
+    pub fn instantiate(
+        &self,
+        flags: u64,
+        upload: Option<&Arc<CudaStream>>,
+    ) -> Result<RawExec<'a>, InstantiateFailure> {
+        let fail = |error| InstantiateFailure {
+            error,
+            node: None,
+            reason: InstantiateReason::Other,
+        };
+        make_current(self.ctx.cu_ctx()).map_err(fail)?;
+        let mut exec = ptr::null_mut();
+        let mut p = sys::CUDA_GRAPH_INSTANTIATE_PARAMS {
+            flags,
+            hUploadStream: upload.map_or(ptr::null_mut(), |s| s.cu_stream()),
+            hErrNode_out: ptr::null_mut(),
+            result_out: sys::CUgraphInstantiateResult::CUDA_GRAPH_INSTANTIATE_SUCCESS,
+        };
+        // SAFETY: the graph is live and references only what lives for `'a` or is kept here;
+        // `exec` and `p` are valid for the call; the upload stream (if any) is live.
+        let r = unsafe { sys::cuGraphInstantiateWithParams(&mut exec, self.raw, &mut p) };
+        match check("cuGraphInstantiateWithParams", r) {
+            Ok(()) => Ok(RawExec::new(exec, self, upload)),
+            Err(error) => Err(InstantiateFailure {
+                error,
+                node: (!p.hErrNode_out.is_null()).then_some(RawNode(p.hErrNode_out)),
+                reason: instantiate_reason(p.result_out),
+            }),
+        }
+    }
+
+    pub(super) fn raw(&self) -> CUgraph {
+        self.raw
+    }
+}
+
+impl Drop for RawGraph<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the graph is live and dropped once; executable graphs made from it do not
+        // need it (the driver copies what it needs at instantiation).
+        let r = check("cuGraphDestroy", unsafe { sys::cuGraphDestroy(self.raw) });
+        self.ctx.record_err(r.map_err(|e| e.code));
+    }
+}
+
+/// The driver handles of `deps`, or null for none.
+fn nodes(deps: &[RawNode]) -> *const CUgraphNode {
+    // `RawNode` is `repr(transparent)` over `CUgraphNode`: the slice is the array the driver
+    // reads.
+    deps.as_ptr() as *const CUgraphNode
+}

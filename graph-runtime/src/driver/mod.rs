@@ -1,0 +1,143 @@
+//! The driver layer: every call into the CUDA driver, and the types that keep alive what the
+//! driver points at.
+//!
+//! This layer and the argument block (`args`) are the only places with `unsafe` code, and
+//! nothing outside this layer touches `cudarc::driver::sys`. What it hands upwards is safe:
+//!
+//! - [`RawGraph`] and [`RawExec`] own a driver graph and an executable graph, destroy them on
+//!   drop, and keep a copy of every function and host callback their nodes call ([`Kept`]), so
+//!   the driver never calls into an unloaded module or a freed closure;
+//! - a lifetime `'a` on both says how long the host memory and events their nodes point at stay
+//!   borrowed ([`HostPtr`], [`EventRef`]); the layers above borrow them for `'a` (see
+//!   `Graph<'a>`), so the borrow checker forbids freeing them first;
+//! - node parameters are built here, from checked parts: a [`Launchable`] knows its argument
+//!   layout matches the kernel's parameter list, a [`Memcpy`] that its host ends are long
+//!   enough.
+//!
+//! Every failed call names its entry point ([`CallError`]), so the layers above can say which
+//! call failed and for which node.
+
+mod exec;
+mod graph;
+mod host;
+mod params;
+mod probe;
+
+use std::ptr;
+
+use cudarc::driver::sys;
+use cudarc::driver::DriverError;
+
+use crate::error::DriverFailure;
+
+pub(crate) use exec::{flags, InstantiateFailure, RawExec};
+pub(crate) use graph::{RawGraph, RawNode};
+pub(crate) use host::Callback;
+pub(crate) use params::{
+    End, EventRef, HostPtr, HostPtrMut, Idle, Launchable, Memcpy, Memset, Mismatch,
+};
+pub(crate) use probe::{
+    device_limits, driver_present, func_info, missing_symbol, nvrtc_present, FuncInfo, Limits,
+};
+
+pub(crate) use sys::CUcontext;
+
+/// A failed driver call: which entry point, and what it returned.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallError {
+    pub call: &'static str,
+    pub code: DriverError,
+}
+
+pub(crate) type CallResult<T> = Result<T, CallError>;
+
+impl CallError {
+    /// The error the layers above report: the call, the node it was about, the driver's code.
+    pub fn at(self, node: Option<&str>) -> DriverFailure {
+        DriverFailure {
+            call: self.call,
+            node: node.map(str::to_owned),
+            source: self.code,
+        }
+    }
+}
+
+impl From<CallError> for DriverFailure {
+    fn from(e: CallError) -> Self {
+        e.at(None)
+    }
+}
+
+macro_rules! call_error_into {
+    ($($e:ident),*) => {$(
+        impl From<CallError> for crate::error::$e {
+            fn from(e: CallError) -> Self {
+                DriverFailure::from(e).into()
+            }
+        }
+    )*};
+}
+call_error_into!(BuildError, EditError, LaunchError, UpdateError, AccessError);
+
+/// What a [`RawGraph`] or [`RawExec`] keeps alive for as long as the driver may use it.
+#[derive(Clone)]
+pub(crate) enum Kept<'a> {
+    /// A kernel's function (and with it its module).
+    Function(cudarc::driver::CudaFunction),
+    /// A host callback's closure.
+    Callback(Callback<'a>),
+}
+
+thread_local! {
+    /// The context this thread last made current through [`make_current`].
+    static CURRENT: std::cell::Cell<CUcontext> = const { std::cell::Cell::new(ptr::null_mut()) };
+}
+
+/// Runs `call` with `ctx` current on this thread (a graph may have moved to another thread).
+///
+/// The usual path makes no driver call: a thread-local remembers the context this thread last
+/// made current. If other code switched contexts behind our back, the driver answers
+/// `CUDA_ERROR_INVALID_CONTEXT`; then the context is checked for real and `call` runs again.
+#[inline]
+pub(crate) fn in_context<T>(ctx: CUcontext, call: impl Fn() -> CallResult<T>) -> CallResult<T> {
+    make_current(ctx)?;
+    match call() {
+        Err(e) if e.code.0 == sys::CUresult::CUDA_ERROR_INVALID_CONTEXT => {
+            CURRENT.with(|c| c.set(ptr::null_mut()));
+            make_current(ctx)?;
+            call()
+        }
+        r => r,
+    }
+}
+
+/// Makes `ctx` current on this thread if it is not already. Unlike cudarc's `bind_to_thread`,
+/// it does not report (and clear) errors cudarc recorded earlier.
+#[inline]
+pub(crate) fn make_current(ctx: CUcontext) -> CallResult<()> {
+    if CURRENT.with(|c| c.get()) == ctx {
+        return Ok(());
+    }
+    let mut current = ptr::null_mut();
+    // SAFETY: `current` is a valid out-pointer.
+    check("cuCtxGetCurrent", unsafe {
+        sys::cuCtxGetCurrent(&mut current)
+    })?;
+    if current != ctx {
+        // SAFETY: `ctx` is a live context (every caller holds an `Arc<CudaContext>` to it).
+        check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(ctx) })?;
+    }
+    CURRENT.with(|c| c.set(ctx));
+    Ok(())
+}
+
+#[inline]
+fn check(call: &'static str, r: sys::CUresult) -> CallResult<()> {
+    match r {
+        sys::CUresult::CUDA_SUCCESS => Ok(()),
+        code => Err(CallError {
+            call,
+            code: DriverError(code),
+        }),
+    }
+}

@@ -1,0 +1,164 @@
+//! What the driver can tell before any graph exists: whether it is installed and new enough,
+//! the device's launch limits, and a kernel's parameters and limits.
+
+use std::ffi::c_void;
+use std::sync::Mutex;
+
+use cudarc::driver::sys::{self, CUdevice_attribute, CUfunction_attribute, CUresult};
+use cudarc::driver::CudaFunction;
+
+use super::{check, CallResult};
+
+/// Every driver entry point the runtime may call. [`missing_symbol`] checks them all up front so
+/// an old driver is reported as an error instead of a panic deep inside a later call.
+const SYMBOLS: &[&str] = &[
+    "cuGraphCreate",
+    "cuGraphDestroy",
+    "cuGraphAddEmptyNode",
+    "cuGraphAddKernelNode_v2",
+    "cuGraphAddMemsetNode",
+    "cuGraphAddMemcpyNode",
+    "cuGraphAddHostNode",
+    "cuGraphAddChildGraphNode",
+    "cuGraphAddEventRecordNode",
+    "cuGraphAddEventWaitNode",
+    "cuGraphAddDependencies",
+    "cuGraphRemoveDependencies",
+    "cuGraphKernelNodeSetParams_v2",
+    "cuGraphMemsetNodeSetParams",
+    "cuGraphMemcpyNodeSetParams",
+    "cuGraphHostNodeSetParams",
+    "cuGraphEventRecordNodeSetEvent",
+    "cuGraphEventWaitNodeSetEvent",
+    "cuGraphInstantiateWithParams",
+    "cuGraphExecDestroy",
+    "cuGraphExecKernelNodeSetParams_v2",
+    "cuGraphExecMemsetNodeSetParams",
+    "cuGraphExecMemcpyNodeSetParams",
+    "cuGraphExecHostNodeSetParams",
+    "cuGraphExecChildGraphNodeSetParams",
+    "cuGraphExecEventRecordNodeSetEvent",
+    "cuGraphExecEventWaitNodeSetEvent",
+    "cuGraphNodeSetEnabled",
+    "cuGraphExecUpdate_v2",
+    "cuGraphLaunch",
+    "cuGraphUpload",
+    "cuGraphDebugDotPrint",
+    "cuFuncGetParamInfo",
+    "cuFuncGetAttribute",
+    "cuDeviceGetAttribute",
+];
+
+/// Whether libcuda can be loaded. Every other driver call panics inside cudarc when it cannot.
+pub(crate) fn driver_present() -> bool {
+    // SAFETY: only tries to load the library; no driver call is made.
+    unsafe { sys::is_culib_present() }
+}
+
+/// Whether libnvrtc can be loaded.
+pub(crate) fn nvrtc_present() -> bool {
+    // SAFETY: only tries to load the library.
+    unsafe { cudarc::nvrtc::sys::is_culib_present() }
+}
+
+/// The first symbol of [`SYMBOLS`] that the loaded driver library lacks, or `None` when the
+/// library cannot be loaded at all (ask [`driver_present`] first).
+pub(crate) fn missing_symbol() -> Option<&'static str> {
+    if !driver_present() {
+        return None;
+    }
+    // SAFETY: the library is present (checked above); `culib` only returns the loaded handle.
+    let lib = unsafe { sys::culib() };
+    SYMBOLS.iter().copied().find(|name| {
+        // SAFETY: the symbol is looked up, never called, so its type does not matter.
+        unsafe { lib.get::<*const c_void>(name.as_bytes()) }.is_err()
+    })
+}
+
+/// Limits of the device a graph is made for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    pub max_block: [u32; 3],
+    pub max_grid: [u32; 3],
+    pub max_threads: u32,
+}
+
+/// The device's launch limits, read once per device.
+pub(crate) fn device_limits(dev: sys::CUdevice) -> CallResult<Limits> {
+    static KNOWN: Mutex<Vec<(sys::CUdevice, Limits)>> = Mutex::new(Vec::new());
+    let mut known = KNOWN.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(&(_, l)) = known.iter().find(|(d, _)| *d == dev) {
+        return Ok(l);
+    }
+    let attr = |a| {
+        let mut v = 0;
+        // SAFETY: `v` is a valid out-pointer; `dev` came from a live context.
+        check("cuDeviceGetAttribute", unsafe {
+            sys::cuDeviceGetAttribute(&mut v, a, dev)
+        })
+        .map(|()| v.max(0) as u32)
+    };
+    use CUdevice_attribute::*;
+    let limits = Limits {
+        max_block: [
+            attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+            attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+            attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+        ],
+        max_grid: [
+            attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+            attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+            attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+        ],
+        max_threads: attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+    };
+    known.push((dev, limits));
+    Ok(limits)
+}
+
+/// A kernel's parameter sizes and launch limits.
+pub(crate) struct FuncInfo {
+    pub sizes: Vec<usize>,
+    pub max_threads: u32,
+    pub max_dynamic_smem: u32,
+}
+
+/// Parameter sizes (`known`, from PTX, else probed) and launch limits of `f`. The caller makes
+/// `f`'s context current.
+pub(crate) fn func_info(f: &CudaFunction, known: Option<&[usize]>) -> CallResult<FuncInfo> {
+    let raw = f.cu_function();
+    let sizes = match known {
+        Some(p) => p.to_vec(),
+        None => {
+            // Probe until the driver says the index is past the end.
+            let mut sizes = Vec::new();
+            loop {
+                let (mut offset, mut size) = (0usize, 0usize);
+                // SAFETY: `raw` is a live function (`f` keeps its module loaded); both
+                // out-pointers are valid.
+                let r =
+                    unsafe { sys::cuFuncGetParamInfo(raw, sizes.len(), &mut offset, &mut size) };
+                match check("cuFuncGetParamInfo", r) {
+                    Ok(()) => sizes.push(size),
+                    Err(e) if e.code.0 == CUresult::CUDA_ERROR_INVALID_VALUE => break sizes,
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+    };
+    let attr = |a| {
+        let mut v = 0;
+        // SAFETY: as above; `v` is a valid out-pointer.
+        check("cuFuncGetAttribute", unsafe {
+            sys::cuFuncGetAttribute(&mut v, a, raw)
+        })
+        .map(|()| v.max(0) as u32)
+    };
+    Ok(FuncInfo {
+        sizes,
+        max_threads: attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        max_dynamic_smem: attr(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        )?,
+    })
+}

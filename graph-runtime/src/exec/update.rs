@@ -1,0 +1,197 @@
+//! Making an executable graph, and the update ladder: per-node setters (the views), then a
+//! whole-graph update from the template in place, then a new instantiation.
+
+use std::cell::Cell;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use cudarc::driver::CudaStream;
+
+use super::{Core, GraphExec};
+use crate::driver::{flags, InstantiateFailure, RawExec};
+use crate::error::{DriverFailure, UpdateError, UpdateRefusal};
+use crate::graph::Graph;
+
+/// Options for [`Graph::instantiate_with`].
+///
+/// ```no_run
+/// # fn demo(g: cuda_graph_runtime::Graph<'_>, stream: &std::sync::Arc<cudarc::driver::CudaStream>)
+/// #   -> cuda_graph_runtime::Result<()> {
+/// use cuda_graph_runtime::Instantiate;
+/// let exec = g.instantiate_with(Instantiate::new().upload(stream).use_node_priority())?;
+/// # drop(exec); Ok(()) }
+/// ```
+#[derive(Clone, Default)]
+pub struct Instantiate<'s> {
+    upload: Option<&'s Arc<CudaStream>>,
+    auto_free_on_launch: bool,
+    use_node_priority: bool,
+}
+
+impl<'s> Instantiate<'s> {
+    /// Default options: no upload, no flags.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Uploads the executable graph to the device on `stream` as part of instantiation, so the
+    /// first launch does not pay for it.
+    pub fn upload(mut self, stream: &'s Arc<CudaStream>) -> Self {
+        self.upload = Some(stream);
+        self
+    }
+
+    /// Frees graph-owned allocations not freed by the graph itself before each launch.
+    pub fn auto_free_on_launch(mut self) -> Self {
+        self.auto_free_on_launch = true;
+        self
+    }
+
+    /// Launches kernel nodes with their priority attribute rather than the stream's.
+    pub fn use_node_priority(mut self) -> Self {
+        self.use_node_priority = true;
+        self
+    }
+
+    fn flags(&self) -> u64 {
+        let mut f = 0u64;
+        if self.upload.is_some() {
+            f |= flags::UPLOAD;
+        }
+        if self.auto_free_on_launch {
+            f |= flags::AUTO_FREE_ON_LAUNCH;
+        }
+        if self.use_node_priority {
+            f |= flags::USE_NODE_PRIORITY;
+        }
+        f
+    }
+}
+
+/// Which path a whole-graph update took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UpdatePath {
+    /// `cuGraphExecUpdate_v2` updated the executable graph in place.
+    InPlace,
+    /// The driver refused the in-place update and the graph was instantiated anew.
+    Reinstantiated {
+        /// Why the driver refused.
+        reason: UpdateRefusal,
+        /// The node the driver blamed, if it named one.
+        node: Option<String>,
+    },
+}
+
+/// Instantiates `graph`, naming the node the driver blames if it fails.
+fn instantiate<'a>(
+    graph: &Graph<'a>,
+    flags: u64,
+    upload: Option<&Arc<CudaStream>>,
+) -> Result<RawExec<'a>, UpdateError> {
+    graph
+        .raw
+        .instantiate(flags, upload)
+        .map_err(|f: InstantiateFailure| UpdateError::Instantiate {
+            node: graph.node_name(f.node),
+            reason: f.reason,
+            source: f.error.code,
+        })
+}
+
+impl<'a> GraphExec<'a> {
+    pub(crate) fn new(mut graph: Graph<'a>, opts: Instantiate<'_>) -> Result<Self, UpdateError> {
+        if let Some(s) = opts.upload {
+            if s.context().cu_ctx() != graph.ctx.cu_ctx() {
+                return Err(UpdateError::ContextMismatch {
+                    what: "the upload stream",
+                });
+            }
+        }
+        graph.flush()?;
+        let flags = opts.flags();
+        let raw = instantiate(&graph, flags, opts.upload)?;
+        for n in &mut graph.nodes {
+            n.stale = false;
+        }
+        let mut exec = GraphExec {
+            core: Core {
+                raw,
+                version: graph.version,
+                len: graph.nodes.len(),
+                stores: graph.stores.clone(),
+                flags,
+            },
+            graph,
+            _not_sync: PhantomData::<Cell<()>>,
+        };
+        exec.reapply()?;
+        Ok(exec)
+    }
+
+    /// Brings the executable graph in line with its template ([`graph_mut`](Self::graph_mut)),
+    /// cheapest way first: `cuGraphExecUpdate_v2` in place, or, if the driver refuses (the
+    /// topology changed, say), a new instantiation. Says which path it took.
+    ///
+    /// Edits made through [`node`](Self::node) are kept: they were written into the template
+    /// too. If the update fails, the executable graph is left as it was and still launches.
+    pub fn update(&mut self) -> Result<UpdatePath, UpdateError> {
+        self.graph.flush()?;
+        let refused = if self.core.version != self.graph.version {
+            // Nodes or edges changed: the driver would refuse; go straight to instantiation.
+            Some((UpdateRefusal::TopologyChanged, None))
+        } else {
+            match self.core.raw.update_from(&self.graph.raw) {
+                Ok(()) => None,
+                Err(f) => Some((f.refusal, self.graph.node_name(f.node))),
+            }
+        };
+        let Some((reason, node)) = refused else {
+            self.adopt_template();
+            self.reapply()?;
+            return Ok(UpdatePath::InPlace);
+        };
+        match instantiate(&self.graph, self.core.flags, None) {
+            Ok(raw) => {
+                self.core.raw.replace(raw);
+                self.core.version = self.graph.version;
+                self.adopt_template();
+                self.reapply()?;
+                Ok(UpdatePath::Reinstantiated { reason, node })
+            }
+            Err(e) => {
+                // The refused update may have changed some nodes: put back what the shadows say.
+                self.restore()?;
+                Err(e)
+            }
+        }
+    }
+
+    /// After an update: the executable graph now holds the template's parameters.
+    fn adopt_template(&mut self) {
+        let (core, graph) = (&mut self.core, &mut self.graph);
+        for s in core.stores.all_mut() {
+            s.adopt(&graph.stores, &mut graph.nodes);
+        }
+        core.len = graph.nodes.len();
+    }
+
+    /// What an update or instantiation does not carry over: disabled nodes, and child graphs
+    /// swapped on the executable graph.
+    fn reapply(&mut self) -> Result<(), DriverFailure> {
+        let (core, graph) = (&mut self.core, &self.graph);
+        for s in core.stores.all() {
+            s.reapply(&mut core.raw, &graph.nodes, &graph.topo, &graph.children)?;
+        }
+        Ok(())
+    }
+
+    /// Sends every node's shadow to the executable graph again.
+    fn restore(&mut self) -> Result<(), DriverFailure> {
+        let (core, graph) = (&mut self.core, &self.graph);
+        for s in core.stores.all() {
+            s.restore(&mut core.raw, &graph.nodes, &graph.topo)?;
+        }
+        self.reapply()
+    }
+}

@@ -1,0 +1,93 @@
+//! Child graph nodes: a node that runs a copy of another graph.
+//!
+//! A child node's graph is a [`Graph`](crate::Graph), which the layer above defines; this kind
+//! sees it through [`Subgraph`](super::Subgraph), what a parent needs of a child.
+
+use super::{kind, Children, IntoChild, OnExec, Shadow, Store, Stores, Target};
+use crate::driver::{CallResult, RawExec, RawGraph, RawNode};
+use crate::error::EditError;
+use crate::topology::NodeKind;
+
+kind!(
+    /// A child graph node.
+    handle ChildNode<>,
+    /// Setters of a child graph node (on an executable graph only).
+    view ChildMut,
+    shadow ChildShadow,
+    kind Child
+);
+
+#[derive(Clone, Copy)]
+pub(crate) struct ChildShadow {
+    /// The child graph (in the parent's `Children`) this side runs.
+    pub child: u32,
+    /// The one the template node embeds (the driver cloned it when the node was added).
+    pub embedded: u32,
+}
+
+impl<'a> Shadow<'a> for ChildShadow {
+    const KIND: NodeKind = NodeKind::Child;
+
+    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
+        &s.child
+    }
+
+    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
+        &mut s.child
+    }
+
+    fn add(
+        &self,
+        g: &mut RawGraph<'a>,
+        deps: &[RawNode],
+        children: &Children<'a>,
+    ) -> CallResult<RawNode> {
+        g.add_child(deps, children.get(self.child).raw())
+    }
+
+    /// Child nodes have no parameters to resend: a template node keeps the graph it embeds,
+    /// and one swapped on an executable graph is sent again by `reapply`.
+    fn apply(&self, _: &mut Target<'_, 'a>, _: RawNode) -> CallResult<()> {
+        Ok(())
+    }
+
+    fn reapply(&self, e: &mut RawExec<'a>, n: RawNode, children: &Children<'a>) -> CallResult<()> {
+        if self.child == self.embedded {
+            Ok(())
+        } else {
+            e.set_child(n, children.get(self.child).raw())
+        }
+    }
+}
+
+impl<'a> ChildMut<'_, 'a, OnExec> {
+    /// Runs another child graph in this node: a [`Graph`](crate::Graph) of the same nodes and
+    /// edges as the one the node was made with (made with
+    /// [`child_graph`](crate::Graph::child_graph)). The executable graph keeps it (and the one
+    /// it replaces, which a running launch may still use) until it is dropped.
+    pub fn set_graph(&mut self, child: impl IntoChild<'a>) -> Result<(), EditError> {
+        let child = child.into_child();
+        let cx = &mut self.cx;
+        if child.0.context().cu_ctx() != cx.ctx.cu_ctx() {
+            return Err(EditError::ContextMismatch {
+                what: "the child graph",
+            });
+        }
+        let current = cx.children.get(cx.shadow.child);
+        if let Some(difference) = current.topology().differs_from(child.0.topology()) {
+            return Err(EditError::ChildShape {
+                node: cx.name().to_owned(),
+                difference,
+            });
+        }
+        let node = cx.node;
+        let name = cx.name();
+        cx.exec()
+            .set_child(node, child.0.raw())
+            .map_err(|e| e.at(Some(name)))?;
+        let index = cx.children.push(child);
+        cx.shadow.child = index;
+        cx.mirror(|m| m.child = index);
+        Ok(())
+    }
+}

@@ -1,0 +1,38 @@
+//! Empty nodes: no work, a join point that orders its dependencies before its dependents.
+
+use super::{kind, Children, Shadow, Store, Stores, Target};
+use crate::driver::{CallResult, RawGraph, RawNode};
+use crate::topology::NodeKind;
+
+kind!(
+    /// An empty node: orders its dependencies before its dependents.
+    handle EmptyNode<>,
+    /// An empty node has no parameters.
+    view EmptyMut,
+    shadow EmptyShadow,
+    kind Empty
+);
+
+/// An empty node has no parameters.
+#[derive(Clone, Copy)]
+pub(crate) struct EmptyShadow;
+
+impl<'a> Shadow<'a> for EmptyShadow {
+    const KIND: NodeKind = NodeKind::Empty;
+
+    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
+        &s.empty
+    }
+
+    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
+        &mut s.empty
+    }
+
+    fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
+        g.add_empty(deps)
+    }
+
+    fn apply(&self, _: &mut Target<'_, 'a>, _: RawNode) -> CallResult<()> {
+        Ok(())
+    }
+}

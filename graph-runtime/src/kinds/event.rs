@@ -1,0 +1,107 @@
+//! Event record and event wait nodes.
+
+use cudarc::driver::CudaEvent;
+
+use super::{kind, Children, Shadow, Store, Stores, Target};
+use crate::driver::{CallResult, EventRef, RawGraph, RawNode};
+use crate::error::EditError;
+use crate::topology::NodeKind;
+
+kind!(
+    /// An event record node.
+    handle EventRecordNode<>,
+    /// Setters of an event record node.
+    view EventRecordMut,
+    shadow RecordShadow<'a>,
+    kind EventRecord
+);
+
+kind!(
+    /// An event wait node.
+    handle EventWaitNode<>,
+    /// Setters of an event wait node.
+    view EventWaitMut,
+    shadow WaitShadow<'a>,
+    kind EventWait
+);
+
+/// The event a record node records.
+#[derive(Clone, Copy)]
+pub(crate) struct RecordShadow<'a> {
+    pub event: EventRef<'a>,
+}
+
+/// The event a wait node waits for.
+#[derive(Clone, Copy)]
+pub(crate) struct WaitShadow<'a> {
+    pub event: EventRef<'a>,
+}
+
+impl<'a> Shadow<'a> for RecordShadow<'a> {
+    const KIND: NodeKind = NodeKind::EventRecord;
+
+    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
+        &s.record
+    }
+
+    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
+        &mut s.record
+    }
+
+    fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
+        g.add_event_record(deps, self.event)
+    }
+
+    fn apply(&self, t: &mut Target<'_, 'a>, n: RawNode) -> CallResult<()> {
+        match t {
+            Target::Template(g) => g.set_event_record(n, self.event),
+            Target::Exec(e) => e.set_event_record(n, self.event),
+        }
+    }
+}
+
+impl<'a> Shadow<'a> for WaitShadow<'a> {
+    const KIND: NodeKind = NodeKind::EventWait;
+
+    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
+        &s.wait
+    }
+
+    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
+        &mut s.wait
+    }
+
+    fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
+        g.add_event_wait(deps, self.event)
+    }
+
+    fn apply(&self, t: &mut Target<'_, 'a>, n: RawNode) -> CallResult<()> {
+        match t {
+            Target::Template(g) => g.set_event_wait(n, self.event),
+            Target::Exec(e) => e.set_event_wait(n, self.event),
+        }
+    }
+}
+
+/// `set_event` on the view of an event node.
+macro_rules! event_setter {
+    ($view:ident) => {
+        impl<'a, S> $view<'_, 'a, S> {
+            /// Uses another event. It must belong to the graph's context.
+            pub fn set_event(&mut self, event: &'a CudaEvent) -> Result<(), EditError> {
+                if event.context().cu_ctx() != self.cx.ctx.cu_ctx() {
+                    return Err(EditError::ContextMismatch { what: "the event" });
+                }
+                let mut new = *self.cx.shadow;
+                new.event = EventRef::of(event);
+                let node = self.cx.node;
+                self.cx.send(|t| new.apply(t, node))?;
+                *self.cx.shadow = new;
+                self.cx.mirror(|m| *m = new);
+                Ok(())
+            }
+        }
+    };
+}
+event_setter!(EventRecordMut);
+event_setter!(EventWaitMut);

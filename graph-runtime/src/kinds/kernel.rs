@@ -1,0 +1,326 @@
+//! Kernel nodes: a launch of a kernel function with typed arguments.
+
+use cudarc::driver::{CudaFunction, LaunchConfig};
+
+use super::{kind, switchable, Children, Shadow, Store, Stores, Switchable, Target};
+use crate::args::{ArgAt, KernelArg, KernelArgs};
+use crate::bind::Bindings;
+use crate::block::ArgBlock;
+use crate::driver::{CallResult, FuncInfo, Launchable, Limits, Mismatch, RawGraph, RawNode};
+use crate::error::{BuildError, EditError, LaunchLimit};
+use crate::topology::NodeKind;
+
+kind!(
+    /// A kernel node whose arguments have the tuple type `A`.
+    handle KernelNode<A>,
+    /// Setters of a kernel node with argument tuple `A`.
+    view KernelMut,
+    shadow KernelShadow,
+    kind Kernel
+);
+
+pub(crate) struct KernelShadow {
+    launch: Launchable,
+    pub cfg: LaunchConfig,
+    pub args: ArgBlock,
+    /// Spare block of the same layout, made on the first whole-argument edit: edits are built
+    /// here and swapped in on success. Boxed: most nodes never need one, and every shadow would
+    /// carry its size.
+    scratch: Option<Box<ArgBlock>>,
+    enabled: bool,
+    /// The function's own limits.
+    max_threads: u32,
+    max_dynamic_smem: u32,
+}
+
+impl KernelShadow {
+    /// A launch of `func` (whose parameters and limits are `info`) named `node`, checked: the
+    /// arguments against the parameter list, the launch configuration against the limits.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new<'a, A: KernelArgs>(
+        g: &mut RawGraph<'a>,
+        func: &CudaFunction,
+        info: &FuncInfo,
+        node: &str,
+        cfg: LaunchConfig,
+        args: A,
+        bindings: &Bindings<'a>,
+        limits: &Limits,
+    ) -> Result<Self, BuildError> {
+        let launch = g
+            .launchable(func, &info.sizes, A::LAYOUT, &A::OFFSETS)
+            .map_err(|m| match m {
+                Mismatch::Count { expected, given } => BuildError::ArgumentCount {
+                    node: node.to_owned(),
+                    expected,
+                    given,
+                },
+                Mismatch::Size {
+                    index,
+                    expected,
+                    given,
+                } => BuildError::ArgumentSize {
+                    node: node.to_owned(),
+                    index,
+                    expected,
+                    given,
+                },
+            })?;
+        let mut k = KernelShadow {
+            launch,
+            cfg,
+            args: ArgBlock::new(&A::OFFSETS),
+            scratch: None,
+            enabled: true,
+            max_threads: info.max_threads,
+            max_dynamic_smem: info.max_dynamic_smem,
+        };
+        k.check(&cfg, limits)
+            .map_err(|limit| BuildError::InvalidLaunch {
+                node: node.to_owned(),
+                limit,
+            })?;
+        args.write(bindings, &mut k.args)?;
+        Ok(k)
+    }
+
+    /// Checks a launch configuration against the device's and the function's limits.
+    fn check(&self, cfg: &LaunchConfig, lim: &Limits) -> Result<(), LaunchLimit> {
+        let g = [cfg.grid_dim.0, cfg.grid_dim.1, cfg.grid_dim.2];
+        let b = [cfg.block_dim.0, cfg.block_dim.1, cfg.block_dim.2];
+        for (axis, i) in ['x', 'y', 'z'].into_iter().zip(0..3) {
+            if g[i] == 0 || g[i] > lim.max_grid[i] {
+                return Err(LaunchLimit::Grid {
+                    axis,
+                    value: g[i],
+                    max: lim.max_grid[i],
+                });
+            }
+            if b[i] == 0 || b[i] > lim.max_block[i] {
+                return Err(LaunchLimit::Block {
+                    axis,
+                    value: b[i],
+                    max: lim.max_block[i],
+                });
+            }
+        }
+        let threads = b.iter().map(|&v| v as u64).product::<u64>();
+        let max = self.max_threads.min(lim.max_threads) as u64;
+        if threads > max {
+            return Err(LaunchLimit::Threads {
+                block: cfg.block_dim,
+                threads,
+                max,
+            });
+        }
+        if cfg.shared_mem_bytes > self.max_dynamic_smem {
+            return Err(LaunchLimit::SharedMemory {
+                bytes: cfg.shared_mem_bytes,
+                max: self.max_dynamic_smem,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Sends a launch of `l` with `cfg` and `args` to node `n`.
+#[inline]
+fn send(
+    t: &mut Target<'_, '_>,
+    n: RawNode,
+    l: &Launchable,
+    cfg: &LaunchConfig,
+    args: &ArgBlock,
+) -> CallResult<()> {
+    match t {
+        Target::Template(g) => g.set_kernel(n, l, cfg, args),
+        Target::Exec(e) => e.set_kernel(n, l, cfg, args),
+    }
+}
+
+impl Clone for KernelShadow {
+    fn clone(&self) -> Self {
+        KernelShadow {
+            launch: self.launch,
+            cfg: self.cfg,
+            args: self.args.clone(),
+            // A copy builds its own spare block when it first needs one.
+            scratch: None,
+            enabled: self.enabled,
+            max_threads: self.max_threads,
+            max_dynamic_smem: self.max_dynamic_smem,
+        }
+    }
+
+    /// Reuses the argument block's storage (no allocation when the layouts match).
+    fn clone_from(&mut self, source: &Self) {
+        self.launch = source.launch;
+        self.cfg = source.cfg;
+        self.args.assign(&source.args);
+        self.enabled = source.enabled;
+        self.max_threads = source.max_threads;
+        self.max_dynamic_smem = source.max_dynamic_smem;
+    }
+}
+
+impl<'a> Shadow<'a> for KernelShadow {
+    const KIND: NodeKind = NodeKind::Kernel;
+
+    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
+        &s.kernel
+    }
+
+    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
+        &mut s.kernel
+    }
+
+    fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
+        g.add_kernel(deps, &self.launch, &self.cfg, &self.args)
+    }
+
+    fn apply(&self, t: &mut Target<'_, 'a>, n: RawNode) -> CallResult<()> {
+        send(t, n, &self.launch, &self.cfg, &self.args)
+    }
+
+    fn reapply(
+        &self,
+        e: &mut crate::driver::RawExec<'a>,
+        n: RawNode,
+        _: &Children<'a>,
+    ) -> CallResult<()> {
+        if self.enabled {
+            Ok(())
+        } else {
+            e.set_enabled(n, false)
+        }
+    }
+}
+
+impl Switchable for KernelShadow {
+    fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    fn set_enabled(&mut self, on: bool) {
+        self.enabled = on;
+    }
+}
+
+switchable!(KernelMut<A>);
+
+impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
+    /// The node's current launch configuration.
+    pub fn launch_config(&self) -> LaunchConfig {
+        self.cx.shadow.cfg
+    }
+
+    /// Replaces every argument.
+    ///
+    /// ```no_run
+    /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
+    /// #         step: cuda_graph_runtime::KernelNode<(f32, u32)>) -> cuda_graph_runtime::Result<()> {
+    /// exec.node(step)?.set_args((3.0, 1024))?;
+    /// # Ok(()) }
+    /// ```
+    pub fn set_args(&mut self, args: A) -> Result<(), EditError> {
+        let cfg = self.cx.shadow.cfg;
+        self.send_staged(args, cfg)
+    }
+
+    /// Replaces argument `I` and resends the others from the shadow copy.
+    ///
+    /// ```no_run
+    /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
+    /// #         step: cuda_graph_runtime::KernelNode<(f32, u32)>) -> cuda_graph_runtime::Result<()> {
+    /// exec.node(step)?.set_arg::<0>(2.5)?;
+    /// # Ok(()) }
+    /// ```
+    #[inline]
+    pub fn set_arg<const I: usize>(&mut self, value: <A as ArgAt<I>>::Arg) -> Result<(), EditError>
+    where
+        A: ArgAt<I>,
+    {
+        let cx = &mut self.cx;
+        let raw = value.resolve(cx.bindings)?;
+        let k = &mut *cx.shadow;
+        // Write in place, and put the old value back if the driver refuses.
+        let old: <<A as ArgAt<I>>::Arg as KernelArg>::Raw = k.args.get(I);
+        k.args.put(I, raw);
+        if let Err(e) = send(&mut cx.target, cx.node, &k.launch, &k.cfg, &k.args) {
+            k.args.put(I, old);
+            return Err(e.at(Some(cx.topo.name(cx.index))).into());
+        }
+        cx.mirror(|m| m.args.put(I, raw));
+        Ok(())
+    }
+
+    /// Replaces every argument and the launch configuration with one driver call.
+    pub fn set(&mut self, args: A, cfg: LaunchConfig) -> Result<(), EditError> {
+        self.check(&cfg)?;
+        self.send_staged(args, cfg)
+    }
+
+    /// Replaces grid, block and dynamic shared memory at once.
+    pub fn set_launch(&mut self, cfg: LaunchConfig) -> Result<(), EditError> {
+        self.edit_cfg(|c| *c = cfg)
+    }
+
+    /// Replaces the grid size in blocks.
+    pub fn set_grid(&mut self, grid: (u32, u32, u32)) -> Result<(), EditError> {
+        self.edit_cfg(|c| c.grid_dim = grid)
+    }
+
+    /// Replaces the block size in threads.
+    pub fn set_block(&mut self, block: (u32, u32, u32)) -> Result<(), EditError> {
+        self.edit_cfg(|c| c.block_dim = block)
+    }
+
+    /// Replaces the dynamic shared memory size in bytes.
+    pub fn set_shared_mem(&mut self, bytes: u32) -> Result<(), EditError> {
+        self.edit_cfg(|c| c.shared_mem_bytes = bytes)
+    }
+
+    fn check(&self, cfg: &LaunchConfig) -> Result<(), EditError> {
+        self.cx
+            .shadow
+            .check(cfg, self.cx.limits)
+            .map_err(|limit| EditError::InvalidLaunch {
+                node: self.cx.name().to_owned(),
+                limit,
+            })
+    }
+
+    /// Sends `args` with `cfg`, built in the spare block, which becomes the arguments once the
+    /// driver accepts them.
+    fn send_staged(&mut self, args: A, cfg: LaunchConfig) -> Result<(), EditError> {
+        let cx = &mut self.cx;
+        let k = &mut *cx.shadow;
+        let current = &k.args;
+        let scratch = k.scratch.get_or_insert_with(|| Box::new(current.clone()));
+        args.write(cx.bindings, scratch)?;
+        send(&mut cx.target, cx.node, &k.launch, &cfg, scratch)
+            .map_err(|e| e.at(Some(cx.topo.name(cx.index))))?;
+        std::mem::swap(&mut k.args, scratch);
+        k.cfg = cfg;
+        let bindings = cx.bindings;
+        cx.mirror(|m| {
+            // Cannot fail: the handles resolved a moment ago.
+            let _ = args.write(bindings, &mut m.args);
+            m.cfg = cfg;
+        });
+        Ok(())
+    }
+
+    fn edit_cfg(&mut self, edit: impl Fn(&mut LaunchConfig)) -> Result<(), EditError> {
+        let mut cfg = self.cx.shadow.cfg;
+        edit(&mut cfg);
+        self.check(&cfg)?;
+        let cx = &mut self.cx;
+        let k = &mut *cx.shadow;
+        send(&mut cx.target, cx.node, &k.launch, &cfg, &k.args)
+            .map_err(|e| e.at(Some(cx.topo.name(cx.index))))?;
+        k.cfg = cfg;
+        cx.mirror(|m| edit(&mut m.cfg));
+        Ok(())
+    }
+}

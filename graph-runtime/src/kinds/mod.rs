@@ -1,0 +1,564 @@
+//! Node kinds, one module each: its typed handle, its shadow (the node's parameters as the
+//! driver takes them), how it is added and sent to the driver, and its setter view.
+//!
+//! CUDA cannot read parameters back from an executable graph, so every node keeps a shadow copy
+//! of them: once for the template, once for the executable graph. A setter edits a copy, sends
+//! it with one driver call, and keeps it only if the driver accepted it, so a failed edit
+//! changes nothing. On an executable graph a setter also writes the same change into the
+//! template's shadow (sent to the template lazily, before a whole-graph update), so an update
+//! never undoes it.
+//!
+//! Shadows live in [`Stores`], one typed store per kind; a handle carries its node's slot in
+//! its kind's store, so a view reaches its shadow without asking which kind it is.
+
+pub(crate) mod child;
+pub(crate) mod empty;
+pub(crate) mod event;
+pub(crate) mod host;
+pub(crate) mod kernel;
+pub(crate) mod memcpy;
+pub(crate) mod memset;
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaContext, CudaStream};
+
+use crate::bind::{Bindings, Tracking};
+use crate::driver::{CallError, CallResult, Limits, RawExec, RawGraph, RawNode};
+use crate::error::{DriverFailure, LaunchError};
+use crate::id::{Dep, NodeId};
+use crate::topology::{NodeKind, Topology};
+
+use child::ChildShadow;
+use empty::EmptyShadow;
+use event::{RecordShadow, WaitShadow};
+use host::{HostShadow, PanicSlot};
+use kernel::KernelShadow;
+use memcpy::MemcpyShadow;
+use memset::MemsetShadow;
+
+pub(crate) mod sealed {
+    pub trait Sealed {}
+}
+
+/// Which graph a view edits.
+pub trait Side: sealed::Sealed + 'static {}
+/// A view of a node of the template graph.
+#[derive(Debug)]
+pub enum OnTemplate {}
+/// A view of a node of the executable graph.
+#[derive(Debug)]
+pub enum OnExec {}
+impl sealed::Sealed for OnTemplate {}
+impl sealed::Sealed for OnExec {}
+impl Side for OnTemplate {}
+impl Side for OnExec {}
+
+/// Where parameters are sent: the template's driver graph or the executable graph.
+pub(crate) enum Target<'v, 'a> {
+    Template(&'v mut RawGraph<'a>),
+    Exec(&'v mut RawExec<'a>),
+}
+
+/// The parameters of one node of a kind, as the driver takes them.
+pub(crate) trait Shadow<'a>: Clone + Send + Sync + Sized {
+    const KIND: NodeKind;
+    /// This kind's store among a graph's stores.
+    fn store<'s>(stores: &'s Stores<'a>) -> &'s Store<Self>;
+    fn store_mut<'s>(stores: &'s mut Stores<'a>) -> &'s mut Store<Self>;
+    /// Adds a node with these parameters to `g`, after `deps`.
+    fn add(
+        &self,
+        g: &mut RawGraph<'a>,
+        deps: &[RawNode],
+        children: &Children<'a>,
+    ) -> CallResult<RawNode>;
+    /// Sends these parameters to node `n` of the target.
+    fn apply(&self, t: &mut Target<'_, 'a>, n: RawNode) -> CallResult<()>;
+    /// What instantiation and whole-graph update do not carry over to an executable graph:
+    /// disabled nodes, child graphs swapped on it.
+    fn reapply(
+        &self,
+        _e: &mut RawExec<'a>,
+        _n: RawNode,
+        _children: &Children<'a>,
+    ) -> CallResult<()> {
+        Ok(())
+    }
+}
+
+/// The shadows of one kind, and which node each belongs to.
+pub(crate) struct Store<S> {
+    pub items: Vec<S>,
+    /// Node index of each item.
+    pub nodes: Vec<u32>,
+}
+
+impl<S: Clone> Clone for Store<S> {
+    fn clone(&self) -> Self {
+        Store {
+            items: self.items.clone(),
+            nodes: self.nodes.clone(),
+        }
+    }
+}
+
+impl<S> Default for Store<S> {
+    fn default() -> Self {
+        Store {
+            items: Vec::new(),
+            nodes: Vec::new(),
+        }
+    }
+}
+
+impl<S> Store<S> {
+    /// Adds the shadow of node `node`; its slot is returned.
+    pub fn push(&mut self, node: u32, s: S) -> u32 {
+        self.items.push(s);
+        self.nodes.push(node);
+        (self.items.len() - 1) as u32
+    }
+}
+
+/// A node of a template: its driver handle, and whether the template's
+/// copy of its parameters is behind or ahead of the executable graph's.
+pub(crate) struct NodeRec {
+    pub raw: RawNode,
+    /// The template's shadow holds edits (made through an executable graph) not yet sent to
+    /// the template's driver graph.
+    pub dirty: bool,
+    /// A template-side view was opened on the node since the executable graph last took the
+    /// template's parameters: an update copies only these.
+    pub stale: bool,
+}
+
+/// One store per node kind.
+#[derive(Clone, Default)]
+pub(crate) struct Stores<'a> {
+    pub empty: Store<EmptyShadow>,
+    pub kernel: Store<KernelShadow>,
+    pub memset: Store<MemsetShadow>,
+    pub memcpy: Store<MemcpyShadow<'a>>,
+    pub host: Store<HostShadow<'a>>,
+    pub child: Store<ChildShadow>,
+    pub record: Store<RecordShadow<'a>>,
+    pub wait: Store<WaitShadow<'a>>,
+}
+
+/// What a graph does with every store alike, whatever its kind.
+pub(crate) trait StoreOps<'a> {
+    /// Sends the shadows of dirty nodes to the template's driver graph.
+    fn flush(
+        &self,
+        g: &mut RawGraph<'a>,
+        nodes: &mut [NodeRec],
+        topo: &Topology,
+    ) -> Result<(), DriverFailure>;
+    /// Sends every shadow to the executable graph.
+    fn restore(
+        &self,
+        e: &mut RawExec<'a>,
+        nodes: &[NodeRec],
+        topo: &Topology,
+    ) -> Result<(), DriverFailure>;
+    /// Sends what instantiation and update do not carry over.
+    fn reapply(
+        &self,
+        e: &mut RawExec<'a>,
+        nodes: &[NodeRec],
+        topo: &Topology,
+        children: &Children<'a>,
+    ) -> Result<(), DriverFailure>;
+    /// After an update, this (executable graph's) store takes the template's parameters of the
+    /// nodes edited on the template side (`stale`), and the shadows of nodes added since.
+    fn adopt(&mut self, template: &Stores<'a>, nodes: &mut [NodeRec]);
+}
+
+fn named(topo: &Topology, i: u32) -> impl Fn(CallError) -> DriverFailure + '_ {
+    move |e| e.at(Some(topo.name(i)))
+}
+
+impl<'a, S: Shadow<'a>> StoreOps<'a> for Store<S> {
+    fn flush(
+        &self,
+        g: &mut RawGraph<'a>,
+        nodes: &mut [NodeRec],
+        topo: &Topology,
+    ) -> Result<(), DriverFailure> {
+        let mut t = Target::Template(g);
+        for (s, &i) in self.items.iter().zip(&self.nodes) {
+            let rec = &mut nodes[i as usize];
+            if rec.dirty {
+                s.apply(&mut t, rec.raw).map_err(named(topo, i))?;
+                rec.dirty = false;
+            }
+        }
+        Ok(())
+    }
+
+    fn restore(
+        &self,
+        e: &mut RawExec<'a>,
+        nodes: &[NodeRec],
+        topo: &Topology,
+    ) -> Result<(), DriverFailure> {
+        let mut t = Target::Exec(e);
+        for (s, &i) in self.items.iter().zip(&self.nodes) {
+            s.apply(&mut t, nodes[i as usize].raw)
+                .map_err(named(topo, i))?;
+        }
+        Ok(())
+    }
+
+    fn reapply(
+        &self,
+        e: &mut RawExec<'a>,
+        nodes: &[NodeRec],
+        topo: &Topology,
+        children: &Children<'a>,
+    ) -> Result<(), DriverFailure> {
+        for (s, &i) in self.items.iter().zip(&self.nodes) {
+            s.reapply(e, nodes[i as usize].raw, children)
+                .map_err(named(topo, i))?;
+        }
+        Ok(())
+    }
+
+    fn adopt(&mut self, template: &Stores<'a>, nodes: &mut [NodeRec]) {
+        let theirs = S::store(template);
+        for (slot, (s, &i)) in theirs.items.iter().zip(&theirs.nodes).enumerate() {
+            let rec = &mut nodes[i as usize];
+            match self.items.get_mut(slot) {
+                // Edits through the executable graph were written into the template too, so only
+                // nodes edited on the template side differ. `clone_from` reuses storage.
+                Some(mine) if std::mem::take(&mut rec.stale) => mine.clone_from(s),
+                Some(_) => {}
+                None => {
+                    rec.stale = false;
+                    self.push(i, s.clone());
+                }
+            }
+        }
+    }
+}
+
+impl<'a> Stores<'a> {
+    /// Every store, for what is done to all kinds alike.
+    pub fn all(&self) -> [&dyn StoreOps<'a>; 8] {
+        [
+            &self.empty,
+            &self.kernel,
+            &self.memset,
+            &self.memcpy,
+            &self.host,
+            &self.child,
+            &self.record,
+            &self.wait,
+        ]
+    }
+
+    /// Every store, mutable.
+    pub fn all_mut(&mut self) -> [&mut dyn StoreOps<'a>; 8] {
+        [
+            &mut self.empty,
+            &mut self.kernel,
+            &mut self.memset,
+            &mut self.memcpy,
+            &mut self.host,
+            &mut self.child,
+            &mut self.record,
+            &mut self.wait,
+        ]
+    }
+}
+
+/// What a parent graph needs of a child graph.
+pub(crate) trait Subgraph<'a>: Send + Sync {
+    fn raw(&self) -> &RawGraph<'a>;
+    fn topology(&self) -> &Topology;
+    fn context(&self) -> &Arc<CudaContext>;
+    /// The first host-callback panic of the child (or its children) since the last report.
+    fn take_panic(&self) -> Option<LaunchError>;
+    /// Runs `f` (a launch) with cudarc's stream-ordering events kept for the child's buffers.
+    fn tracked(&mut self, stream: &CudaStream, f: &mut dyn FnMut() -> Tracking) -> Tracking;
+}
+
+/// A graph a child node can run: a [`Graph`](crate::Graph).
+pub trait IntoChild<'a>: sealed::Sealed {
+    #[doc(hidden)]
+    fn into_child(self) -> ChildGraph<'a>;
+}
+
+/// A graph moved into a parent, to run in a child node.
+#[doc(hidden)]
+pub struct ChildGraph<'a>(pub(crate) Box<dyn Subgraph<'a> + 'a>);
+
+/// The child graphs of a graph: those its child nodes were made with, and those swapped into
+/// them on its executable graph (kept, as a running launch may still use them).
+#[derive(Default)]
+pub(crate) struct Children<'a> {
+    pub list: Vec<ChildGraph<'a>>,
+}
+
+impl<'a> Children<'a> {
+    pub fn push(&mut self, c: ChildGraph<'a>) -> u32 {
+        self.list.push(c);
+        (self.list.len() - 1) as u32
+    }
+
+    pub fn get(&self, i: u32) -> &dyn Subgraph<'a> {
+        &*self.list[i as usize].0
+    }
+}
+
+/// What a graph lends a handle to make its setter view: one node's driver handle, the stores of
+/// the side edited (and, on an executable graph, the template's stores and the node's dirty
+/// flag, which receive the same edits), and the graph's bindings, limits and children.
+#[doc(hidden)]
+pub struct Parts<'v, 'a> {
+    pub(crate) target: Target<'v, 'a>,
+    pub(crate) node: RawNode,
+    pub(crate) ctx: &'v Arc<CudaContext>,
+    pub(crate) topo: &'v Topology,
+    pub(crate) index: u32,
+    pub(crate) stores: &'v mut Stores<'a>,
+    pub(crate) mirror: Option<(&'v mut Stores<'a>, &'v mut bool)>,
+    pub(crate) bindings: &'v Bindings<'a>,
+    pub(crate) limits: &'v Limits,
+    pub(crate) panics: &'v Arc<PanicSlot>,
+    pub(crate) children: &'v mut Children<'a>,
+}
+
+impl<'v, 'a> Parts<'v, 'a> {
+    /// The view context of the node whose shadow is in slot `slot` of kind `S`'s store.
+    #[inline]
+    pub(crate) fn narrow<S: Shadow<'a>>(self, slot: u32) -> NodeCtx<'v, 'a, S> {
+        let Parts {
+            target,
+            node,
+            ctx,
+            topo,
+            index,
+            stores,
+            mirror,
+            bindings,
+            limits,
+            panics,
+            children,
+        } = self;
+        let slot = slot as usize;
+        NodeCtx {
+            target,
+            node,
+            ctx,
+            topo,
+            index,
+            shadow: &mut S::store_mut(stores).items[slot],
+            mirror: mirror.map(|(m, dirty)| (&mut S::store_mut(m).items[slot], dirty)),
+            bindings,
+            limits,
+            panics,
+            children,
+        }
+    }
+}
+
+/// What a setter view of a node of kind `S` borrows, from the graph (and the executable graph)
+/// for the view's life.
+pub(crate) struct NodeCtx<'v, 'a, S> {
+    pub target: Target<'v, 'a>,
+    pub node: RawNode,
+    pub ctx: &'v Arc<CudaContext>,
+    /// The node's names, read only for error messages.
+    pub topo: &'v Topology,
+    pub index: u32,
+    pub shadow: &'v mut S,
+    /// The template's shadow and the node's dirty flag, when the view edits an executable graph.
+    pub mirror: Option<(&'v mut S, &'v mut bool)>,
+    pub bindings: &'v Bindings<'a>,
+    pub limits: &'v Limits,
+    pub panics: &'v Arc<PanicSlot>,
+    pub children: &'v mut Children<'a>,
+}
+
+impl<'v, 'a, S> NodeCtx<'v, 'a, S> {
+    /// The node's name.
+    pub fn name(&self) -> &'v str {
+        self.topo.name(self.index)
+    }
+
+    /// Makes one driver call for this node, naming the node if it fails.
+    #[inline]
+    pub fn send(
+        &mut self,
+        call: impl FnOnce(&mut Target<'v, 'a>) -> CallResult<()>,
+    ) -> Result<(), DriverFailure> {
+        let name = self.topo.name(self.index);
+        call(&mut self.target).map_err(|e| e.at(Some(name)))
+    }
+
+    /// Applies `edit` to the template's shadow too, and marks it for sending.
+    #[inline]
+    pub fn mirror(&mut self, edit: impl FnOnce(&mut S)) {
+        if let Some((m, dirty)) = self.mirror.as_mut() {
+            edit(m);
+            **dirty = true;
+        }
+    }
+
+    /// The executable graph edited (views of the `OnExec` side only).
+    pub fn exec(&mut self) -> &mut RawExec<'a> {
+        match &mut self.target {
+            Target::Exec(e) => e,
+            Target::Template(_) => unreachable!("an `OnExec` view targets an executable graph"),
+        }
+    }
+}
+
+/// A typed node handle. [`Graph::node`](crate::Graph::node) and
+/// [`GraphExec::node`](crate::GraphExec::node) turn it into the setter view of its kind.
+pub trait NodeHandle: Dep + Copy + sealed::Sealed {
+    /// The setter view on the template graph.
+    type OnTemplate<'v, 'a: 'v>;
+    /// The setter view on the executable graph.
+    type OnExec<'v, 'a: 'v>;
+    /// The kind of node this handle names.
+    const KIND: NodeKind;
+    #[doc(hidden)]
+    fn on_template<'v, 'a: 'v>(self, parts: Parts<'v, 'a>) -> Self::OnTemplate<'v, 'a>;
+    #[doc(hidden)]
+    fn on_exec<'v, 'a: 'v>(self, parts: Parts<'v, 'a>) -> Self::OnExec<'v, 'a>;
+}
+
+/// A node handle's identity and its shadow's slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Slot {
+    pub id: NodeId,
+    pub slot: u32,
+}
+
+/// Declares a kind's handle type (`Copy`, `Debug`, [`Dep`], a [`NodeHandle`] giving view
+/// `$view` over shadow `$shadow`) and its view type.
+macro_rules! kind {
+    (
+        $(#[$hdoc:meta])* handle $name:ident<$($p:ident),*>,
+        $(#[$vdoc:meta])* view $view:ident,
+        shadow $shadow:ty,
+        kind $kind:ident
+    ) => {
+        $(#[$hdoc])*
+        pub struct $name<$($p),*> {
+            pub(crate) at: $crate::kinds::Slot,
+            _t: ::std::marker::PhantomData<fn() -> ($($p,)*)>,
+        }
+        impl<$($p),*> $name<$($p),*> {
+            pub(crate) fn new(at: $crate::kinds::Slot) -> Self {
+                Self { at, _t: ::std::marker::PhantomData }
+            }
+            /// The node's identity.
+            pub fn id(&self) -> $crate::id::NodeId {
+                self.at.id
+            }
+        }
+        impl<$($p),*> Clone for $name<$($p),*> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<$($p),*> Copy for $name<$($p),*> {}
+        impl<$($p),*> ::std::fmt::Debug for $name<$($p),*> {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                write!(f, "{}#{}", stringify!($name), self.at.id.index)
+            }
+        }
+        impl<$($p),*> $crate::id::Dep for $name<$($p),*> {
+            fn node_id(&self) -> $crate::id::NodeId {
+                self.at.id
+            }
+        }
+        impl<$($p),*> From<$name<$($p),*>> for $crate::id::NodeId {
+            fn from(h: $name<$($p),*>) -> $crate::id::NodeId {
+                h.at.id
+            }
+        }
+        impl<$($p),*> $crate::kinds::sealed::Sealed for $name<$($p),*> {}
+        impl<$($p: 'static),*> $crate::kinds::NodeHandle for $name<$($p),*> {
+            type OnTemplate<'v, 'a: 'v> = $view<'v, 'a, $($p,)* $crate::kinds::OnTemplate>;
+            type OnExec<'v, 'a: 'v> = $view<'v, 'a, $($p,)* $crate::kinds::OnExec>;
+            const KIND: $crate::topology::NodeKind = $crate::topology::NodeKind::$kind;
+            #[inline]
+            fn on_template<'v, 'a: 'v>(
+                self,
+                parts: $crate::kinds::Parts<'v, 'a>,
+            ) -> Self::OnTemplate<'v, 'a> {
+                $view::new(parts.narrow::<$shadow>(self.at.slot))
+            }
+            #[inline]
+            fn on_exec<'v, 'a: 'v>(self, parts: $crate::kinds::Parts<'v, 'a>) -> Self::OnExec<'v, 'a> {
+                $view::new(parts.narrow::<$shadow>(self.at.slot))
+            }
+        }
+
+        $(#[$vdoc])*
+        pub struct $view<'v, 'a, $($p,)* S> {
+            cx: $crate::kinds::NodeCtx<'v, 'a, $shadow>,
+            _t: ::std::marker::PhantomData<fn() -> ($($p,)* S,)>,
+        }
+        impl<'v, 'a, $($p,)* S> $view<'v, 'a, $($p,)* S> {
+            fn new(cx: $crate::kinds::NodeCtx<'v, 'a, $shadow>) -> Self {
+                Self { cx, _t: ::std::marker::PhantomData }
+            }
+            /// The node's name.
+            pub fn name(&self) -> &str {
+                self.cx.name()
+            }
+        }
+    };
+}
+pub(crate) use kind;
+
+/// A shadow of a kind that executable graphs can disable (kernel, memset, memcpy).
+pub(crate) trait Switchable {
+    fn enabled(&self) -> bool;
+    fn set_enabled(&mut self, on: bool);
+}
+
+/// `set_enabled`, `disable`, `enable` and `is_enabled` on the `OnExec` view `$view`.
+macro_rules! switchable {
+    ($view:ident<$($p:ident),*>) => {
+        impl<$($p),*> $view<'_, '_, $($p,)* $crate::kinds::OnExec> {
+            /// Enables or disables the node. A disabled node does nothing when the graph runs,
+            /// and keeps its parameters.
+            pub fn set_enabled(&mut self, on: bool) -> Result<(), $crate::error::EditError> {
+                use $crate::kinds::Switchable as _;
+                let node = self.cx.node;
+                let name = self.cx.name();
+                self.cx
+                    .exec()
+                    .set_enabled(node, on)
+                    .map_err(|e| e.at(Some(name)))?;
+                self.cx.shadow.set_enabled(on);
+                self.cx.mirror(|m| m.set_enabled(on));
+                Ok(())
+            }
+
+            /// Disables the node (see [`set_enabled`](Self::set_enabled)).
+            pub fn disable(&mut self) -> Result<(), $crate::error::EditError> {
+                self.set_enabled(false)
+            }
+
+            /// Enables the node (see [`set_enabled`](Self::set_enabled)).
+            pub fn enable(&mut self) -> Result<(), $crate::error::EditError> {
+                self.set_enabled(true)
+            }
+
+            /// Whether the node is enabled.
+            pub fn is_enabled(&self) -> bool {
+                use $crate::kinds::Switchable as _;
+                self.cx.shadow.enabled()
+            }
+        }
+    };
+}
+pub(crate) use switchable;
