@@ -3,21 +3,7 @@
 //! Runs on the host: no GPU. Results go to `$OUT/expansion.json` on the device machine, else
 //! `docs/bench/raw/expansion.json`.
 
-#![allow(dead_code)]
-
-#[path = "../graph-macros/src/ast.rs"]
-mod ast;
-#[path = "../graph-macros/src/dot.rs"]
-mod dot;
-#[path = "../graph-macros/src/expand.rs"]
-mod expand;
-#[path = "../graph-macros/src/expand_build.rs"]
-mod expand_build;
-#[path = "../graph-macros/src/expand_exec.rs"]
-mod expand_exec;
-#[path = "../graph-macros/src/validate/mod.rs"]
-mod validate;
-
+use cuda_graph_macros_core::{check, expand};
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -33,13 +19,11 @@ fn chain_source(n: usize) -> String {
 
 fn expand_once(src: &str) -> usize {
     let tokens: proc_macro2::TokenStream = src.parse().expect("valid tokens");
-    let parsed = syn::parse2::<ast::Input>(tokens).expect("a valid graph");
-    let mut errors = validate::Errors::default();
-    let graphs = validate::check(parsed, &mut errors);
+    let (graphs, errors) = check(tokens).expect("a valid graph");
     assert!(errors.is_empty(), "{:?}", errors.messages());
     graphs
         .iter()
-        .map(|g| expand::expand(g).to_string().len())
+        .map(|g| expand::graph(g).to_string().len())
         .sum()
 }
 

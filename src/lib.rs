@@ -29,6 +29,13 @@ pub mod __private {
     };
     pub use std::sync::Arc;
 
+    /// Names the state a `cuda_graph!` graph and its executable graph carry (a struct the
+    /// expansion defines where the caller cannot name it).
+    pub trait Generated<'a> {
+        /// The state: the inputs bound to the graph and the node handles.
+        type State;
+    }
+
     /// A launch dimension: a block or grid size as `u32` or a tuple of up to three.
     pub trait Dim3 {
         /// The `(x, y, z)` form.

@@ -6,6 +6,8 @@
 
 use cudarc::driver::DriverError;
 
+pub use cuda_graph_topology::TopologyError;
+
 /// Why no GPU can be used. Returned by [`gpu_available`](crate::gpu_available) and by every
 /// constructor that needs the driver, instead of a panic.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -148,12 +150,9 @@ pub enum BuildError {
         /// What was from the other context.
         what: &'static str,
     },
-    /// Two nodes of one graph were given the same name.
-    #[error("a node named `{name}` already exists in this graph; node names must be unique")]
-    DuplicateNode {
-        /// The repeated name.
-        name: String,
-    },
+    /// A duplicate node name, a self-edge, a repeated edge, a cycle, or a missing edge.
+    #[error(transparent)]
+    Topology(#[from] TopologyError),
     /// A dependency given by index names no node.
     #[error("node `{node}`: no node {index} to depend on: the graph has {len} nodes")]
     UnknownDependency {
@@ -171,38 +170,6 @@ pub enum BuildError {
         node: String,
         /// The dependency listed twice.
         dependency: String,
-    },
-    /// The edge would close a cycle.
-    #[error("the edge `{from} -> {to}` would close a cycle: {path}")]
-    Cycle {
-        /// Source node of the rejected edge.
-        from: String,
-        /// Target node of the rejected edge.
-        to: String,
-        /// The cycle, as `a -> b -> a`.
-        path: String,
-    },
-    /// The edge exists already.
-    #[error("the edge `{from} -> {to}` exists already")]
-    DuplicateEdge {
-        /// Source node.
-        from: String,
-        /// Target node.
-        to: String,
-    },
-    /// The edge to remove does not exist.
-    #[error("there is no edge `{from} -> {to}` to remove")]
-    NoSuchEdge {
-        /// Source node.
-        from: String,
-        /// Target node.
-        to: String,
-    },
-    /// A node cannot depend on itself.
-    #[error("node `{node}` cannot depend on itself")]
-    SelfEdge {
-        /// The node.
-        node: String,
     },
     /// A kernel given a different number of arguments than it has parameters.
     #[error("node `{node}`: the kernel takes {expected} parameter{} but {given} argument{} given", plural(*expected), were(*given))]

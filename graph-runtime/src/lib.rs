@@ -5,8 +5,9 @@
 //! - `error`, `id`: errors per operation, graph and node identities;
 //! - `driver`: every CUDA driver call, and the owning types that keep alive what the driver
 //!   points at (with `block`, the argument block, the only `unsafe` code);
-//! - `bind` (bound buffers), `module` (kernels that know their parameter lists), [`Topology`]
-//!   (node names, kinds and edges as plain data: cycle checks, DOT, no GPU);
+//! - `bind` (bound buffers), `module` (kernels that know their parameter lists), and
+//!   [`Topology`] (node names, kinds and edges as plain data: cycle checks, order, DOT, no GPU;
+//!   from the `cuda-graph-topology` crate, which the macro uses too);
 //! - `kinds`: one module per node kind: its typed handle ([`KernelNode`], [`MemsetNode`], ...),
 //!   its shadow (the node's parameters, kept because CUDA cannot read them back), how it is
 //!   added and sent to the driver, and its setter view ([`KernelMut`], [`MemsetMut`], ...);
@@ -30,11 +31,11 @@ mod graph;
 mod id;
 mod kinds;
 mod module;
-mod topology;
 
 pub use args::{ArgAt, KernelArg, KernelArgs};
 pub use bind::{Buf, BufMut, BufferId, DeviceBuf, HostBuf, HostBufMut};
 pub use block::{ArgBlock, ArgLayout, ArgOffsets, MAX_ARGS};
+pub use cuda_graph_topology::{NodeKind, Reach, Topology, TopologyError};
 pub use error::{
     AccessError, BuildError, DriverFailure, EditError, Error, HandleError, InstantiateReason,
     LaunchError, LaunchLimit, ModuleError, NoGpu, Result, Role, UpdateError, UpdateRefusal,
@@ -52,7 +53,6 @@ pub use kinds::memcpy::{Device, Host, Location, MemcpyDst, MemcpyMut, MemcpyNode
 pub use kinds::memset::{MemsetMut, MemsetNode, MemsetValue};
 pub use kinds::{ChildGraph, IntoChild, NodeHandle, OnExec, OnTemplate, Parts, Side};
 pub use module::{Kernel, KernelRef, Module};
-pub use topology::{NodeKind, Topology};
 
 /// cudarc, as this crate uses it.
 pub use cudarc;

@@ -9,7 +9,7 @@ use super::Graph;
 use crate::args::KernelArgs;
 use crate::bind::BufMut;
 use crate::driver::{self, EventRef};
-use crate::error::{BuildError, HandleError};
+use crate::error::{BuildError, HandleError, TopologyError};
 use crate::id::{Dep, NodeId};
 use crate::kinds::child::{ChildNode, ChildShadow};
 use crate::kinds::empty::{EmptyNode, EmptyShadow};
@@ -20,7 +20,7 @@ use crate::kinds::memcpy::{MemcpyDst, MemcpyNode, MemcpyShadow, MemcpySrc};
 use crate::kinds::memset::{MemsetNode, MemsetShadow, MemsetValue};
 use crate::kinds::{IntoChild, NodeRec, Shadow, Slot};
 use crate::module::{Kernel, KernelRef};
-use crate::topology::NodeName;
+use cuda_graph_topology::NodeName;
 
 /// The dependencies of a node being added: handles, or node indices of this graph.
 #[derive(Clone, Copy)]
@@ -92,9 +92,10 @@ impl<'a> Graph<'a> {
             Deps::Indices { name, .. } => Some(NodeName::Static(name)),
             Deps::Handles(_) => {
                 if self.topo.find(name).is_some() {
-                    return Err(BuildError::DuplicateNode {
+                    return Err(TopologyError::DuplicateNode {
                         name: name.to_owned(),
-                    });
+                    }
+                    .into());
                 }
                 None
             }

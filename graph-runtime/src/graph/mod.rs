@@ -18,7 +18,7 @@ use crate::kinds::host::PanicSlot;
 use crate::kinds::{
     ChildGraph, Children, IntoChild, NodeHandle, NodeRec, Parts, Stores, Subgraph, Target,
 };
-use crate::topology::Topology;
+use cuda_graph_topology::Topology;
 
 /// A CUDA graph template, built node by node.
 ///
@@ -221,19 +221,19 @@ impl<'a> Graph<'a> {
         let (ra, rb) = (self.nodes[a as usize].raw, self.nodes[b as usize].raw);
         self.raw.add_edge(ra, rb)?;
         self.version += 1;
-        self.topo.add_edge(a, b)
+        Ok(self.topo.add_edge(a, b)?)
     }
 
     /// Removes the edge `from -> to`.
     pub fn remove_edge(&mut self, from: &dyn Dep, to: &dyn Dep) -> Result<(), BuildError> {
         let (a, b) = (self.index_of(from)?, self.index_of(to)?);
         if !self.topo.edges().contains(&(a, b)) {
-            return self.topo.remove_edge(a, b);
+            return Ok(self.topo.remove_edge(a, b)?);
         }
         let (ra, rb) = (self.nodes[a as usize].raw, self.nodes[b as usize].raw);
         self.raw.remove_edge(ra, rb)?;
         self.version += 1;
-        self.topo.remove_edge(a, b)
+        Ok(self.topo.remove_edge(a, b)?)
     }
 
     /// The setter view of a node of this template. Edits here reach an executable graph made

@@ -6,7 +6,7 @@
 use super::{kind, Children, IntoChild, OnExec, Shadow, Store, Stores, Target};
 use crate::driver::{CallResult, RawExec, RawGraph, RawNode};
 use crate::error::EditError;
-use crate::topology::NodeKind;
+use cuda_graph_topology::NodeKind;
 
 kind!(
     /// A child graph node.

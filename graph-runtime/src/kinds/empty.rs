@@ -2,7 +2,7 @@
 
 use super::{kind, Children, Shadow, Store, Stores, Target};
 use crate::driver::{CallResult, RawGraph, RawNode};
-use crate::topology::NodeKind;
+use cuda_graph_topology::NodeKind;
 
 kind!(
     /// An empty node: orders its dependencies before its dependents.

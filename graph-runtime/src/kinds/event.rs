@@ -5,7 +5,7 @@ use cudarc::driver::CudaEvent;
 use super::{kind, Children, Shadow, Store, Stores, Target};
 use crate::driver::{CallResult, EventRef, RawGraph, RawNode};
 use crate::error::EditError;
-use crate::topology::NodeKind;
+use cuda_graph_topology::NodeKind;
 
 kind!(
     /// An event record node.

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use super::{kind, Children, Shadow, Store, Stores, Target};
 use crate::driver::{CallResult, Callback, RawGraph, RawNode};
 use crate::error::{EditError, LaunchError};
-use crate::topology::NodeKind;
+use cuda_graph_topology::NodeKind;
 
 kind!(
     /// A host callback node.

@@ -8,7 +8,7 @@ use crate::bind::Bindings;
 use crate::block::ArgBlock;
 use crate::driver::{CallResult, FuncInfo, Launchable, Limits, Mismatch, RawGraph, RawNode};
 use crate::error::{BuildError, EditError, LaunchLimit};
-use crate::topology::NodeKind;
+use cuda_graph_topology::NodeKind;
 
 kind!(
     /// A kernel node whose arguments have the tuple type `A`.

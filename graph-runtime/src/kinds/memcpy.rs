@@ -5,7 +5,7 @@ use crate::bind::{Bindings, Buf, BufMut, HostBuf, HostBufMut};
 use crate::driver::{CallResult, End, Memcpy, RawExec, RawGraph, RawNode};
 use crate::error::{BuildError, EditError, Role};
 use crate::id::GraphId;
-use crate::topology::NodeKind;
+use cuda_graph_topology::NodeKind;
 
 kind!(
     /// A 1-D memcpy node of elements `T`, from a `S` ([`Device`] or [`Host`]) to a `D`.

@@ -4,7 +4,7 @@ use super::{kind, switchable, Children, Shadow, Store, Stores, Switchable, Targe
 use crate::bind::{Bindings, BufMut};
 use crate::driver::{CallResult, Memset, RawExec, RawGraph, RawNode};
 use crate::error::{BuildError, EditError, Role};
-use crate::topology::NodeKind;
+use cuda_graph_topology::NodeKind;
 
 kind!(
     /// A memset node filling elements of type `T`.

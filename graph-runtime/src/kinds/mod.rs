@@ -27,7 +27,7 @@ use crate::bind::{Bindings, Tracking};
 use crate::driver::{CallError, CallResult, Limits, RawExec, RawGraph, RawNode};
 use crate::error::{DriverFailure, LaunchError};
 use crate::id::{Dep, NodeId};
-use crate::topology::{NodeKind, Topology};
+use cuda_graph_topology::{NodeKind, Topology};
 
 use child::ChildShadow;
 use empty::EmptyShadow;
@@ -486,7 +486,7 @@ macro_rules! kind {
         impl<$($p: 'static),*> $crate::kinds::NodeHandle for $name<$($p),*> {
             type OnTemplate<'v, 'a: 'v> = $view<'v, 'a, $($p,)* $crate::kinds::OnTemplate>;
             type OnExec<'v, 'a: 'v> = $view<'v, 'a, $($p,)* $crate::kinds::OnExec>;
-            const KIND: $crate::topology::NodeKind = $crate::topology::NodeKind::$kind;
+            const KIND: ::cuda_graph_topology::NodeKind = ::cuda_graph_topology::NodeKind::$kind;
             #[inline]
             fn on_template<'v, 'a: 'v>(
                 self,

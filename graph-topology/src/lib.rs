@@ -1,15 +1,17 @@
-//! The structure of a graph (node names, kinds, edges) as plain data: no GPU needed.
+//! The structure of a cuda-graph graph (node names, kinds, edges) as plain data: no GPU, no
+//! dependency. Both halves of cuda-graph use it, so a graph is checked, ordered and drawn the
+//! same way whether it is built at run time or declared in `cuda_graph!`:
 //!
-//! [`Graph`](crate::Graph) keeps one of these beside the driver's graph and checks every edge
-//! against it before the driver sees it, so a cycle, a self-edge or a repeated edge is an error
-//! naming the nodes, and DOT output uses the names the user wrote.
+//! - the runtime's `Graph` keeps one beside the driver's graph and checks every edge against
+//!   it before the driver sees it;
+//! - the macro builds one from the declared nodes and edges, and reports what
+//!   [`Topology::check_edge`] finds at the offending token; its DOT text, computed at compile
+//!   time, comes from [`Topology::to_dot`].
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
-
-use crate::error::BuildError;
 
 /// What a node does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -60,17 +62,63 @@ impl NodeKind {
     }
 }
 
+/// Why a node or edge cannot be added (or removed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TopologyError {
+    /// Two nodes of one graph were given the same name.
+    #[error("a node named `{name}` already exists in this graph; node names must be unique")]
+    DuplicateNode {
+        /// The repeated name.
+        name: String,
+    },
+    /// The edge would close a cycle.
+    #[error("the edge `{from} -> {to}` would close a cycle: {path}")]
+    Cycle {
+        /// Source node of the rejected edge.
+        from: String,
+        /// Target node of the rejected edge.
+        to: String,
+        /// The cycle, as `a -> b -> a`.
+        path: String,
+        /// The cycle as node indices, `from` first and last.
+        nodes: Vec<u32>,
+    },
+    /// The edge exists already.
+    #[error("the edge `{from} -> {to}` exists already")]
+    DuplicateEdge {
+        /// Source node.
+        from: String,
+        /// Target node.
+        to: String,
+    },
+    /// The edge to remove does not exist.
+    #[error("there is no edge `{from} -> {to}` to remove")]
+    NoSuchEdge {
+        /// Source node.
+        from: String,
+        /// Target node.
+        to: String,
+    },
+    /// A node cannot depend on itself.
+    #[error("node `{node}` cannot depend on itself")]
+    SelfEdge {
+        /// The node.
+        node: String,
+    },
+}
+
 /// Node names, kinds and edges of a graph.
 ///
 /// ```
-/// use cuda_graph_runtime::{NodeKind, Topology};
+/// use cuda_graph_topology::{NodeKind, Topology};
 /// let mut t = Topology::new();
 /// let a = t.add_node("load", NodeKind::Memcpy)?;
 /// let b = t.add_node("step", NodeKind::Kernel)?;
 /// t.add_edge(a, b)?;
 /// assert!(t.add_edge(b, a).is_err()); // would close a cycle
 /// assert!(t.to_dot("demo").contains("\"load\" -> \"step\""));
-/// # Ok::<(), cuda_graph_runtime::BuildError>(())
+/// # Ok::<(), cuda_graph_topology::TopologyError>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Topology {
@@ -85,8 +133,9 @@ pub struct Topology {
 }
 
 /// A node's name: borrowed for the program's life (names written in `cuda_graph!`), or shared.
+#[doc(hidden)]
 #[derive(Debug, Clone)]
-pub(crate) enum NodeName {
+pub enum NodeName {
     Static(&'static str),
     Shared(Arc<str>),
 }
@@ -176,9 +225,9 @@ impl Topology {
     }
 
     /// Adds a node; its index is returned. Names must be unique.
-    pub fn add_node(&mut self, name: &str, kind: NodeKind) -> Result<u32, BuildError> {
+    pub fn add_node(&mut self, name: &str, kind: NodeKind) -> Result<u32, TopologyError> {
         if self.find(name).is_some() {
-            return Err(BuildError::DuplicateNode {
+            return Err(TopologyError::DuplicateNode {
                 name: name.to_owned(),
             });
         }
@@ -186,14 +235,15 @@ impl Topology {
     }
 
     /// Room for `nodes` more nodes and `edges` more edges.
-    pub(crate) fn reserve(&mut self, nodes: usize, edges: usize) {
+    pub fn reserve(&mut self, nodes: usize, edges: usize) {
         self.names.reserve(nodes);
         self.kinds.reserve(nodes);
         self.edges.reserve(edges);
     }
 
     /// Adds a node whose name the caller checked is not taken.
-    pub(crate) fn add_new_node(&mut self, name: NodeName, kind: NodeKind) -> u32 {
+    #[doc(hidden)]
+    pub fn add_new_node(&mut self, name: NodeName, kind: NodeKind) -> u32 {
         let i = self.names.len() as u32;
         if let Some(map) = self.by_name.get_mut() {
             debug_assert!(!map.contains_key(&*name));
@@ -209,7 +259,8 @@ impl Topology {
 
     /// Adds `from -> to` for each of `from`, where `to` is a node just added (no successors,
     /// so no cycle) and `from` holds no repeats: no checks needed.
-    pub(crate) fn add_edges_into_new(&mut self, from: &[u32], to: u32) {
+    #[doc(hidden)]
+    pub fn add_edges_into_new(&mut self, from: &[u32], to: u32) {
         if let Some(succ) = self.succ.get_mut() {
             debug_assert!(succ[to as usize].is_empty());
             for &f in from {
@@ -221,37 +272,40 @@ impl Topology {
 
     /// Checks that `from -> to` can be added: both exist, it is no self-edge, no repeat, and it
     /// closes no cycle.
-    pub fn check_edge(&self, from: u32, to: u32) -> Result<(), BuildError> {
+    pub fn check_edge(&self, from: u32, to: u32) -> Result<(), TopologyError> {
         let n = self.names.len() as u32;
         assert!(from < n && to < n, "node index out of range");
         if from == to {
-            return Err(BuildError::SelfEdge {
+            return Err(TopologyError::SelfEdge {
                 node: self.names[from as usize].to_string(),
             });
         }
         if self.succ()[from as usize].contains(&to) {
-            return Err(BuildError::DuplicateEdge {
+            return Err(TopologyError::DuplicateEdge {
                 from: self.names[from as usize].to_string(),
                 to: self.names[to as usize].to_string(),
             });
         }
         if let Some(path) = self.path(to, from) {
             let mut text = self.names[from as usize].to_string();
-            for i in path {
+            for &i in &path {
                 text.push_str(" -> ");
                 text.push_str(&self.names[i as usize]);
             }
-            return Err(BuildError::Cycle {
+            let mut nodes = vec![from];
+            nodes.extend(path);
+            return Err(TopologyError::Cycle {
                 from: self.names[from as usize].to_string(),
                 to: self.names[to as usize].to_string(),
                 path: text,
+                nodes,
             });
         }
         Ok(())
     }
 
     /// Adds the edge `from -> to` after [`check_edge`](Self::check_edge).
-    pub fn add_edge(&mut self, from: u32, to: u32) -> Result<(), BuildError> {
+    pub fn add_edge(&mut self, from: u32, to: u32) -> Result<(), TopologyError> {
         self.check_edge(from, to)?;
         if let Some(succ) = self.succ.get_mut() {
             succ[from as usize].push(to);
@@ -261,9 +315,9 @@ impl Topology {
     }
 
     /// Removes the edge `from -> to`.
-    pub fn remove_edge(&mut self, from: u32, to: u32) -> Result<(), BuildError> {
+    pub fn remove_edge(&mut self, from: u32, to: u32) -> Result<(), TopologyError> {
         let Some(pos) = self.edges.iter().position(|&e| e == (from, to)) else {
-            return Err(BuildError::NoSuchEdge {
+            return Err(TopologyError::NoSuchEdge {
                 from: self.names[from as usize].to_string(),
                 to: self.names[to as usize].to_string(),
             });
@@ -294,30 +348,64 @@ impl Topology {
         (a != b).then(|| "its edges differ".to_owned())
     }
 
-    /// A path `start, ..., goal` along edges, if there is one.
+    /// A path `start, ..., goal` along edges, if there is one. Costs only what it visits.
     fn path(&self, start: u32, goal: u32) -> Option<Vec<u32>> {
-        let mut parent = vec![u32::MAX; self.names.len()];
+        let mut parent: HashMap<u32, u32, BuildHasherDefault<NameHasher>> = HashMap::default();
+        parent.insert(start, start);
         let mut stack = vec![start];
-        parent[start as usize] = start;
         while let Some(v) = stack.pop() {
             if v == goal {
                 let mut path = vec![v];
                 let mut c = v;
                 while c != start {
-                    c = parent[c as usize];
+                    c = parent[&c];
                     path.push(c);
                 }
                 path.reverse();
                 return Some(path);
             }
             for &s in &self.succ()[v as usize] {
-                if parent[s as usize] == u32::MAX {
-                    parent[s as usize] = v;
+                if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(s) {
+                    e.insert(v);
                     stack.push(s);
                 }
             }
         }
         None
+    }
+
+    /// The successors of node `i`.
+    pub fn successors(&self, i: u32) -> &[u32] {
+        &self.succ()[i as usize]
+    }
+
+    /// The nodes in an order where each comes after its dependencies; among nodes ready at the
+    /// same time, the one added first comes first.
+    pub fn order(&self) -> Vec<u32> {
+        let n = self.names.len();
+        let mut indeg = vec![0usize; n];
+        for &(_, b) in &self.edges {
+            indeg[b as usize] += 1;
+        }
+        let succ = self.succ();
+        let mut ready: std::collections::BTreeSet<u32> =
+            (0..n as u32).filter(|&i| indeg[i as usize] == 0).collect();
+        let mut out = Vec::with_capacity(n);
+        while let Some(v) = ready.pop_first() {
+            out.push(v);
+            for &s in &succ[v as usize] {
+                indeg[s as usize] -= 1;
+                if indeg[s as usize] == 0 {
+                    ready.insert(s);
+                }
+            }
+        }
+        out
+    }
+
+    /// Which nodes reach which.
+    pub fn reach(&self) -> Reach {
+        Reach::new(self)
     }
 
     /// The graph as DOT text, nodes labelled with their names and kinds.
@@ -364,7 +452,8 @@ fn quote(s: &str) -> String {
 /// not from an adversary, so the default hasher's protection against crafted collisions buys
 /// nothing here, and it costs a large share of adding a node.
 #[derive(Default)]
-pub(crate) struct NameHasher(u64);
+#[doc(hidden)]
+pub struct NameHasher(u64);
 
 impl NameHasher {
     #[inline]
@@ -404,99 +493,74 @@ impl Hasher for NameHasher {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Which nodes reach which, as one bitset per node each way.
+///
+/// ```
+/// use cuda_graph_topology::{NodeKind, Topology};
+/// let mut t = Topology::new();
+/// let (a, b, c) = (
+///     t.add_node("a", NodeKind::Empty)?,
+///     t.add_node("b", NodeKind::Empty)?,
+///     t.add_node("c", NodeKind::Empty)?,
+/// );
+/// t.add_edge(a, b)?;
+/// let r = t.reach();
+/// assert!(r.ordered(a, b) && r.ordered(b, a));
+/// assert!(!r.ordered(a, c));
+/// # Ok::<(), cuda_graph_topology::TopologyError>(())
+/// ```
+pub struct Reach {
+    words: usize,
+    fwd: Vec<u64>,
+    bwd: Vec<u64>,
+}
 
-    fn chain(n: usize) -> Topology {
-        let mut t = Topology::new();
-        for i in 0..n {
-            t.add_node(&format!("n{i}"), NodeKind::Kernel).unwrap();
+impl Reach {
+    fn new(t: &Topology) -> Self {
+        let n = t.len();
+        let words = n.div_ceil(64);
+        let (mut fwd, mut bwd) = (vec![0u64; n * words], vec![0u64; n * words]);
+        let succ = t.succ();
+        let order = t.order();
+        let or_into = |bits: &mut Vec<u64>, to: usize, from: usize| {
+            bits[to * words + from / 64] |= 1 << (from % 64);
+            for w in 0..words {
+                bits[to * words + w] |= bits[from * words + w];
+            }
+        };
+        for &v in order.iter().rev() {
+            for &s in &succ[v as usize] {
+                or_into(&mut fwd, v as usize, s as usize);
+            }
         }
-        for i in 1..n as u32 {
-            t.add_edge(i - 1, i).unwrap();
+        for &v in &order {
+            for &s in &succ[v as usize] {
+                or_into(&mut bwd, s as usize, v as usize);
+            }
         }
-        t
+        Reach { words, fwd, bwd }
     }
 
-    #[test]
-    fn rejects_cycle_and_prints_its_path() {
-        let mut t = chain(3);
-        let e = t.add_edge(2, 0).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "the edge `n2 -> n0` would close a cycle: n2 -> n0 -> n1 -> n2"
-        );
-        assert_eq!(t.edges().len(), 2);
+    /// Words per bitset.
+    pub fn words(&self) -> usize {
+        self.words
     }
 
-    #[test]
-    fn rejects_self_edge_duplicate_edge_and_duplicate_name() {
-        let mut t = chain(2);
-        assert!(matches!(t.add_edge(1, 1), Err(BuildError::SelfEdge { node }) if node == "n1"));
-        assert!(matches!(
-            t.add_edge(0, 1),
-            Err(BuildError::DuplicateEdge { .. })
-        ));
-        assert!(matches!(
-            t.add_node("n0", NodeKind::Host),
-            Err(BuildError::DuplicateNode { name }) if name == "n0"
-        ));
+    /// The nodes `v` reaches, as a bitset.
+    pub fn forward(&self, v: u32) -> &[u64] {
+        let v = v as usize;
+        &self.fwd[v * self.words..(v + 1) * self.words]
     }
 
-    #[test]
-    fn remove_edge_then_reverse_is_allowed() {
-        let mut t = chain(2);
-        t.remove_edge(0, 1).unwrap();
-        t.add_edge(1, 0).unwrap();
-        assert_eq!(t.edges(), &[(1, 0)]);
-        assert!(matches!(
-            t.remove_edge(0, 1),
-            Err(BuildError::NoSuchEdge { .. })
-        ));
+    /// The nodes that reach `v`, as a bitset.
+    pub fn backward(&self, v: u32) -> &[u64] {
+        let v = v as usize;
+        &self.bwd[v * self.words..(v + 1) * self.words]
     }
 
-    #[test]
-    fn dot_uses_names_and_escapes_quotes() {
-        let mut t = Topology::new();
-        let a = t.add_node("say \"hi\"", NodeKind::Host).unwrap();
-        let b = t.add_node("step", NodeKind::Kernel).unwrap();
-        t.add_edge(a, b).unwrap();
-        assert_eq!(
-            t.to_dot("g"),
-            "digraph \"g\" {\n  rankdir=TB;\n  \"say \\\"hi\\\"\" [label=\"say \\\"hi\\\"\\nhost\", shape=ellipse];\n  \"step\" [label=\"step\\nkernel\", shape=box];\n  \"say \\\"hi\\\"\" -> \"step\";\n}\n"
-        );
-    }
-
-    #[test]
-    fn lookups_and_edge_checks_built_late_see_every_node_and_edge() {
-        // Nodes and edges added the way `cuda_graph!` adds them: no lookup, no edge check.
-        let mut t = Topology::new();
-        for (i, name) in ["a", "b", "c"].into_iter().enumerate() {
-            let deps: Vec<u32> = (0..i as u32).collect();
-            let n = t.add_new_node(NodeName::Static(name), NodeKind::Kernel);
-            t.add_edges_into_new(&deps, n);
-        }
-        assert_eq!(
-            (t.find("a"), t.find("c"), t.find("d")),
-            (Some(0), Some(2), None)
-        );
-        assert!(matches!(
-            t.add_node("b", NodeKind::Empty),
-            Err(BuildError::DuplicateNode { .. })
-        ));
-        // The first edge check builds the successor lists from the edges so far.
-        assert!(matches!(t.add_edge(2, 0), Err(BuildError::Cycle { .. })));
-        assert!(matches!(
-            t.add_edge(0, 1),
-            Err(BuildError::DuplicateEdge { .. })
-        ));
-        // Both stay up to date once built.
-        let d = t.add_node("d", NodeKind::Empty).unwrap();
-        t.add_edges_into_new(&[2], d);
-        assert_eq!(t.find("d"), Some(3));
-        assert!(matches!(t.add_edge(3, 0), Err(BuildError::Cycle { .. })));
-        t.add_edge(1, 3).unwrap();
-        assert_eq!(t.edges().len(), 5);
+    /// Whether a path leads from `a` to `b` or from `b` to `a`.
+    pub fn ordered(&self, a: u32, b: u32) -> bool {
+        let bit = |set: &[u64], i: u32| set[i as usize / 64] & (1 << (i % 64)) != 0;
+        bit(self.forward(a), b) || bit(self.backward(a), b)
     }
 }

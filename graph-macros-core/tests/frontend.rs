@@ -1,5 +1,5 @@
-//! Property tests on the macro's front end (parse -> validate -> expand), compiled in from
-//! graph-macros/src (a proc-macro crate cannot export functions to a test). No GPU needed.
+//! Property tests on the macro's front end (parse -> validate -> expand), through the library
+//! directly. No GPU needed.
 //!
 //! - random edge sets over random node names are accepted exactly when they form a DAG,
 //!   compared with a reference topological sort;
@@ -10,38 +10,15 @@
 //! stays out of the GPU pack (`shared/gpu/pack.sh` leaves out tests whose source names trybuild)
 //! and runs in CI.
 
-#![allow(dead_code)]
-
-#[path = "../graph-macros/src/ast.rs"]
-mod ast;
-#[path = "../graph-macros/src/dot.rs"]
-mod dot;
-#[path = "../graph-macros/src/expand.rs"]
-mod expand;
-#[path = "../graph-macros/src/expand_build.rs"]
-mod expand_build;
-#[path = "../graph-macros/src/expand_exec.rs"]
-mod expand_exec;
-#[path = "../graph-macros/src/validate/mod.rs"]
-mod validate;
-
 use std::collections::BTreeSet;
 
+use cuda_graph_macros_core::{check, expand, lower};
 use proc_macro2::TokenStream;
 use proptest::prelude::*;
 
 /// What the macro does with `src`: `Ok(expansion)` or `Err(messages)`.
 fn run(src: &str) -> Result<TokenStream, Vec<String>> {
-    let tokens: TokenStream = src.parse().expect("test input is valid Rust tokens");
-    let parsed = syn::parse2::<ast::Input>(tokens).map_err(|e| vec![e.to_string()])?;
-    let mut errors = validate::Errors::default();
-    let graphs = validate::check(parsed, &mut errors);
-    let out: TokenStream = graphs.iter().map(expand::expand).collect();
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors.messages())
-    }
+    run_tokens(src.parse().expect("test input is valid Rust tokens"))
 }
 
 /// Reference: Kahn's algorithm.
@@ -239,10 +216,8 @@ proptest! {
 }
 
 fn run_tokens(tokens: TokenStream) -> Result<TokenStream, Vec<String>> {
-    let parsed = syn::parse2::<ast::Input>(tokens).map_err(|e| vec![e.to_string()])?;
-    let mut errors = validate::Errors::default();
-    let graphs = validate::check(parsed, &mut errors);
-    let out = graphs.iter().map(expand::expand).collect();
+    let (graphs, errors) = check(tokens).map_err(|e| vec![e.to_string()])?;
+    let out = graphs.iter().map(expand::graph).collect();
     if errors.is_empty() {
         Ok(out)
     } else {
@@ -359,7 +334,7 @@ fn the_valid_example_expands() {
 fn free_identifiers_skip_methods_paths_and_types() {
     let e: syn::Expr =
         syn::parse_str("n.div_ceil(BLOCK) + u32::MAX.min(m as u32) + f(k) + q!(z)").unwrap();
-    let ids: Vec<String> = validate::free_idents(quote::ToTokens::to_token_stream(&e))
+    let ids: Vec<String> = lower::free_idents(quote::ToTokens::to_token_stream(&e))
         .iter()
         .map(|i| i.to_string())
         .collect();

@@ -1,0 +1,368 @@
+//! Phase 3: code generation, a pure function of the checked model, against
+//! `::cuda_graph::__private` (the runtime).
+//!
+//! For `graph Name { ... }` it emits four types in the caller's scope: `NameInputs<'a>` (what
+//! `build` borrows), `Name<'a>` (the template), `NameExec<'a>` (the executable graph with node
+//! views and graph-level setters) and `NameChild` (the inputs when `Name` is a child graph).
+//! Everything else lives in an anonymous `const _` block: the state both `Name` and `NameExec`
+//! carry (`__CgState`: the inputs bound to the graph, by name, and the node handles, one array
+//! per handle type), the methods, and the per-kernel views. Generated code carries the user's
+//! spans, so rustc's type errors land on the user's tokens.
+//!
+//! How each node kind is added and refreshed is in `crate::kinds`; the executable graph's
+//! methods are in `exec`.
+
+mod exec;
+mod groups;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+
+use crate::gen::{callback_ty, handle_ty, rt, Cx};
+use crate::kinds;
+use crate::model::{Graph, InputKind, ParamTy};
+
+/// Bounds on the types the user wrote, checked at those types' spans: params are `Copy`,
+/// buffer elements and kernel scalars are `DeviceRepr` (what the runtime can send to a kernel).
+fn type_checks(g: &Graph) -> TokenStream {
+    let rt = rt();
+    let mut calls = TokenStream::new();
+    for i in &g.inputs {
+        match &i.kind {
+            InputKind::Param(t) => calls.extend(quote_spanned!(t.span()=> __cg_copy::<#t>();)),
+            InputKind::Buffer(b) => {
+                let elem = &b.elem;
+                calls.extend(quote_spanned!(elem.span()=> __cg_device::<#elem>();))
+            }
+            _ => {}
+        }
+    }
+    for k in &g.kernels {
+        for (_, t) in &k.params {
+            match t {
+                ParamTy::Scalar(t) => calls.extend(quote_spanned!(t.span()=> __cg_arg::<#t>();)),
+                ParamTy::Slice { elem, .. } => {
+                    calls.extend(quote_spanned!(elem.span()=> __cg_device::<#elem>();))
+                }
+            }
+        }
+    }
+    quote! {
+        const _: () = {
+            fn __cg_copy<T: ::core::marker::Copy>() {}
+            fn __cg_device<T: #rt::DeviceRepr + ::core::marker::Send + ::core::marker::Sync + 'static>() {}
+            fn __cg_arg<T: #rt::KernelArg>() {}
+            #[allow(dead_code)]
+            fn __cg_checks() {
+                #calls
+            }
+        };
+    }
+}
+
+/// The fields of `NameInputs` and `NameChild`, and how `build` and `__cg_child` make the
+/// `__CgInputs` value from them.
+struct InputParts {
+    inputs_fields: Vec<TokenStream>,
+    child_fields: Vec<TokenStream>,
+    state_fields: Vec<TokenStream>,
+    from_inputs: Vec<TokenStream>,
+    from_child: Vec<TokenStream>,
+    /// Whether `NameInputs` and `NameChild` borrow (need `<'a>`).
+    inputs_borrow: bool,
+    child_borrows: bool,
+}
+
+fn input_parts(cx: &Cx<'_>) -> InputParts {
+    let rt = rt();
+    let mut p = InputParts {
+        inputs_fields: Vec::new(),
+        child_fields: Vec::new(),
+        state_fields: Vec::new(),
+        from_inputs: Vec::new(),
+        from_child: Vec::new(),
+        inputs_borrow: false,
+        child_borrows: false,
+    };
+    for (i, inp) in cx.g.inputs.iter().enumerate() {
+        let n = &inp.name;
+        let f = cx.input_field(i);
+        let (ty, child_ty, state_ty, bind) = match &inp.kind {
+            InputKind::Buffer(b) => {
+                let elem = &b.elem;
+                let (ty, method) = match (b.host, b.mutable) {
+                    (false, false) => (quote!(&'a #rt::CudaSlice<#elem>), quote!(bind(inputs.#n)?)),
+                    (false, true) => (
+                        quote!(&'a mut #rt::CudaSlice<#elem>),
+                        quote!(bind_mut(inputs.#n)?),
+                    ),
+                    (true, false) => (quote!(&'a [#elem]), quote!(bind_host(inputs.#n))),
+                    (true, true) => (quote!(&'a mut [#elem]), quote!(bind_host_mut(inputs.#n))),
+                };
+                p.inputs_borrow = true;
+                let h = handle_ty(&inp.kind);
+                (ty, h.clone(), h, quote!(__cg_g.#method))
+            }
+            InputKind::Param(ty) => {
+                let ty = ty.to_token_stream();
+                (ty.clone(), ty.clone(), ty, quote!(inputs.#n))
+            }
+            InputKind::Callback | InputKind::Event => {
+                let ty = if matches!(inp.kind, InputKind::Callback) {
+                    callback_ty()
+                } else {
+                    quote!(&'a #rt::CudaEvent)
+                };
+                p.inputs_borrow = true;
+                p.child_borrows = true;
+                (ty.clone(), ty.clone(), ty, quote!(inputs.#n))
+            }
+        };
+        let doc = format!("{} `{n}`.", inp.kind.describe());
+        p.inputs_fields.push(quote!(#[doc = #doc] pub #n: #ty));
+        p.child_fields.push(quote!(#[doc = #doc] pub #n: #child_ty));
+        p.state_fields.push(quote!(#f: #state_ty));
+        p.from_inputs.push(quote!(#f: #bind));
+        p.from_child.push(quote!(#f: __cg_args.#n));
+    }
+    p
+}
+
+/// The body of `__cg_populate`: loads the kernels, then adds every node in dependency order.
+fn populate(cx: &Cx<'_>) -> TokenStream {
+    let rt = rt();
+    let g = cx.g;
+    let mut kernels = TokenStream::new();
+    for (ki, k) in g.kernels.iter().enumerate().filter(|(_, k)| k.used) {
+        let var = format_ident!("__cg_k{}", ki);
+        let name = k.name.to_string();
+        kernels.extend(quote!(let #var = __cg_module.function(#name)?;));
+    }
+    let mut pos = vec![0u32; g.nodes.len()];
+    for (p, &ni) in g.order.iter().enumerate() {
+        pos[ni] = p as u32;
+    }
+    let mut adds = TokenStream::new();
+    let mut k = 0;
+    while k < g.order.len() {
+        let ni = g.order[k];
+        let (gi, _) = cx.groups.of[ni];
+        if matches!(g.nodes[ni].op, crate::model::NodeOp::Launch(_)) {
+            let run: Vec<usize> = g.order[k..]
+                .iter()
+                .copied()
+                .take_while(|&m| cx.groups.of[m].0 == gi)
+                .collect();
+            k += run.len();
+            adds.extend(kinds::add_run(cx, gi, &run, &pos));
+            continue;
+        }
+        k += 1;
+        let deps = g.preds[ni].iter().map(|&a| {
+            let (ga, ja) = cx.groups.of[a];
+            let var = Cx::group_var(ga);
+            let ja = proc_macro2::Literal::usize_unsuffixed(ja);
+            quote!(&#var[#ja] as &dyn #rt::Dep)
+        });
+        let add = kinds::add(cx, ni, quote!(&[#(#deps),*]));
+        let var = Cx::group_var(gi);
+        adds.extend(quote!({
+            let __cg_n = #add;
+            #var.push(__cg_n);
+        }));
+    }
+    let vecs = cx
+        .groups
+        .tys
+        .iter()
+        .zip(&cx.groups.len)
+        .enumerate()
+        .map(|(gi, (t, n))| {
+            let var = Cx::group_var(gi);
+            quote!(let mut #var: ::std::vec::Vec<#t> = ::std::vec::Vec::with_capacity(#n);)
+        });
+    let fields = (0..cx.groups.tys.len()).map(|gi| {
+        let (f, var) = (Cx::group_field(gi), Cx::group_var(gi));
+        quote! {
+            #f: match ::core::convert::TryFrom::try_from(#var.into_boxed_slice()) {
+                ::core::result::Result::Ok(a) => a,
+                ::core::result::Result::Err(_) => ::core::unreachable!("every node of the group was added"),
+            }
+        }
+    });
+    let (nodes, edges) = (g.nodes.len(), g.topo.edges().len());
+    quote! {
+        #kernels
+        __cg_g.reserve(#nodes, #edges);
+        #(#vecs)*
+        #adds
+        ::core::result::Result::Ok(__CgNodes { #(#fields,)* })
+    }
+}
+
+/// Everything `cuda_graph!` emits for one checked graph.
+pub fn graph(g: &Graph) -> TokenStream {
+    let rt = rt();
+    let cx = Cx {
+        g,
+        groups: groups::of(g),
+    };
+    let name = &g.name;
+    let (vis, attrs) = (&g.vis, &g.attrs);
+    let inputs_name = format_ident!("{}Inputs", name);
+    let exec_name = format_ident!("{}Exec", name);
+    let child_name = format_ident!("{}Child", name);
+    let dot = g.topo.to_dot(&name.to_string());
+    let name_str = name.to_string();
+    let p = input_parts(&cx);
+    let (inputs_fields, child_fields, state_fields) =
+        (&p.inputs_fields, &p.child_fields, &p.state_fields);
+    let (from_inputs, from_child) = (&p.from_inputs, &p.from_child);
+    let lt = |borrows: bool| if borrows { quote!(<'a>) } else { quote!() };
+    let (inputs_lt, child_lt) = (lt(p.inputs_borrow), lt(p.child_borrows));
+    let group_fields = cx
+        .groups
+        .tys
+        .iter()
+        .zip(&cx.groups.len)
+        .enumerate()
+        .map(|(gi, (t, n))| {
+            let f = Cx::group_field(gi);
+            let n = proc_macro2::Literal::usize_unsuffixed(*n);
+            quote!(#f: ::std::boxed::Box<[#t; #n]>)
+        });
+    let value_fns = (0..cx.groups.tys.len()).map(|gi| kinds::value_fns(&cx, gi));
+    let populate = populate(&cx);
+    let exec_methods = exec::methods(&cx);
+    let inputs_doc = format!("The inputs of the [`{name}`] graph: the buffers it borrows, its params, callbacks and events.");
+    let exec_doc = format!("The executable [`{name}`] graph: launch it, and edit it live through the node views (`exec.node_name()`) and the graph-level setters (`exec.set_param(..)`).");
+    let child_doc = format!("The inputs of [`{name}`] used as a child graph (`child({name} {{ ... }})`): buffer handles of the parent, constant params, callbacks and events.");
+    let state = quote!(<#name<'a> as #rt::Generated<'a>>::State);
+    let checks = type_checks(g);
+    quote! {
+        #checks
+
+        #[doc = #inputs_doc]
+        #vis struct #inputs_name #inputs_lt {
+            #(#inputs_fields,)*
+        }
+
+        #[doc = #child_doc]
+        #vis struct #child_name #child_lt {
+            #(#child_fields,)*
+        }
+
+        #(#attrs)*
+        #vis struct #name<'a> {
+            __cg_graph: #rt::Graph<'a>,
+            __cg: #state,
+        }
+
+        #[doc = #exec_doc]
+        #vis struct #exec_name<'a> {
+            __cg_exec: #rt::GraphExec<'a>,
+            __cg: #state,
+        }
+
+        const _: () = {
+            /// The inputs bound to the graph: params, buffer handles, callbacks, events.
+            pub struct __CgInputs<'a> {
+                #(#state_fields,)*
+                __cg_borrow: ::core::marker::PhantomData<&'a ()>,
+            }
+
+            /// The node handles, one array per handle type.
+            pub struct __CgNodes {
+                #(#group_fields,)*
+            }
+
+            pub struct __CgState<'a> {
+                inputs: __CgInputs<'a>,
+                nodes: __CgNodes,
+            }
+
+            impl<'a> #rt::Generated<'a> for #name<'a> {
+                type State = __CgState<'a>;
+            }
+
+            impl<'a> #name<'a> {
+                /// The graph as DOT text, computed at compile time from the names written here.
+                pub const DOT: &'static str = #dot;
+
+                /// The graph as DOT text (no GPU needed).
+                pub fn to_dot() -> &'static str {
+                    Self::DOT
+                }
+
+                /// Builds the template: binds the inputs and adds every node, loading the
+                /// kernels from `module` by name.
+                pub fn build(
+                    __cg_module: &#rt::Module,
+                    inputs: #inputs_name #inputs_lt,
+                ) -> #rt::Result<Self> {
+                    let mut __cg_g = #rt::Graph::new(__cg_module.context())?.with_name(#name_str);
+                    let __cg_s = __CgInputs {
+                        #(#from_inputs,)*
+                        __cg_borrow: ::core::marker::PhantomData,
+                    };
+                    let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &__cg_s)?;
+                    ::core::result::Result::Ok(Self {
+                        __cg_graph: __cg_g,
+                        __cg: __CgState { inputs: __cg_s, nodes },
+                    })
+                }
+
+                /// Makes the executable graph.
+                pub fn instantiate(self) -> ::core::result::Result<#exec_name<'a>, #rt::UpdateError> {
+                    self.instantiate_with(#rt::Instantiate::new())
+                }
+
+                /// Makes the executable graph with options.
+                pub fn instantiate_with(
+                    self,
+                    opts: #rt::Instantiate<'_>,
+                ) -> ::core::result::Result<#exec_name<'a>, #rt::UpdateError> {
+                    ::core::result::Result::Ok(#exec_name {
+                        __cg_exec: self.__cg_graph.instantiate_with(opts)?,
+                        __cg: self.__cg,
+                    })
+                }
+
+                /// The runtime template graph.
+                pub fn graph(&self) -> &#rt::Graph<'a> {
+                    &self.__cg_graph
+                }
+
+                /// Builds this graph as a child of `parent` (used by `child(...)` nodes).
+                #[doc(hidden)]
+                pub fn __cg_child(
+                    parent: &#rt::Graph<'a>,
+                    __cg_module: &#rt::Module,
+                    __cg_args: #child_name #child_lt,
+                ) -> #rt::Result<#rt::Graph<'a>> {
+                    let mut __cg_g = parent.child_graph()?;
+                    let __cg_s = __CgInputs {
+                        #(#from_child,)*
+                        __cg_borrow: ::core::marker::PhantomData,
+                    };
+                    Self::__cg_populate(&mut __cg_g, __cg_module, &__cg_s)?;
+                    ::core::result::Result::Ok(__cg_g)
+                }
+
+                #[allow(unused_variables, clippy::all)]
+                fn __cg_populate(
+                    __cg_g: &mut #rt::Graph<'a>,
+                    __cg_module: &#rt::Module,
+                    __cg_s: &__CgInputs<'a>,
+                ) -> #rt::Result<__CgNodes> {
+                    #populate
+                }
+
+                #(#value_fns)*
+            }
+
+            #exec_methods
+        };
+    }
+}

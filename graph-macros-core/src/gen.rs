@@ -1,0 +1,120 @@
+//! What the expansion of one graph shares with each node kind's expansion: the runtime's path,
+//! the generated state's names (fields of inputs, arrays of node handles, value functions), and
+//! where each node's handle is.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::Ident;
+
+use crate::model::{Graph, InputKind};
+
+/// Node handles grouped by handle type: each group is one boxed array in the generated state
+/// (`Box<[KernelNode<A>; N]>`), so the state's type stays small however many nodes the graph
+/// has, and setters that touch many nodes of a group loop over it.
+pub(crate) struct Groups {
+    /// Per node: its group and its index in the group.
+    pub of: Vec<(usize, usize)>,
+    /// Per group: the handle type.
+    pub tys: Vec<TokenStream>,
+    /// Per group: the number of nodes.
+    pub len: Vec<usize>,
+    /// Per group: its nodes, in group order.
+    pub members: Vec<Vec<usize>>,
+}
+
+/// The runtime, as generated code names it.
+pub(crate) fn rt() -> TokenStream {
+    quote!(::cuda_graph::__private)
+}
+
+/// What every part of the expansion of one graph reads: the model, and where each node's
+/// handle is in the generated state.
+pub(crate) struct Cx<'g> {
+    pub g: &'g Graph,
+    pub groups: Groups,
+}
+
+impl<'g> Cx<'g> {
+    /// Input `i`'s field in `__CgInputs`: `p_a` for param `a`, `b_x` for buffer `x`, `c_` for
+    /// callbacks and `e_` for events, so no two fields collide.
+    pub fn input_field(&self, i: usize) -> Ident {
+        let input = &self.g.inputs[i];
+        let prefix = match input.kind {
+            InputKind::Param(_) => "p",
+            InputKind::Buffer(_) => "b",
+            InputKind::Callback => "c",
+            InputKind::Event => "e",
+        };
+        format_ident!("{}_{}", prefix, input.name)
+    }
+
+    /// Group `gi`'s field in `__CgNodes`.
+    pub fn group_field(gi: usize) -> Ident {
+        format_ident!("n{}", gi)
+    }
+
+    /// Group `gi`'s handles while `build` adds them.
+    pub fn group_var(gi: usize) -> Ident {
+        format_ident!("__cg_h{}", gi)
+    }
+
+    /// Node `ni`'s handle, read from the state of `self`.
+    pub fn handle(&self, ni: usize) -> TokenStream {
+        let (gi, j) = self.groups.of[ni];
+        let f = Self::group_field(gi);
+        let j = proc_macro2::Literal::usize_unsuffixed(j);
+        quote!(self.__cg.nodes.#f[#j])
+    }
+
+    pub fn args_fn(&self, gi: usize) -> Ident {
+        format_ident!("__cg_args_{}", gi)
+    }
+
+    pub fn cfg_fn(&self, gi: usize) -> Ident {
+        format_ident!("__cg_cfg_{}", gi)
+    }
+
+    pub fn value_fn(&self, gi: usize) -> Ident {
+        format_ident!("__cg_value_{}", gi)
+    }
+
+    /// Attributes of the value functions: a `match` with an arm per node, kept out of line.
+    pub fn value_fn_attrs() -> TokenStream {
+        quote!(#[allow(unused_variables, unreachable_patterns, clippy::all)] #[inline(never)])
+    }
+
+    /// `let a = __cg_s.p_a.clone();` for every param in `sets`, so user expressions can name
+    /// them.
+    pub fn bind_params<'s>(
+        &self,
+        sets: impl IntoIterator<Item = &'s std::collections::BTreeSet<usize>>,
+    ) -> TokenStream {
+        let mut params: Vec<usize> = sets.into_iter().flatten().copied().collect();
+        params.sort_unstable();
+        params.dedup();
+        let lets = params.into_iter().map(|i| {
+            let name = &self.g.inputs[i].name;
+            let f = self.input_field(i);
+            quote!(let #name = ::core::clone::Clone::clone(&__cg_s.#f);)
+        });
+        quote!(#(#lets)*)
+    }
+}
+
+/// The type of a callback input.
+pub(crate) fn callback_ty() -> TokenStream {
+    quote!(&'a (dyn ::core::ops::Fn() + ::core::marker::Send + ::core::marker::Sync + 'a))
+}
+
+/// The handle type a buffer input gets.
+pub(crate) fn handle_ty(kind: &InputKind) -> TokenStream {
+    let rt = rt();
+    let b = kind.buffer().expect("only buffers have handles");
+    let elem = &b.elem;
+    match (b.host, b.mutable) {
+        (false, false) => quote!(#rt::Buf<#elem>),
+        (false, true) => quote!(#rt::BufMut<#elem>),
+        (true, false) => quote!(#rt::HostBuf<#elem>),
+        (true, true) => quote!(#rt::HostBufMut<#elem>),
+    }
+}

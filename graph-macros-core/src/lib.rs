@@ -1,0 +1,46 @@
+//! The front end of the `cuda_graph!` macro as a plain library, so it can be tested and measured
+//! without a proc-macro boundary (the `cuda-graph-macros` crate is a thin shell around
+//! [`cuda_graph`]). Use the macro through the `cuda-graph` crate.
+//!
+//! Phases, one module each:
+//! - [`ast`]: the grammar (in its documentation) and the parser;
+//! - [`validate`]: every check, all errors collected ([`model::Errors`]), producing the checked
+//!   [`model`], the single source of facts for code generation;
+//! - [`expand`]: code generation, a pure function of the model.
+//!
+//! Each node kind (kernel launch, memset, memcpy, host callback, empty, child graph, event
+//! record and wait) has one module in `kinds` with its lowering (syntax to model, with its
+//! checks) and its expansion (handle type, how `build` adds it, how setters refresh it).
+
+pub mod ast;
+pub mod expand;
+mod gen;
+mod kinds;
+pub mod lower;
+pub mod model;
+pub mod validate;
+
+use proc_macro2::TokenStream;
+
+/// The macro: parses `input`, checks every graph, and emits the errors (each at its token) and
+/// the code of every graph. A graph with errors is still expanded without the faulty nodes and
+/// edges, so its types exist and one mistake does not cascade into many.
+pub fn cuda_graph(input: TokenStream) -> TokenStream {
+    let (graphs, errors) = match check(input) {
+        Ok(checked) => checked,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut out = errors.into_compile_errors();
+    for g in &graphs {
+        out.extend(expand::graph(g));
+    }
+    out
+}
+
+/// Parses and checks `input`: the checked graphs and every error found, or the parse error.
+pub fn check(input: TokenStream) -> syn::Result<(Vec<model::Graph>, model::Errors)> {
+    let parsed = syn::parse2::<ast::Input>(input)?;
+    let mut errors = model::Errors::default();
+    let graphs = validate::check(parsed, &mut errors);
+    Ok((graphs, errors))
+}

@@ -1,0 +1,206 @@
+//! What a node kind's lowering uses: the declarations it resolves names against, the errors,
+//! and the helpers every kind shares (inputs found by name and kind, expressions that use params
+//! and constants only, "did you mean" hints).
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::{Expr, Ident};
+
+use crate::model::{Errors, Input, InputKind, Kernel, Uses, Value};
+
+/// What a node kind's lowering reads and marks: the declarations, and where errors go.
+pub struct Lower<'m> {
+    pub kernels: &'m mut Vec<Kernel>,
+    pub inputs: &'m mut Vec<Input>,
+    pub errors: &'m mut Errors,
+}
+
+impl Lower<'_> {
+    /// The input called `name`.
+    pub fn find(&self, name: &Ident) -> Option<usize> {
+        self.inputs.iter().position(|i| &i.name == name)
+    }
+
+    /// Names of the inputs of one kind, for hints.
+    fn names(&self, of: impl Fn(&InputKind) -> bool) -> Vec<String> {
+        self.inputs
+            .iter()
+            .filter(|i| of(&i.kind))
+            .map(|i| i.name.to_string())
+            .collect()
+    }
+
+    /// The buffer called `id`, which the node needs `writable` (or not), on the device (or also
+    /// on the host, if `host_ok`). `what` names the operation in messages.
+    pub fn buffer(
+        &mut self,
+        id: &Ident,
+        writable: bool,
+        host_ok: bool,
+        what: &str,
+    ) -> Option<usize> {
+        let Some(i) = self.find(id) else {
+            let names = self.names(|k| matches!(k, InputKind::Buffer(_)));
+            self.errors.at(
+                id.span(),
+                format!(
+                    "no buffer named `{id}` is declared{}",
+                    hint(&id.to_string(), names, "; declare it with `buffer ...`")
+                ),
+            );
+            return None;
+        };
+        let Some(b) = self.inputs[i].kind.buffer() else {
+            let d = self.inputs[i].kind.describe();
+            self.errors.at(
+                id.span(),
+                format!("{what} needs a buffer, but `{id}` is {d}"),
+            );
+            return None;
+        };
+        if b.host && !host_ok {
+            self.errors.at(
+                id.span(),
+                format!("{what} needs a device buffer, but `{id}` is a host buffer"),
+            );
+            return None;
+        }
+        if writable && !b.mutable {
+            let kw = if b.host { "host_buffer" } else { "buffer" };
+            self.errors.at(
+                id.span(),
+                format!(
+                    "{what} writes `{id}`, which is read-only; declare it `{kw} mut {id}: ...;`"
+                ),
+            );
+            return None;
+        }
+        self.inputs[i].used = true;
+        Some(i)
+    }
+
+    /// An expression (launch dimensions, a kernel argument, a memset value) that may use params,
+    /// and constants or paths from the surrounding scope (names starting with an uppercase
+    /// letter, or paths such as `u32::MAX`). A lowercase name that is no param is an error.
+    /// The params it uses are recorded in the value and in `uses`.
+    pub fn value(&mut self, uses: &mut Uses, e: Expr, what: &str) -> Option<Value> {
+        let mut ok = true;
+        let mut params = BTreeSet::new();
+        for id in free_idents(e.to_token_stream()) {
+            let name = id.to_string();
+            match self.find(&id) {
+                Some(i) if matches!(self.inputs[i].kind, InputKind::Param(_)) => {
+                    self.inputs[i].used = true;
+                    params.insert(i);
+                }
+                Some(i) => {
+                    let d = self.inputs[i].kind.describe();
+                    self.errors.at(
+                        id.span(),
+                        format!("`{name}` is {d}; {what} can use params and constants only"),
+                    );
+                    ok = false;
+                }
+                None => {
+                    let params = self.names(|k| matches!(k, InputKind::Param(_)));
+                    let fallback = format!("; declare it with `param {name}: ...;`");
+                    self.errors.at(
+                        id.span(),
+                        format!(
+                            "unknown param `{name}` in {what}{}",
+                            hint(&name, params, &fallback)
+                        ),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        uses.params.extend(params.iter().copied());
+        ok.then_some(Value { expr: e, params })
+    }
+}
+
+const KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
+    "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
+    "ref", "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use",
+    "where", "while",
+];
+
+/// Lowercase identifiers of an expression that name a value: not a method, field, path
+/// segment, function, macro, keyword or type after `as`.
+pub fn free_idents(tokens: TokenStream) -> Vec<Ident> {
+    let mut out = Vec::new();
+    collect_free(tokens, &mut out);
+    out
+}
+
+fn collect_free(tokens: TokenStream, out: &mut Vec<Ident>) {
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in tts.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => collect_free(g.stream(), out),
+            TokenTree::Ident(id) => {
+                let name = id.to_string();
+                let prev = i.checked_sub(1).map(|j| &tts[j]);
+                let next = tts.get(i + 1);
+                let after_dot = matches!(prev, Some(TokenTree::Punct(p)) if p.as_char() == '.' || p.as_char() == ':');
+                let after_as = matches!(prev, Some(TokenTree::Ident(p)) if p == "as");
+                let before_path_or_call = match next {
+                    Some(TokenTree::Punct(p)) => p.as_char() == ':' || p.as_char() == '!',
+                    Some(TokenTree::Group(g)) => {
+                        g.delimiter() == proc_macro2::Delimiter::Parenthesis
+                    }
+                    _ => false,
+                };
+                let lower = name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+                if lower
+                    && name != "_"
+                    && !after_dot
+                    && !after_as
+                    && !before_path_or_call
+                    && !KEYWORDS.contains(&name.as_str())
+                    && !out.iter().any(|o: &Ident| o == id)
+                {
+                    out.push(id.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The closest of `candidates` to `name`, if it is close enough to be a likely typo.
+pub fn closest<'c>(name: &str, candidates: impl Iterator<Item = &'c str>) -> Option<&'c str> {
+    candidates
+        .map(|c| (edit_distance(name, c), c))
+        .filter(|&(d, c)| d <= (c.len().max(name.len()) / 3).max(1))
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// `"; did you mean `x`?"` for a likely typo, else the declared names, else `fallback`.
+pub fn hint(name: &str, candidates: Vec<String>, fallback: &str) -> String {
+    match closest(name, candidates.iter().map(String::as_str)) {
+        Some(c) => format!("; did you mean `{c}`?"),
+        None if candidates.is_empty() => fallback.to_owned(),
+        None => format!(" (declared: {}){fallback}", candidates.join(", ")),
+    }
+}

@@ -1,0 +1,270 @@
+//! The checked model of a graph: what validation resolved from the syntax, and the only source
+//! of facts for code generation. Names are resolved to indices, each expression carries the
+//! params it uses, and the structure (edges, order, predecessors) lives in one [`Topology`].
+
+use std::collections::BTreeSet;
+
+use cuda_graph_topology::{NodeKind, Topology};
+use proc_macro2::{Span, TokenStream};
+use syn::{Attribute, Expr, Ident, Path, Type, Visibility};
+
+pub use crate::ast::ParamTy;
+
+/// Errors, collected: every check adds to it, and nothing is reported until all checks ran.
+#[derive(Default)]
+pub struct Errors(Vec<syn::Error>);
+
+impl Errors {
+    /// An error at `span`.
+    pub fn at(&mut self, span: Span, msg: impl std::fmt::Display) {
+        self.0.push(syn::Error::new(span, msg));
+    }
+
+    /// A parse error.
+    pub fn push(&mut self, e: syn::Error) {
+        self.0.push(e);
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The messages, in the order they were found.
+    pub fn messages(&self) -> Vec<String> {
+        self.0.iter().map(|e| e.to_string()).collect()
+    }
+
+    /// The errors themselves.
+    pub fn list(&self) -> &[syn::Error] {
+        &self.0
+    }
+
+    /// `compile_error!` invocations at each error's span.
+    pub fn into_compile_errors(self) -> TokenStream {
+        self.0.into_iter().map(|e| e.to_compile_error()).collect()
+    }
+}
+
+/// A declared kernel.
+pub struct Kernel {
+    pub name: Ident,
+    pub params: Vec<(Ident, ParamTy)>,
+    pub used: bool,
+}
+
+/// A buffer declaration.
+pub struct Buffer {
+    pub host: bool,
+    pub mutable: bool,
+    pub elem: Type,
+    /// Written by unordered nodes on purpose (disjoint parts): no race check.
+    pub disjoint: bool,
+}
+
+/// What an input is.
+pub enum InputKind {
+    Buffer(Buffer),
+    Param(Type),
+    Callback,
+    Event,
+}
+
+impl InputKind {
+    /// "a buffer", "a param", ...
+    pub fn describe(&self) -> &'static str {
+        match self {
+            InputKind::Buffer(Buffer { host: false, .. }) => "a buffer",
+            InputKind::Buffer(Buffer { host: true, .. }) => "a host buffer",
+            InputKind::Param(_) => "a param",
+            InputKind::Callback => "a callback",
+            InputKind::Event => "an event",
+        }
+    }
+
+    /// "buffer", "param", ...
+    pub fn noun(&self) -> &'static str {
+        &self.describe()[self.describe().find(' ').map_or(0, |i| i + 1)..]
+    }
+
+    pub fn buffer(&self) -> Option<&Buffer> {
+        match self {
+            InputKind::Buffer(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+/// A declared input: a field of `NameInputs`.
+pub struct Input {
+    pub name: Ident,
+    pub kind: InputKind,
+    pub used: bool,
+}
+
+/// An expression written in the graph (a launch dimension, a kernel argument, a memset value)
+/// and the params it uses.
+pub struct Value {
+    pub expr: Expr,
+    pub params: BTreeSet<usize>,
+}
+
+/// A kernel argument.
+pub enum Arg {
+    /// A buffer; `read` when a writable buffer goes to a read-only parameter.
+    Buffer {
+        input: usize,
+        read: bool,
+        span: Span,
+    },
+    Value(Value),
+}
+
+impl Arg {
+    /// Whether the argument is input `i` (a buffer) or uses it (a param).
+    pub fn uses(&self, i: usize) -> bool {
+        match self {
+            Arg::Buffer { input, .. } => *input == i,
+            Arg::Value(v) => v.params.contains(&i),
+        }
+    }
+}
+
+pub struct Launch {
+    pub kernel: usize,
+    pub args: Vec<Arg>,
+    pub grid: Value,
+    pub block: Value,
+    pub smem: Option<Value>,
+}
+
+impl Launch {
+    /// The launch dimensions (grid, block, shared memory), for what they use.
+    pub fn dims(&self) -> impl Iterator<Item = &Value> {
+        [&self.grid, &self.block]
+            .into_iter()
+            .chain(self.smem.as_ref())
+    }
+}
+
+pub struct Memset {
+    pub dst: usize,
+    pub value: Value,
+}
+
+pub struct Memcpy {
+    pub dst: usize,
+    pub src: usize,
+}
+
+pub enum Host {
+    /// A declared callback.
+    Callback(usize),
+    /// A closure written in place.
+    Closure(Expr),
+}
+
+/// What a child node passes for one of the child graph's inputs.
+pub enum ChildArg {
+    /// An input of the parent, and where the user named it.
+    Input(usize, Span),
+    /// A constant expression.
+    Expr(Expr),
+}
+
+pub struct Child {
+    pub ty: Path,
+    pub fields: Vec<(Ident, ChildArg)>,
+}
+
+/// What a node does: one variant per node kind.
+#[allow(clippy::large_enum_variant)] // a few per graph, built once per macro call
+pub enum NodeOp {
+    Launch(Launch),
+    Memset(Memset),
+    Memcpy(Memcpy),
+    Host(Host),
+    Empty,
+    Child(Child),
+    Record(usize),
+    Wait(usize),
+}
+
+impl NodeOp {
+    /// The runtime's kind of this node (what DOT shows).
+    pub fn kind(&self) -> NodeKind {
+        match self {
+            NodeOp::Launch(_) => NodeKind::Kernel,
+            NodeOp::Memset(_) => NodeKind::Memset,
+            NodeOp::Memcpy(_) => NodeKind::Memcpy,
+            NodeOp::Host(_) => NodeKind::Host,
+            NodeOp::Empty => NodeKind::Empty,
+            NodeOp::Child(_) => NodeKind::Child,
+            NodeOp::Record(_) => NodeKind::EventRecord,
+            NodeOp::Wait(_) => NodeKind::EventWait,
+        }
+    }
+}
+
+/// What a node touches.
+#[derive(Default)]
+pub struct Uses {
+    /// Params its launch dimensions, arguments or value use.
+    pub params: BTreeSet<usize>,
+    /// Buffers read and written (input indices).
+    pub reads: BTreeSet<usize>,
+    pub writes: BTreeSet<usize>,
+}
+
+impl Uses {
+    /// Whether the node uses input `i` in any way.
+    pub fn any(&self, i: usize) -> bool {
+        self.params.contains(&i) || self.reads.contains(&i) || self.writes.contains(&i)
+    }
+}
+
+pub struct Node {
+    pub name: Ident,
+    pub op: NodeOp,
+    pub uses: Uses,
+}
+
+/// A checked graph.
+pub struct Graph {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub name: Ident,
+    pub kernels: Vec<Kernel>,
+    pub inputs: Vec<Input>,
+    pub nodes: Vec<Node>,
+    /// Node names, kinds and the accepted edges (node `i` of the topology is `nodes[i]`).
+    pub topo: Topology,
+    /// Node indices in an order where every node comes after its dependencies.
+    pub order: Vec<usize>,
+    /// Each node's dependencies.
+    pub preds: Vec<Vec<usize>>,
+    /// Generated methods that would collide (reported), left out of the expansion: a method
+    /// name, or `node:NAME` for a node's view.
+    pub hidden: BTreeSet<String>,
+}
+
+impl Graph {
+    /// Input `i`'s buffer declaration (`i` is known to be a buffer).
+    pub fn buffer(&self, i: usize) -> &Buffer {
+        self.inputs[i]
+            .kind
+            .buffer()
+            .expect("validation resolved this index to a buffer")
+    }
+
+    /// The edges, as node indices.
+    pub fn edges(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.topo
+            .edges()
+            .iter()
+            .map(|&(a, b)| (a as usize, b as usize))
+    }
+}

@@ -1,0 +1,130 @@
+//! Expansion snapshots: what `cuda_graph!` generates for a few representative graphs,
+//! pretty-printed and committed in `tests/snapshots/`, so a change in generated code shows up
+//! in review. A mismatch fails with the diff's first line; after reading the change, regenerate
+//! with `CUDA_GRAPH_SNAPSHOTS=overwrite cargo test -p cuda-graph-macros-core --test expansion`.
+//!
+//! It makes no CUDA call, so compute-sanitizer refuses to run it; like the trybuild harness it
+//! stays out of the GPU pack (`shared/gpu/pack.sh` leaves out tests whose source names trybuild)
+//! and runs in CI.
+
+use std::path::PathBuf;
+
+/// Kernels, a memset, params in launch dimensions and arguments.
+const SAXPY: &str = r#"
+/// y = a*x + y, then total = sum(y).
+pub graph Saxpy {
+    kernel saxpy(a: f32, x: &[f32], y: &mut [f32], n: u32);
+    kernel sum(y: &[f32], total: &mut [f32], n: u32);
+    buffer x: f32;
+    buffer mut y: f32;
+    buffer mut total: f32;
+    param a: f32;
+    param n: u32;
+    clear  = memset(total, 0.0);
+    step   = saxpy<<<n.div_ceil(256), 256>>>(a, x, y, n);
+    reduce = sum<<<1, 1>>>(y, total, n);
+    step -> reduce;
+    clear -> reduce;
+}
+"#;
+
+/// Every other node kind: memcpy to the host, a host callback, events, an empty join, and a
+/// child graph given a parent buffer and a constant.
+const ALL_KINDS: &str = r#"
+graph Inner {
+    kernel fill(y: &mut [u32], v: u32);
+    buffer mut y: u32;
+    param v: u32;
+    f = fill<<<1, 32>>>(y, v);
+}
+
+graph Outer {
+    kernel fill(y: &mut [u32], v: u32);
+    buffer mut y: u32;
+    host_buffer mut out: u32;
+    callback done;
+    event ev;
+    param v: u32;
+    first = fill<<<1, 32>>>(y, v);
+    sub   = child(Inner { y: y, v: 7 });
+    back  = memcpy(out, y);
+    tell  = host(done);
+    rec   = record(ev);
+    join  = empty;
+    first -> sub -> back -> [tell, rec] -> join;
+}
+"#;
+
+/// One param shared by many nodes of one kernel (the setter loops over them), and a node of the
+/// same kernel that does not use it.
+const SHARED_PARAM: &str = r#"
+graph Shared {
+    kernel scale(y: &mut [f32], a: f32, n: u32);
+    #[disjoint]
+    buffer mut y: f32;
+    param a: f32;
+    param n: u32;
+    s0 = scale<<<n, 32>>>(y, a, n);
+    s1 = scale<<<n, 32>>>(y, a, n);
+    s2 = scale<<<n, 32>>>(y, a * 2.0, n);
+    s3 = scale<<<1, 32>>>(y, 1.0, 4);
+    s0 -> [s1, s2, s3];
+}
+"#;
+
+fn expand(src: &str) -> String {
+    let tokens = src.parse().expect("valid tokens");
+    let (graphs, errors) = cuda_graph_macros_core::check(tokens).expect("parses");
+    assert!(errors.is_empty(), "{:?}", errors.messages());
+    let out: proc_macro2::TokenStream = graphs
+        .iter()
+        .map(cuda_graph_macros_core::expand::graph)
+        .collect();
+    let file = syn::parse2::<syn::File>(out).expect("the expansion is valid Rust");
+    prettyplease::unparse(&file)
+}
+
+fn check(name: &str, src: &str) {
+    let got = expand(src);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(format!("{name}.rs"));
+    if std::env::var("CUDA_GRAPH_SNAPSHOTS").as_deref() == Ok("overwrite") {
+        std::fs::write(&path, &got).expect("write the snapshot");
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; generate it with CUDA_GRAPH_SNAPSHOTS=overwrite",
+            path.display()
+        )
+    });
+    if got != want {
+        let line = got
+            .lines()
+            .zip(want.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| got.lines().count().min(want.lines().count()));
+        panic!(
+            "the expansion of `{name}` changed, first at line {}:\n  now:  {}\n  was:  {}\nread the change, then regenerate with CUDA_GRAPH_SNAPSHOTS=overwrite",
+            line + 1,
+            got.lines().nth(line).unwrap_or("<end>"),
+            want.lines().nth(line).unwrap_or("<end>"),
+        );
+    }
+}
+
+#[test]
+fn saxpy() {
+    check("saxpy", SAXPY);
+}
+
+#[test]
+fn all_node_kinds() {
+    check("all_kinds", ALL_KINDS);
+}
+
+#[test]
+fn param_shared_by_a_group() {
+    check("shared_param", SHARED_PARAM);
+}
