@@ -69,7 +69,7 @@ enum Bytes {
 
 /// A kernel node's argument bytes, laid out as the kernel reads them. Up to 64 bytes live in
 /// the block itself, so a node's shadow needs no allocation of its own; the pointer array the
-/// driver reads (`kernelParams`) is made per call ([`ArgPtrs`]).
+/// driver reads (`kernelParams`) is made per call.
 #[derive(Clone)]
 pub struct ArgBlock {
     bytes: Bytes,
