@@ -10,8 +10,8 @@ use cudarc::driver::{CudaContext, CudaStream, DriverError, LaunchConfig};
 
 use super::params::Idle;
 use super::{
-    check, in_context, CallError, CallResult, Callback, EventRef, Kept, Launchable, Memcpy, Memset,
-    RawGraph, RawNode,
+    check, in_context, CallError, CallResult, Callback, EventRef, KeepAlive, Kept, Launchable,
+    Memcpy, Memset, RawGraph, RawNode,
 };
 use crate::block::{ArgBlock, ArgPtrs};
 use crate::error::{InstantiateReason, UpdateRefusal};
@@ -75,7 +75,7 @@ fn refusal(r: CUgraphExecUpdateResult) -> UpdateRefusal {
 pub(crate) struct RawExec<'a> {
     raw: CUgraphExec,
     ctx: Arc<CudaContext>,
-    kept: Vec<Kept<'a>>,
+    kept: KeepAlive<'a>,
     /// Streams launched or uploaded on since the last [`wait`](Self::wait).
     streams: Vec<Arc<CudaStream>>,
 }
@@ -96,7 +96,7 @@ impl<'a> RawExec<'a> {
         RawExec {
             raw,
             ctx: graph.context().clone(),
-            kept: graph.kept().to_vec(),
+            kept: graph.kept().clone(),
             streams: upload.into_iter().cloned().collect(),
         }
     }
@@ -140,9 +140,8 @@ impl<'a> RawExec<'a> {
             }
         }
         first?;
-        // Only this list holds such a closure: it was replaced on every graph.
-        self.kept
-            .retain(|k| !matches!(k, Kept::Callback(c) if !c.is_shared()));
+        // A closure only this list holds was replaced on every graph.
+        self.kept.release_unshared();
         Ok(Idle(PhantomData))
     }
 
@@ -151,7 +150,7 @@ impl<'a> RawExec<'a> {
     /// outlast those launches.
     pub fn replace(&mut self, new: RawExec<'a>) {
         let mut old = std::mem::replace(self, new);
-        self.kept.append(&mut old.kept);
+        self.kept.extend(&old.kept);
         for s in old.streams.drain(..) {
             self.remember(&s);
         }
@@ -185,18 +184,7 @@ impl<'a> RawExec<'a> {
     }
 
     fn keep_all(&mut self, g: &RawGraph<'a>) {
-        for k in g.kept() {
-            let known = match k {
-                Kept::Function(f) => self
-                    .kept
-                    .iter()
-                    .any(|m| matches!(m, Kept::Function(g) if g.cu_function() == f.cu_function())),
-                Kept::Callback(_) => false,
-            };
-            if !known {
-                self.kept.push(k.clone());
-            }
-        }
+        self.kept.extend(g.kept());
     }
 
     #[inline]
@@ -243,7 +231,7 @@ impl<'a> RawExec<'a> {
         self.call("cuGraphExecHostNodeSetParams", || unsafe {
             sys::cuGraphExecHostNodeSetParams(e, n.0, &p)
         })?;
-        self.kept.push(Kept::Callback(cb.clone()));
+        self.kept.insert(Kept::Callback(cb.clone()));
         Ok(())
     }
 

@@ -9,7 +9,9 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaStream, LaunchConfig};
 
 use super::exec::{instantiate_reason, InstantiateFailure};
 use super::params::Mismatch;
-use super::{check, in_context, CallResult, Callback, EventRef, Kept, Launchable, Memcpy, Memset};
+use super::{
+    check, in_context, CallResult, Callback, EventRef, KeepAlive, Kept, Launchable, Memcpy, Memset,
+};
 use super::{make_current, RawExec};
 use crate::block::{ArgBlock, ArgLayout, ArgOffsets, ArgPtrs};
 use crate::error::InstantiateReason;
@@ -31,7 +33,7 @@ unsafe impl Sync for RawNode {}
 pub(crate) struct RawGraph<'a> {
     raw: CUgraph,
     ctx: Arc<CudaContext>,
-    kept: Vec<Kept<'a>>,
+    kept: KeepAlive<'a>,
 }
 
 // SAFETY: the graph handle is an identifier the driver lets any thread use; calls that change
@@ -51,7 +53,7 @@ impl<'a> RawGraph<'a> {
         Ok(RawGraph {
             raw,
             ctx: ctx.clone(),
-            kept: Vec::new(),
+            kept: KeepAlive::default(),
         })
     }
 
@@ -59,7 +61,7 @@ impl<'a> RawGraph<'a> {
         &self.ctx
     }
 
-    pub(super) fn kept(&self) -> &[Kept<'a>] {
+    pub(super) fn kept(&self) -> &KeepAlive<'a> {
         &self.kept
     }
 
@@ -72,15 +74,8 @@ impl<'a> RawGraph<'a> {
         layout: &[ArgLayout],
         offsets: &'static ArgOffsets,
     ) -> Result<Launchable, Mismatch> {
-        let raw = f.cu_function();
-        let l = Launchable::new(raw, sizes, layout, offsets)?;
-        let known = self
-            .kept
-            .iter()
-            .any(|k| matches!(k, Kept::Function(g) if g.cu_function() == raw));
-        if !known {
-            self.kept.push(Kept::Function(f.clone()));
-        }
+        let l = Launchable::new(f.cu_function(), sizes, layout, offsets)?;
+        self.kept.insert(Kept::Function(f.clone()));
         Ok(l)
     }
 
@@ -145,7 +140,7 @@ impl<'a> RawGraph<'a> {
         let n = self.add("cuGraphAddHostNode", |n| unsafe {
             sys::cuGraphAddHostNode(n, g, d, deps.len(), &p)
         })?;
-        self.kept.push(Kept::Callback(cb.clone()));
+        self.kept.insert(Kept::Callback(cb.clone()));
         Ok(n)
     }
 
@@ -157,7 +152,7 @@ impl<'a> RawGraph<'a> {
         let n = self.add("cuGraphAddChildGraphNode", |n| unsafe {
             sys::cuGraphAddChildGraphNode(n, g, d, deps.len(), c)
         })?;
-        self.kept.extend(child.kept.iter().cloned());
+        self.kept.extend(&child.kept);
         Ok(n)
     }
 
@@ -238,11 +233,9 @@ impl<'a> RawGraph<'a> {
         self.set("cuGraphHostNodeSetParams", || unsafe {
             sys::cuGraphHostNodeSetParams(n.0, &p)
         })?;
-        // A closure only this list holds is no longer called by any node of this graph (each
-        // node's current closure is held by its shadow); executable graphs keep their own.
-        self.kept
-            .retain(|k| !matches!(k, Kept::Callback(c) if !c.is_shared()));
-        self.kept.push(Kept::Callback(cb.clone()));
+        // A template is never launched, and executable graphs keep their own copies.
+        self.kept.release_unshared();
+        self.kept.insert(Kept::Callback(cb.clone()));
         Ok(())
     }
 

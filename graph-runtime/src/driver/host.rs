@@ -16,6 +16,11 @@ impl<'a> Callback<'a> {
         Callback(Arc::new(f))
     }
 
+    /// The closure's address: the same for every copy.
+    pub fn addr(&self) -> usize {
+        Arc::as_ptr(&self.0) as *const () as usize
+    }
+
     /// Whether something besides this copy holds the closure.
     pub fn is_shared(&self) -> bool {
         Arc::strong_count(&self.0) > 1

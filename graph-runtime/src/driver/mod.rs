@@ -88,6 +88,53 @@ pub(crate) enum Kept<'a> {
     Callback(Callback<'a>),
 }
 
+impl Kept<'_> {
+    /// What tells two apart: the function handle, or the closure's address.
+    fn id(&self) -> usize {
+        match self {
+            Kept::Function(f) => f.cu_function() as usize,
+            Kept::Callback(c) => c.addr(),
+        }
+    }
+}
+
+/// The functions and closures a graph's nodes may call, each kept once.
+#[derive(Clone, Default)]
+pub(crate) struct KeepAlive<'a> {
+    list: Vec<Kept<'a>>,
+    ids: std::collections::HashSet<usize>,
+}
+
+impl<'a> KeepAlive<'a> {
+    /// Keeps `k` (once).
+    pub fn insert(&mut self, k: Kept<'a>) {
+        if self.ids.insert(k.id()) {
+            self.list.push(k);
+        }
+    }
+
+    /// Keeps everything `other` keeps.
+    pub fn extend(&mut self, other: &KeepAlive<'a>) {
+        for k in &other.list {
+            self.insert(k.clone());
+        }
+    }
+
+    /// Lets go of closures nothing else holds: no node of the graph this list belongs to calls
+    /// them any more (every node's current closure is held by its shadow). Only when no launch
+    /// that may call them is in flight.
+    pub fn release_unshared(&mut self) {
+        let ids = &mut self.ids;
+        self.list.retain(|k| match k {
+            Kept::Callback(c) if !c.is_shared() => {
+                ids.remove(&k.id());
+                false
+            }
+            _ => true,
+        });
+    }
+}
+
 thread_local! {
     /// The context this thread last made current through [`make_current`].
     static CURRENT: std::cell::Cell<CUcontext> = const { std::cell::Cell::new(ptr::null_mut()) };
@@ -139,5 +186,33 @@ fn check(call: &'static str, r: sys::CUresult) -> CallResult<()> {
             call,
             code: DriverError(code),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keep_alive_keeps_each_closure_once_and_lets_go_of_unshared_ones() {
+        let (a, b) = (Callback::new(Box::new(|| {})), Callback::new(Box::new(|| {})));
+        let mut k = KeepAlive::default();
+        k.insert(Kept::Callback(a.clone()));
+        k.insert(Kept::Callback(a.clone()));
+        k.insert(Kept::Callback(b.clone()));
+        assert_eq!(k.list.len(), 2);
+        let mut other = KeepAlive::default();
+        other.extend(&k);
+        other.extend(&k);
+        assert_eq!(other.list.len(), 2);
+        // `b` is held by `k`, `other` and this frame; once only `k` holds it, it goes.
+        drop(other);
+        drop(b);
+        k.release_unshared();
+        assert_eq!(k.list.len(), 1);
+        assert!(matches!(&k.list[0], Kept::Callback(c) if c.addr() == a.addr()));
+        // A released closure can be kept again.
+        k.insert(Kept::Callback(Callback::new(Box::new(|| {}))));
+        assert_eq!(k.list.len(), 2);
     }
 }
