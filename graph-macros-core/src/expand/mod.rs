@@ -192,9 +192,14 @@ fn populate(cx: &Cx<'_>) -> TokenStream {
         }
     });
     let (nodes, edges) = (g.nodes.len(), g.topo.edges().len());
+    let launches = g
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.op, crate::model::NodeOp::Launch(_)))
+        .count();
     quote! {
         #kernels
-        __cg_g.reserve(#nodes, #edges);
+        __cg_g.reserve(#nodes, #launches, #edges);
         #(#vecs)*
         #adds
         ::core::result::Result::Ok(__CgNodes { #(#fields,)* })

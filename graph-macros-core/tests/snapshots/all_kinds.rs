@@ -133,7 +133,7 @@ const _: () = {
             __cg_s: &__CgInputs<'a>,
         ) -> ::cuda_graph::__private::Result<__CgNodes> {
             let __cg_k0 = __cg_module.function("fill")?;
-            __cg_g.reserve(1usize, 0usize);
+            __cg_g.reserve(1usize, 1usize, 0usize);
             let mut __cg_h0: ::std::vec::Vec<
                 ::cuda_graph::__private::KernelNode<
                     (::cuda_graph::__private::BufMut<u32>, u32),
@@ -560,7 +560,7 @@ const _: () = {
             __cg_s: &__CgInputs<'a>,
         ) -> ::cuda_graph::__private::Result<__CgNodes> {
             let __cg_k0 = __cg_module.function("fill")?;
-            __cg_g.reserve(6usize, 6usize);
+            __cg_g.reserve(6usize, 1usize, 6usize);
             let mut __cg_h0: ::std::vec::Vec<
                 ::cuda_graph::__private::KernelNode<
                     (::cuda_graph::__private::BufMut<u32>, u32),

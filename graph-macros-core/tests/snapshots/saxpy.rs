@@ -179,7 +179,7 @@ const _: () = {
         ) -> ::cuda_graph::__private::Result<__CgNodes> {
             let __cg_k0 = __cg_module.function("saxpy")?;
             let __cg_k1 = __cg_module.function("sum")?;
-            __cg_g.reserve(3usize, 2usize);
+            __cg_g.reserve(3usize, 2usize, 2usize);
             let mut __cg_h0: ::std::vec::Vec<::cuda_graph::__private::MemsetNode<f32>> = ::std::vec::Vec::with_capacity(
                 1usize,
             );

@@ -142,7 +142,7 @@ const _: () = {
             __cg_s: &__CgInputs<'a>,
         ) -> ::cuda_graph::__private::Result<__CgNodes> {
             let __cg_k0 = __cg_module.function("scale")?;
-            __cg_g.reserve(4usize, 3usize);
+            __cg_g.reserve(4usize, 4usize, 3usize);
             let mut __cg_h0: ::std::vec::Vec<
                 ::cuda_graph::__private::KernelNode<
                     (::cuda_graph::__private::BufMut<f32>, f32, u32),

@@ -10,8 +10,8 @@ use cudarc::driver::{CudaContext, CudaStream, DriverError, LaunchConfig};
 
 use super::params::Idle;
 use super::{
-    check, in_context, CallError, CallResult, Callback, EventRef, KeepAlive, Kept, Launchable,
-    Memcpy, Memset, RawGraph, RawNode,
+    check, in_context, CallError, CallResult, Callback, EventRef, KeepAlive, Launchable, Memcpy,
+    Memset, RawGraph, RawNode,
 };
 use crate::block::{ArgBlock, ArgPtrs};
 use crate::error::{InstantiateReason, UpdateRefusal};
@@ -82,7 +82,7 @@ pub(crate) struct RawExec<'a> {
 
 // SAFETY: the executable graph handle is an identifier the driver lets any thread use; every
 // call on it goes through `&mut self`, or `&self` for calls that the driver allows at the same
-// time as launches (none here). `Kept` and the streams are `Send + Sync`.
+// time as launches (none here). `KeepAlive` and the streams are `Send + Sync`.
 unsafe impl Send for RawExec<'_> {}
 // SAFETY: as above; `&RawExec` makes no driver call.
 unsafe impl Sync for RawExec<'_> {}
@@ -231,7 +231,7 @@ impl<'a> RawExec<'a> {
         self.call("cuGraphExecHostNodeSetParams", || unsafe {
             sys::cuGraphExecHostNodeSetParams(e, n.0, &p)
         })?;
-        self.kept.insert(Kept::Callback(cb.clone()));
+        self.kept.callback(cb);
         Ok(())
     }
 

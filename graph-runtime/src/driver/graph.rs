@@ -10,7 +10,7 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaStream, LaunchConfig};
 use super::exec::{instantiate_reason, InstantiateFailure};
 use super::params::Mismatch;
 use super::{
-    check, in_context, CallResult, Callback, EventRef, KeepAlive, Kept, Launchable, Memcpy, Memset,
+    check, in_context, CallResult, Callback, EventRef, KeepAlive, Launchable, Memcpy, Memset,
 };
 use super::{make_current, RawExec};
 use crate::block::{ArgBlock, ArgLayout, ArgOffsets, ArgPtrs};
@@ -29,7 +29,7 @@ unsafe impl Send for RawNode {}
 unsafe impl Sync for RawNode {}
 
 /// A driver graph, destroyed on drop. Everything its nodes point at lives for `'a` (host memory,
-/// events), or is kept here ([`Kept`]: functions, host closures).
+/// events), or is kept here ([`KeepAlive`]: functions, host closures).
 pub(crate) struct RawGraph<'a> {
     raw: CUgraph,
     ctx: Arc<CudaContext>,
@@ -38,7 +38,7 @@ pub(crate) struct RawGraph<'a> {
 
 // SAFETY: the graph handle is an identifier the driver lets any thread use; calls that change
 // the graph take `&mut self`, calls through `&self` only read it (DOT, cloning into a parent,
-// instantiation). `Kept` is `Send + Sync`.
+// instantiation). `KeepAlive` is `Send + Sync`.
 unsafe impl Send for RawGraph<'_> {}
 // SAFETY: as above.
 unsafe impl Sync for RawGraph<'_> {}
@@ -75,7 +75,7 @@ impl<'a> RawGraph<'a> {
         offsets: &'static ArgOffsets,
     ) -> Result<Launchable, Mismatch> {
         let l = Launchable::new(f.cu_function(), sizes, layout, offsets)?;
-        self.kept.insert(Kept::Function(f.clone()));
+        self.kept.function(f);
         Ok(l)
     }
 
@@ -140,7 +140,7 @@ impl<'a> RawGraph<'a> {
         let n = self.add("cuGraphAddHostNode", |n| unsafe {
             sys::cuGraphAddHostNode(n, g, d, deps.len(), &p)
         })?;
-        self.kept.insert(Kept::Callback(cb.clone()));
+        self.kept.callback(cb);
         Ok(n)
     }
 
@@ -235,7 +235,7 @@ impl<'a> RawGraph<'a> {
         })?;
         // A template is never launched, and executable graphs keep their own copies.
         self.kept.release_unshared();
-        self.kept.insert(Kept::Callback(cb.clone()));
+        self.kept.callback(cb);
         Ok(())
     }
 

@@ -39,7 +39,7 @@ impl<'a> Callback<'a> {
 unsafe extern "C" fn trampoline(user: *mut c_void) {
     // SAFETY: `user` is the address of the boxed closure inside a `Callback`'s `Arc`, and every
     // `RawGraph` and `RawExec` whose nodes call it keeps a copy of that `Callback` until no
-    // launch can reach the node (see `Kept`).
+    // launch can reach the node (see `KeepAlive`).
     let f = unsafe { &*(user as *const Box<dyn Fn() + Send + Sync + '_>) };
     f();
 }

@@ -5,7 +5,7 @@
 //! nothing outside this layer touches `cudarc::driver::sys`. What it hands upwards is safe:
 //!
 //! - [`RawGraph`] and [`RawExec`] own a driver graph and an executable graph, destroy them on
-//!   drop, and keep a copy of every function and host callback their nodes call ([`Kept`]), so
+//!   drop, and keep a copy of every function and host callback their nodes call ([`KeepAlive`]), so
 //!   the driver never calls into an unloaded module or a freed closure;
 //! - a lifetime `'a` on both says how long the host memory and events their nodes point at stay
 //!   borrowed ([`HostPtr`], [`EventRef`]); the layers above borrow them for `'a` (see
@@ -79,44 +79,40 @@ macro_rules! call_error_into {
 }
 call_error_into!(BuildError, EditError, LaunchError, UpdateError, AccessError);
 
-/// What a [`RawGraph`] or [`RawExec`] keeps alive for as long as the driver may use it.
-#[derive(Clone)]
-pub(crate) enum Kept<'a> {
-    /// A kernel's function (and with it its module).
-    Function(cudarc::driver::CudaFunction),
-    /// A host callback's closure.
-    Callback(Callback<'a>),
-}
-
-impl Kept<'_> {
-    /// What tells two apart: the function handle, or the closure's address.
-    fn id(&self) -> usize {
-        match self {
-            Kept::Function(f) => f.cu_function() as usize,
-            Kept::Callback(c) => c.addr(),
-        }
-    }
-}
-
 /// The functions and closures a graph's nodes may call, each kept once.
 #[derive(Clone, Default)]
 pub(crate) struct KeepAlive<'a> {
-    list: Vec<Kept<'a>>,
-    ids: std::collections::HashSet<usize>,
+    /// A graph calls few functions: a linear scan finds one faster than hashing.
+    functions: Vec<cudarc::driver::CudaFunction>,
+    callbacks: Vec<Callback<'a>>,
+    /// Addresses of `callbacks`.
+    callback_ids: std::collections::HashSet<usize>,
 }
 
 impl<'a> KeepAlive<'a> {
-    /// Keeps `k` (once).
-    pub fn insert(&mut self, k: Kept<'a>) {
-        if self.ids.insert(k.id()) {
-            self.list.push(k);
+    /// Keeps `f` (once). Clones it only the first time.
+    #[inline]
+    pub fn function(&mut self, f: &cudarc::driver::CudaFunction) {
+        let raw = f.cu_function();
+        if !self.functions.iter().any(|g| g.cu_function() == raw) {
+            self.functions.push(f.clone());
+        }
+    }
+
+    /// Keeps `c` (once).
+    pub fn callback(&mut self, c: &Callback<'a>) {
+        if self.callback_ids.insert(c.addr()) {
+            self.callbacks.push(c.clone());
         }
     }
 
     /// Keeps everything `other` keeps.
     pub fn extend(&mut self, other: &KeepAlive<'a>) {
-        for k in &other.list {
-            self.insert(k.clone());
+        for f in &other.functions {
+            self.function(f);
+        }
+        for c in &other.callbacks {
+            self.callback(c);
         }
     }
 
@@ -124,13 +120,13 @@ impl<'a> KeepAlive<'a> {
     /// them any more (every node's current closure is held by its shadow). Only when no launch
     /// that may call them is in flight.
     pub fn release_unshared(&mut self) {
-        let ids = &mut self.ids;
-        self.list.retain(|k| match k {
-            Kept::Callback(c) if !c.is_shared() => {
-                ids.remove(&k.id());
-                false
+        let ids = &mut self.callback_ids;
+        self.callbacks.retain(|c| {
+            let keep = c.is_shared();
+            if !keep {
+                ids.remove(&c.addr());
             }
-            _ => true,
+            keep
         });
     }
 }
@@ -195,24 +191,27 @@ mod tests {
 
     #[test]
     fn keep_alive_keeps_each_closure_once_and_lets_go_of_unshared_ones() {
-        let (a, b) = (Callback::new(Box::new(|| {})), Callback::new(Box::new(|| {})));
+        let (a, b) = (
+            Callback::new(Box::new(|| {})),
+            Callback::new(Box::new(|| {})),
+        );
         let mut k = KeepAlive::default();
-        k.insert(Kept::Callback(a.clone()));
-        k.insert(Kept::Callback(a.clone()));
-        k.insert(Kept::Callback(b.clone()));
-        assert_eq!(k.list.len(), 2);
+        k.callback(&a);
+        k.callback(&a);
+        k.callback(&b);
+        assert_eq!(k.callbacks.len(), 2);
         let mut other = KeepAlive::default();
         other.extend(&k);
         other.extend(&k);
-        assert_eq!(other.list.len(), 2);
+        assert_eq!(other.callbacks.len(), 2);
         // `b` is held by `k`, `other` and this frame; once only `k` holds it, it goes.
         drop(other);
         drop(b);
         k.release_unshared();
-        assert_eq!(k.list.len(), 1);
-        assert!(matches!(&k.list[0], Kept::Callback(c) if c.addr() == a.addr()));
-        // A released closure can be kept again.
-        k.insert(Kept::Callback(Callback::new(Box::new(|| {}))));
-        assert_eq!(k.list.len(), 2);
+        assert_eq!(k.callbacks.len(), 1);
+        assert_eq!(k.callbacks[0].addr(), a.addr());
+        // A released closure's slot can be taken again.
+        k.callback(&Callback::new(Box::new(|| {})));
+        assert_eq!(k.callbacks.len(), 2);
     }
 }

@@ -105,11 +105,12 @@ impl<'a> Graph<'a> {
         Ok(child)
     }
 
-    /// Makes room for `nodes` more nodes and `edges` more edges (what `cuda_graph!` calls
-    /// before adding a graph it knows the size of).
+    /// Makes room for `nodes` more nodes, `kernels` of them kernel launches, and `edges` more
+    /// edges (what `cuda_graph!` calls before adding a graph it knows the size of).
     #[doc(hidden)]
-    pub fn reserve(&mut self, nodes: usize, edges: usize) {
+    pub fn reserve(&mut self, nodes: usize, kernels: usize, edges: usize) {
         self.nodes.reserve(nodes);
+        self.stores.kernel.reserve(kernels);
         self.topo.reserve(nodes, edges);
     }
 

@@ -5,7 +5,7 @@ use cudarc::driver::{CudaFunction, LaunchConfig};
 use super::{kind, switchable, Children, Shadow, Store, Stores, Switchable, Target};
 use crate::args::{ArgAt, KernelArg, KernelArgs};
 use crate::bind::Bindings;
-use crate::block::ArgBlock;
+use crate::block::{ArgBlock, ArgOffsets};
 use crate::driver::{CallResult, FuncInfo, Launchable, Limits, Mismatch, RawGraph, RawNode};
 use crate::error::{BuildError, EditError, LaunchLimit};
 use cuda_graph_topology::NodeKind;
@@ -47,8 +47,11 @@ impl KernelShadow {
         bindings: &Bindings<'a>,
         limits: &Limits,
     ) -> Result<Self, BuildError> {
+        // One reference for both: blocks are sent with the layout the launch was checked with,
+        // which the driver layer confirms by address first.
+        let offsets: &'static ArgOffsets = &A::OFFSETS;
         let launch = g
-            .launchable(func, &info.sizes, A::LAYOUT, &A::OFFSETS)
+            .launchable(func, &info.sizes, A::LAYOUT, offsets)
             .map_err(|m| match m {
                 Mismatch::Count { expected, given } => BuildError::ArgumentCount {
                     node: node.to_owned(),
@@ -69,7 +72,7 @@ impl KernelShadow {
         let mut k = KernelShadow {
             launch,
             cfg,
-            args: ArgBlock::new(&A::OFFSETS),
+            args: ArgBlock::new(offsets),
             scratch: None,
             enabled: true,
             max_threads: info.max_threads,

@@ -113,6 +113,12 @@ impl<S> Default for Store<S> {
 }
 
 impl<S> Store<S> {
+    /// Makes room for `n` more shadows.
+    pub fn reserve(&mut self, n: usize) {
+        self.items.reserve(n);
+        self.nodes.reserve(n);
+    }
+
     /// Adds the shadow of node `node`; its slot is returned.
     pub fn push(&mut self, node: u32, s: S) -> u32 {
         self.items.push(s);
