@@ -10,8 +10,8 @@ use std::sync::Arc;
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaViewMut, DeviceRepr};
 
 use crate::bind::{Binding, Bindings, Buf, BufMut, BufferId, DeviceBuf, HostBufMut};
-use crate::driver::RawExec;
-use crate::error::{AccessError, EditError, HandleError, LaunchError, UpdateError};
+use crate::driver::{Idle, RawExec};
+use crate::error::{AccessError, DriverFailure, EditError, HandleError, LaunchError, UpdateError};
 use crate::graph::Graph;
 use crate::id::NodeId;
 use crate::kinds::{NodeHandle, Stores};
@@ -34,6 +34,17 @@ struct Core<'a> {
     /// The executable graph's shadow copies.
     stores: Stores<'a>,
     flags: u64,
+}
+
+impl Core<'_> {
+    /// Waits for every launch (see `RawExec::wait`).
+    fn wait(&mut self) -> Result<Idle<'_>, DriverFailure> {
+        self.raw.wait().map_err(|source| DriverFailure {
+            call: "cuStreamSynchronize",
+            node: None,
+            source,
+        })
+    }
 }
 
 /// An executable graph: launch it, edit its nodes in place, update it from its template.
@@ -144,14 +155,7 @@ impl<'a> GraphExec<'a> {
 
     /// Waits for every launch so far, then reports a host-callback panic if one happened.
     pub fn synchronize(&mut self) -> Result<(), LaunchError> {
-        self.core
-            .raw
-            .wait()
-            .map_err(|source| crate::error::DriverFailure {
-                call: "cuStreamSynchronize",
-                node: None,
-                source,
-            })?;
+        self.core.wait()?;
         match self.graph.take_panic() {
             Some(e) => Err(e),
             None => Ok(()),

@@ -185,25 +185,12 @@ impl<'a> Shadow<'a> for KernelShadow {
         send(t, n, &self.launch, &self.cfg, &self.args)
     }
 
-    fn reapply(
-        &self,
-        e: &mut crate::driver::RawExec<'a>,
-        n: RawNode,
-        _: &Children<'a>,
-    ) -> CallResult<()> {
-        if self.enabled {
-            Ok(())
-        } else {
-            e.set_enabled(n, false)
-        }
+    fn enabled(&self) -> bool {
+        self.enabled
     }
 }
 
 impl Switchable for KernelShadow {
-    fn enabled(&self) -> bool {
-        self.enabled
-    }
-
     fn set_enabled(&mut self, on: bool) {
         self.enabled = on;
     }

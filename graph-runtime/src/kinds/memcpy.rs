@@ -2,7 +2,7 @@
 
 use super::{kind, switchable, Children, Shadow, Store, Stores, Switchable, Target};
 use crate::bind::{Bindings, Buf, BufMut, HostBuf, HostBufMut};
-use crate::driver::{CallResult, End, Memcpy, RawExec, RawGraph, RawNode};
+use crate::driver::{CallResult, End, Memcpy, RawGraph, RawNode};
 use crate::error::{BuildError, EditError, Role};
 use crate::id::GraphId;
 use cuda_graph_topology::NodeKind;
@@ -155,20 +155,12 @@ impl<'a> Shadow<'a> for MemcpyShadow<'a> {
         send(t, n, &self.m)
     }
 
-    fn reapply(&self, e: &mut RawExec<'a>, n: RawNode, _: &Children<'a>) -> CallResult<()> {
-        if self.enabled {
-            Ok(())
-        } else {
-            e.set_enabled(n, false)
-        }
+    fn enabled(&self) -> bool {
+        self.enabled
     }
 }
 
 impl Switchable for MemcpyShadow<'_> {
-    fn enabled(&self) -> bool {
-        self.enabled
-    }
-
     fn set_enabled(&mut self, on: bool) {
         self.enabled = on;
     }

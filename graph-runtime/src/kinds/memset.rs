@@ -2,7 +2,7 @@
 
 use super::{kind, switchable, Children, Shadow, Store, Stores, Switchable, Target};
 use crate::bind::{Bindings, BufMut};
-use crate::driver::{CallResult, Memset, RawExec, RawGraph, RawNode};
+use crate::driver::{CallResult, Memset, RawGraph, RawNode};
 use crate::error::{BuildError, EditError, Role};
 use cuda_graph_topology::NodeKind;
 
@@ -98,12 +98,8 @@ impl<'a> Shadow<'a> for MemsetShadow {
         send(t, n, &self.m)
     }
 
-    fn reapply(&self, e: &mut RawExec<'a>, n: RawNode, _: &Children<'a>) -> CallResult<()> {
-        if self.enabled {
-            Ok(())
-        } else {
-            e.set_enabled(n, false)
-        }
+    fn enabled(&self) -> bool {
+        self.enabled
     }
 }
 
@@ -115,10 +111,6 @@ fn send(t: &mut Target<'_, '_>, n: RawNode, m: &Memset) -> CallResult<()> {
 }
 
 impl Switchable for MemsetShadow {
-    fn enabled(&self) -> bool {
-        self.enabled
-    }
-
     fn set_enabled(&mut self, on: bool) {
         self.enabled = on;
     }

@@ -75,15 +75,19 @@ pub(crate) trait Shadow<'a>: Clone + Send + Sync + Sized {
     ) -> CallResult<RawNode>;
     /// Sends these parameters to node `n` of the target.
     fn apply(&self, t: &mut Target<'_, 'a>, n: RawNode) -> CallResult<()>;
-    /// What instantiation and whole-graph update do not carry over to an executable graph:
-    /// disabled nodes, child graphs swapped on it.
-    fn reapply(
-        &self,
-        _e: &mut RawExec<'a>,
-        _n: RawNode,
-        _children: &Children<'a>,
-    ) -> CallResult<()> {
-        Ok(())
+    /// Whether the node runs (kernel, memset and memcpy nodes can be disabled on an
+    /// executable graph).
+    fn enabled(&self) -> bool {
+        true
+    }
+    /// What instantiation and whole-graph update do not carry over to an executable graph: a
+    /// disabled node (and, for child nodes, a child graph swapped on it).
+    fn reapply(&self, e: &mut RawExec<'a>, n: RawNode, _children: &Children<'a>) -> CallResult<()> {
+        if self.enabled() {
+            Ok(())
+        } else {
+            e.set_enabled(n, false)
+        }
     }
 }
 
@@ -524,9 +528,9 @@ macro_rules! kind {
 }
 pub(crate) use kind;
 
-/// A shadow of a kind that executable graphs can disable (kernel, memset, memcpy).
+/// A shadow of a kind that executable graphs can disable (kernel, memset, memcpy); its
+/// `Shadow::enabled` reads what this sets.
 pub(crate) trait Switchable {
-    fn enabled(&self) -> bool;
     fn set_enabled(&mut self, on: bool);
 }
 
@@ -561,7 +565,7 @@ macro_rules! switchable {
 
             /// Whether the node is enabled.
             pub fn is_enabled(&self) -> bool {
-                use $crate::kinds::Switchable as _;
+                use $crate::kinds::Shadow as _;
                 self.cx.shadow.enabled()
             }
         }
