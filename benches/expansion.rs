@@ -52,7 +52,11 @@ fn main() {
     json.push_str("]\n");
     let path = match std::env::var("OUT") {
         Ok(dir) => format!("{dir}/expansion.json"),
-        Err(_) => "docs/bench/raw/expansion.json".to_owned(),
+        Err(_) => concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../docs/bench/raw/expansion.json"
+        )
+        .to_owned(),
     };
     std::fs::write(&path, json).expect("write the results");
     println!("wrote {path}");

@@ -3,7 +3,7 @@
 //!
 //! Every number is the median of repeated runs, timed on the host (launches include the stream
 //! synchronize, so they cover the GPU's work). Results go to `$OUT/rust.json` on the device
-//! machine, else `docs/bench/raw/rust.json`; `cargo run --example bench_report` turns them into
+//! machine, else `docs/bench/raw/rust.json`; `cargo run -p cuda-graph-bench --bin bench_report` turns them into
 //! `docs/bench/results.{json,md}` and the plot. cudarc's stream-order tracking is off (it would
 //! add per-buffer event calls to every implementation alike).
 //!
@@ -786,7 +786,7 @@ fn main() {
     json.push_str("]\n");
     let path = match std::env::var("OUT") {
         Ok(dir) => format!("{dir}/rust.json"),
-        Err(_) => "docs/bench/raw/rust.json".to_owned(),
+        Err(_) => concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/bench/raw/rust.json").to_owned(),
     };
     if let Some(dir) = std::path::Path::new(&path).parent() {
         let _ = std::fs::create_dir_all(dir);

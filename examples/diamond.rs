@@ -41,6 +41,8 @@ cuda_graph! {
 }
 
 fn main() -> ExitCode {
+    // What it runs, computed at compile time: shown with or without a GPU.
+    println!("{}", Diamond::DOT);
     let ctx = match cuda_graph::context(0) {
         Ok(ctx) => ctx,
         Err(e) => {
@@ -74,7 +76,6 @@ fn run(
         runs.fetch_add(1, Ordering::Relaxed);
     };
 
-    println!("{}", Diamond::DOT);
     let mut exec = Diamond::build(
         &module,
         DiamondInputs {

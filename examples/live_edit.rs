@@ -12,10 +12,27 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
 use cuda_graph::prelude::*;
+use cuda_graph::{NodeKind, Topology};
 
 const N: usize = 1 << 16;
 
+/// The graph `run` builds, as plain data: shown with or without a GPU, and checked against the
+/// graph once it is built.
+fn plan() -> Topology {
+    let mut t = Topology::new();
+    let node = |t: &mut Topology, name, kind| t.add_node(name, kind).expect("distinct names");
+    let clear = node(&mut t, "clear", NodeKind::Memset);
+    let step = node(&mut t, "step", NodeKind::Kernel);
+    let reduce = node(&mut t, "reduce", NodeKind::Kernel);
+    let report = node(&mut t, "report", NodeKind::Host);
+    for (a, b) in [(step, reduce), (clear, reduce), (reduce, report)] {
+        t.add_edge(a, b).expect("an acyclic plan");
+    }
+    t
+}
+
 fn main() -> ExitCode {
+    println!("{}", plan().to_dot("saxpy"));
     let ctx = match cuda_graph::context(0) {
         Ok(ctx) => ctx,
         Err(e) => {
@@ -75,7 +92,9 @@ fn run(
     g.add_host("report", &[&reduce], || {
         reports.fetch_add(1, Ordering::Relaxed);
     })?;
-    println!("{}", g.to_dot());
+    if g.to_dot() != plan().to_dot("saxpy") {
+        return Err("the graph built differs from the plan printed".into());
+    }
 
     let mut exec = g.instantiate()?;
     let sum_x: f64 = xs.iter().map(|&v| v as f64).sum();

@@ -30,6 +30,8 @@ cuda_graph! {
 }
 
 fn main() -> ExitCode {
+    // What it runs, computed at compile time: shown with or without a GPU.
+    println!("{}", Saxpy::DOT);
     let ctx = match cuda_graph::context(0) {
         Ok(ctx) => ctx,
         Err(e) => {
@@ -57,7 +59,6 @@ fn run(
     let mut y = stream.alloc_zeros::<f32>(n as usize)?;
     let mut total = stream.alloc_zeros::<f32>(1)?;
 
-    println!("{}", Saxpy::DOT);
     let graph = Saxpy::build(
         &module,
         SaxpyInputs {

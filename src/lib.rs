@@ -2,6 +2,7 @@
 //!
 //! This facade re-exports the runtime ([`Graph`], [`GraphExec`], typed node handles and
 //! setter views) and the [`cuda_graph!`] macro.
+#![deny(missing_docs)]
 
 pub use cuda_graph_macros::cuda_graph;
 pub use cuda_graph_runtime::*;

@@ -191,27 +191,24 @@ proptest! {
     }
 
     #[test]
-    fn random_tokens_never_panic(src in token_soup()) {
-        let outcome = std::panic::catch_unwind(|| {
-            if let Ok(tokens) = src.parse::<TokenStream>() {
-                let _ = run_tokens(tokens);
-            }
-        });
+    fn random_tokens_never_panic_and_every_rejection_points_at_a_token(src in token_soup()) {
+        let outcome = std::panic::catch_unwind(|| rejections_point_into(&src));
         prop_assert!(outcome.is_ok(), "the macro panicked on: {}", src);
+        prop_assert_eq!(outcome.unwrap(), Ok(()), "{}", src);
     }
 
     #[test]
-    fn mutated_valid_graphs_never_panic(cut in 0usize..2000, insert in token_piece()) {
+    fn mutated_valid_graphs_never_panic_and_every_rejection_points_at_a_token(
+        cut in 0usize..2000,
+        insert in token_piece(),
+    ) {
         let mut src = String::from(VALID);
         let at = (cut % src.len()).min(src.len());
         let at = (0..=at).rev().find(|&i| src.is_char_boundary(i)).unwrap_or(0);
         src.insert_str(at, &format!(" {insert} "));
-        let outcome = std::panic::catch_unwind(|| {
-            if let Ok(tokens) = src.parse::<TokenStream>() {
-                let _ = run_tokens(tokens);
-            }
-        });
+        let outcome = std::panic::catch_unwind(|| rejections_point_into(&src));
         prop_assert!(outcome.is_ok(), "the macro panicked on: {}", src);
+        prop_assert_eq!(outcome.unwrap(), Ok(()), "{}", src);
     }
 }
 
@@ -222,6 +219,34 @@ fn run_tokens(tokens: TokenStream) -> Result<TokenStream, Vec<String>> {
         Ok(out)
     } else {
         Err(errors.messages())
+    }
+}
+
+/// Runs the front end on `src`; every error it reports must point at tokens of `src` (a byte
+/// range inside it), except a parse error at the very end of the input, which points at the
+/// macro call itself (there is no token after the last one).
+fn rejections_point_into(src: &str) -> Result<(), String> {
+    let Ok(tokens) = src.parse::<TokenStream>() else {
+        return Ok(());
+    };
+    let inside = |span: proc_macro2::Span| {
+        let r = span.byte_range();
+        r.start < r.end && r.end <= src.len()
+    };
+    match check(tokens) {
+        Err(e) if inside(e.span()) || e.to_string().starts_with("unexpected end of input") => {
+            Ok(())
+        }
+        Err(e) => Err(format!("parse error without a span in the input: {e}")),
+        Ok((graphs, errors)) => {
+            for g in &graphs {
+                let _ = expand::graph(g);
+            }
+            match errors.list().iter().find(|e| !inside(e.span())) {
+                Some(e) => Err(format!("error without a span in the input: {e}")),
+                None => Ok(()),
+            }
+        }
     }
 }
 
@@ -340,4 +365,54 @@ fn free_identifiers_skip_methods_paths_and_types() {
         .collect();
     // `f` is a function and `q!` a macro; their arguments are values.
     assert_eq!(ids, vec!["n", "m", "k", "z"]);
+}
+
+/// The body of the first `cuda_graph! { ... }` in a Rust source file.
+fn macro_body(file: &str) -> Option<&str> {
+    let start = file.find("cuda_graph! {")? + "cuda_graph! {".len();
+    let mut depth = 1;
+    for (i, c) in file[start..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&file[start..start + i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Every misuse program of the trybuild suite: what the front end rejects, it rejects at tokens
+/// of the input.
+#[test]
+fn every_misuse_of_the_ui_suite_is_reported_at_a_token() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../ui-tests/macro");
+    let mut rejected = 0;
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("the ui-tests folder")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .collect();
+    files.sort();
+    for path in &files {
+        let text = std::fs::read_to_string(path).expect("a test file");
+        let Some(body) = macro_body(&text) else {
+            continue;
+        };
+        assert_eq!(rejections_point_into(body), Ok(()), "{}", path.display());
+        let tokens: TokenStream = body.parse().expect("valid tokens");
+        if check(tokens).map_or(true, |(_, e)| !e.is_empty()) {
+            rejected += 1;
+        }
+    }
+    // Most cases are the macro's own errors; the rest are rustc's (types at the user's tokens).
+    assert!(
+        rejected >= 20,
+        "only {rejected} of {} rejected",
+        files.len()
+    );
 }

@@ -20,6 +20,13 @@ use crate::error::{EditError, HandleError};
 use crate::id::GraphId;
 
 /// A handle to a device buffer bound read-only ([`Graph::bind`](crate::Graph::bind)).
+///
+/// ```no_run
+/// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, x: &'a cudarc::driver::CudaSlice<f32>)
+/// #   -> cuda_graph_runtime::Result<()> {
+/// let xb: cuda_graph_runtime::Buf<f32> = g.bind(x)?;   // `Copy`: name it in as many nodes as needed
+/// # let _ = xb; Ok(()) }
+/// ```
 pub struct Buf<T> {
     pub(crate) graph: GraphId,
     pub(crate) index: u32,
@@ -29,6 +36,15 @@ pub struct Buf<T> {
 /// A handle to a device buffer bound writable ([`Graph::bind_mut`](crate::Graph::bind_mut)).
 ///
 /// Usable wherever a [`Buf`] is ([`BufMut::read`] converts).
+///
+/// ```no_run
+/// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, y: &'a mut cudarc::driver::CudaSlice<f32>)
+/// #   -> cuda_graph_runtime::Result<()> {
+/// let yb = g.bind_mut(y)?;
+/// let clear = g.add_memset("clear", &[], yb, 0.0f32)?;      // writes it
+/// let as_input: cuda_graph_runtime::Buf<f32> = yb.read();  // or reads it
+/// # let _ = (clear, as_input); Ok(()) }
+/// ```
 pub struct BufMut<T> {
     pub(crate) graph: GraphId,
     pub(crate) index: u32,
@@ -37,6 +53,14 @@ pub struct BufMut<T> {
 
 /// A handle to a host slice bound read-only ([`Graph::bind_host`](crate::Graph::bind_host)),
 /// usable as a memcpy source.
+///
+/// ```no_run
+/// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, d: cuda_graph_runtime::BufMut<u32>,
+/// #             input: &'a [u32]) -> cuda_graph_runtime::Result<()> {
+/// let src = g.bind_host(input);
+/// let upload = g.add_memcpy("upload", &[], d, src)?;   // host to device, every launch
+/// # let _ = upload; Ok(()) }
+/// ```
 pub struct HostBuf<T> {
     pub(crate) graph: GraphId,
     pub(crate) index: u32,
@@ -45,6 +69,20 @@ pub struct HostBuf<T> {
 
 /// A handle to a host slice bound writable
 /// ([`Graph::bind_host_mut`](crate::Graph::bind_host_mut)), usable as a memcpy destination.
+///
+/// ```no_run
+/// # fn demo(stream: &std::sync::Arc<cudarc::driver::CudaStream>,
+/// #         src: &cudarc::driver::CudaSlice<u32>) -> cuda_graph_runtime::Result<()> {
+/// let mut out = vec![0u32; 1024];
+/// let mut g = cuda_graph_runtime::Graph::new(stream.context())?;
+/// let d = g.bind(src)?;
+/// let ob = g.bind_host_mut(&mut out);
+/// g.add_memcpy("download", &[], ob, d)?;
+/// let mut exec = g.instantiate()?;
+/// exec.launch(stream)?;
+/// let copied: &[u32] = exec.host(ob)?;   // waits for the launch first
+/// # let _ = copied; Ok(()) }
+/// ```
 pub struct HostBufMut<T> {
     pub(crate) graph: GraphId,
     pub(crate) index: u32,

@@ -18,7 +18,7 @@
 //!
 //! Users depend on the `cuda-graph` crate, which re-exports this one.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod args;
 mod bind;

@@ -15,7 +15,18 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use crate::driver::{self, CallResult, FuncInfo};
 use crate::error::{DriverFailure, ModuleError};
 
-/// A loaded module whose kernels' parameter lists are known.
+/// A loaded module whose kernels' parameter lists are known. [`compile`](crate::compile) makes
+/// one from CUDA C source; [`Module::from_ptx`] from PTX.
+///
+/// ```no_run
+/// # fn demo(ctx: &std::sync::Arc<cudarc::driver::CudaContext>, ptx: &str)
+/// #   -> cuda_graph_runtime::Result<()> {
+/// let module = cuda_graph_runtime::Module::from_ptx(ctx, ptx)?;
+/// for name in module.kernel_names() {
+///     println!("{name}");
+/// }
+/// # Ok(()) }
+/// ```
 pub struct Module {
     ctx: Arc<CudaContext>,
     inner: Arc<CudaModule>,
@@ -87,6 +98,13 @@ impl Module {
 }
 
 /// A kernel function, with its parameter sizes when they are known. Cloning is cheap.
+///
+/// ```no_run
+/// # fn demo(module: &cuda_graph_runtime::Module) -> cuda_graph_runtime::Result<()> {
+/// let saxpy = module.function("saxpy")?;
+/// assert_eq!(saxpy.param_sizes(), Some(&[4, 8, 8, 4][..]));   // float, two pointers, unsigned
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Kernel {
     func: CudaFunction,

@@ -8,6 +8,8 @@
 //!   [`Topology::check_edge`] finds at the offending token; its DOT text, computed at compile
 //!   time, comes from [`Topology::to_dot`].
 
+#![deny(missing_docs)]
+
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::{BuildHasherDefault, Hasher};

@@ -20,6 +20,18 @@ pub use update::{Instantiate, UpdatePath};
 
 /// A binding taken out of a graph by [`GraphExec::swap_buffer`] or
 /// [`GraphExec::swap_buffer_mut`].
+///
+/// ```no_run
+/// # fn demo<'a>(exec: &mut cuda_graph_runtime::GraphExec<'a>, yb: cuda_graph_runtime::BufMut<f32>,
+/// #             fill: cuda_graph_runtime::MemsetNode<f32>,
+/// #             other: &'a mut cudarc::driver::CudaSlice<f32>) -> cuda_graph_runtime::Result<()> {
+/// let old = exec.swap_buffer_mut(yb, other)?;
+/// if let Err(e) = exec.node(fill)?.set_dst(yb) {
+///     exec.restore_buffer(yb, old)?;   // the node still points at the old buffer
+///     return Err(e.into());
+/// }
+/// # Ok(()) }
+/// ```
 pub struct BufferSlot<'a>(Binding<'a>);
 
 /// The driver's executable graph and its shadow copies. Dropped before the template (field

@@ -9,9 +9,27 @@ use crate::error::EditError;
 use cuda_graph_topology::NodeKind;
 
 kind!(
-    /// A child graph node.
+    /// A child graph node: made by [`Graph::add_child`](crate::Graph::add_child).
+    ///
+    /// ```no_run
+    /// # fn demo(g: &mut cuda_graph_runtime::Graph<'_>, y: cuda_graph_runtime::BufMut<u32>)
+    /// #   -> cuda_graph_runtime::Result<()> {
+    /// let mut sub = g.child_graph()?;            // shares the parent's buffer handles
+    /// sub.add_memset("fill", &[], y, 7u32)?;
+    /// let node = g.add_child("sub", &[], sub)?;
+    /// # let _ = node; Ok(()) }
+    /// ```
     handle ChildNode<>,
     /// Setters of a child graph node (on an executable graph only).
+    ///
+    /// ```no_run
+    /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>, node: cuda_graph_runtime::ChildNode,
+    /// #         y: cuda_graph_runtime::BufMut<u32>) -> cuda_graph_runtime::Result<()> {
+    /// let mut other = exec.graph().child_graph()?;
+    /// other.add_memset("fill", &[], y, 8u32)?;   // the same nodes and edges as before
+    /// exec.node(node)?.set_graph(other)?;
+    /// # Ok(()) }
+    /// ```
     view ChildMut,
     shadow ChildShadow,
     kind Child

@@ -5,7 +5,15 @@ use crate::driver::{CallResult, RawGraph, RawNode};
 use cuda_graph_topology::NodeKind;
 
 kind!(
-    /// An empty node: orders its dependencies before its dependents.
+    /// An empty node: orders its dependencies before its dependents. Made by
+    /// [`Graph::add_empty`](crate::Graph::add_empty).
+    ///
+    /// ```no_run
+    /// # fn demo(g: &mut cuda_graph_runtime::Graph<'_>, a: cuda_graph_runtime::HostNode,
+    /// #         b: cuda_graph_runtime::HostNode) -> cuda_graph_runtime::Result<()> {
+    /// let join = g.add_empty("join", &[&a, &b])?;
+    /// # let _ = join; Ok(()) }
+    /// ```
     handle EmptyNode<>,
     /// An empty node has no parameters.
     view EmptyMut,

@@ -8,7 +8,14 @@ use crate::error::EditError;
 use cuda_graph_topology::NodeKind;
 
 kind!(
-    /// An event record node.
+    /// An event record node: made by [`Graph::add_event_record`](crate::Graph::add_event_record).
+    ///
+    /// ```no_run
+    /// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, ev: &'a cudarc::driver::CudaEvent)
+    /// #   -> cuda_graph_runtime::Result<()> {
+    /// let rec = g.add_event_record("done", &[], ev)?;   // another stream can wait for `ev`
+    /// # let _ = rec; Ok(()) }
+    /// ```
     handle EventRecordNode<>,
     /// Setters of an event record node.
     view EventRecordMut,
@@ -17,7 +24,14 @@ kind!(
 );
 
 kind!(
-    /// An event wait node.
+    /// An event wait node: made by [`Graph::add_event_wait`](crate::Graph::add_event_wait).
+    ///
+    /// ```no_run
+    /// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, ev: &'a cudarc::driver::CudaEvent)
+    /// #   -> cuda_graph_runtime::Result<()> {
+    /// let wait = g.add_event_wait("after_upload", &[], ev)?;   // work recorded elsewhere first
+    /// # let _ = wait; Ok(()) }
+    /// ```
     handle EventWaitNode<>,
     /// Setters of an event wait node.
     view EventWaitMut,

@@ -16,9 +16,22 @@ use crate::error::{EditError, LaunchError};
 use cuda_graph_topology::NodeKind;
 
 kind!(
-    /// A host callback node.
+    /// A host callback node: made by [`Graph::add_host`](crate::Graph::add_host).
+    ///
+    /// ```no_run
+    /// # fn demo(g: &mut cuda_graph_runtime::Graph<'_>) -> cuda_graph_runtime::Result<()> {
+    /// let tell = g.add_host("tell", &[], || println!("step done"))?;
+    /// # let _ = tell; Ok(()) }
+    /// ```
     handle HostNode<>,
     /// Setters of a host callback node.
+    ///
+    /// ```no_run
+    /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
+    /// #         tell: cuda_graph_runtime::HostNode) -> cuda_graph_runtime::Result<()> {
+    /// exec.node(tell)?.set_callback(|| println!("another message"))?;
+    /// # Ok(()) }
+    /// ```
     view HostMut,
     shadow HostShadow<'a>,
     kind Host

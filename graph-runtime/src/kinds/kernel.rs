@@ -11,9 +11,31 @@ use crate::error::{BuildError, EditError, LaunchLimit};
 use cuda_graph_topology::NodeKind;
 
 kind!(
-    /// A kernel node whose arguments have the tuple type `A`.
+    /// A kernel node whose arguments have the tuple type `A`: made by
+    /// [`Graph::add_kernel`](crate::Graph::add_kernel).
+    ///
+    /// ```no_run
+    /// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, k: &'a cuda_graph_runtime::Kernel,
+    /// #         x: cuda_graph_runtime::Buf<f32>, y: cuda_graph_runtime::BufMut<f32>)
+    /// #   -> cuda_graph_runtime::Result<()> {
+    /// use cuda_graph_runtime::{KernelNode, LaunchConfig};
+    /// let step: KernelNode<(f32, _, _, u32)> =
+    ///     g.add_kernel("step", &[], k, LaunchConfig::for_num_elems(1024), (2.0f32, x, y, 1024u32))?;
+    /// # let _ = step; Ok(()) }
+    /// ```
     handle KernelNode<A>,
-    /// Setters of a kernel node with argument tuple `A`.
+    /// Setters of a kernel node with argument tuple `A`: what
+    /// [`GraphExec::node`](crate::GraphExec::node) gives for a [`KernelNode`].
+    ///
+    /// ```no_run
+    /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
+    /// #         step: cuda_graph_runtime::KernelNode<(f32, u32)>) -> cuda_graph_runtime::Result<()> {
+    /// let mut k = exec.node(step)?;
+    /// k.set_arg::<0>(3.0)?;                 // one argument, typed
+    /// k.set_grid((8, 1, 1))?;               // checked against the device's limits first
+    /// k.disable()?;
+    /// # Ok(()) }
+    /// ```
     view KernelMut,
     shadow KernelShadow,
     kind Kernel

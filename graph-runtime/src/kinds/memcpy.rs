@@ -8,9 +8,27 @@ use crate::id::GraphId;
 use cuda_graph_topology::NodeKind;
 
 kind!(
-    /// A 1-D memcpy node of elements `T`, from a `S` ([`Device`] or [`Host`]) to a `D`.
+    /// A 1-D memcpy node of elements `T`, from a `Src` ([`Device`] or [`Host`]) to a `D`: made
+    /// by [`Graph::add_memcpy`](crate::Graph::add_memcpy).
+    ///
+    /// ```no_run
+    /// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, d: cuda_graph_runtime::BufMut<u32>,
+    /// #             input: &'a [u32]) -> cuda_graph_runtime::Result<()> {
+    /// use cuda_graph_runtime::{Device, Host, MemcpyNode};
+    /// let src = g.bind_host(input);
+    /// let up: MemcpyNode<u32, Device, Host> = g.add_memcpy("up", &[], d, src)?;
+    /// # let _ = up; Ok(()) }
+    /// ```
     handle MemcpyNode<T, D, Src>,
     /// Setters of a memcpy node of `T` from a `Src` location to a `Dst` location.
+    ///
+    /// ```no_run
+    /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
+    /// #         up: cuda_graph_runtime::MemcpyNode<u32, cuda_graph_runtime::Device, cuda_graph_runtime::Device>,
+    /// #         other: cuda_graph_runtime::Buf<u32>) -> cuda_graph_runtime::Result<()> {
+    /// exec.node(up)?.set_src(other)?;   // as long as the node copies, or it is refused
+    /// # Ok(()) }
+    /// ```
     view MemcpyMut,
     shadow MemcpyShadow<'a>,
     kind Memcpy

@@ -7,9 +7,24 @@ use crate::error::{BuildError, EditError, Role};
 use cuda_graph_topology::NodeKind;
 
 kind!(
-    /// A memset node filling elements of type `T`.
+    /// A memset node filling elements of type `T`: made by
+    /// [`Graph::add_memset`](crate::Graph::add_memset).
+    ///
+    /// ```no_run
+    /// # fn demo(g: &mut cuda_graph_runtime::Graph<'_>, total: cuda_graph_runtime::BufMut<f32>)
+    /// #   -> cuda_graph_runtime::Result<()> {
+    /// let clear: cuda_graph_runtime::MemsetNode<f32> = g.add_memset("clear", &[], total, 0.0)?;
+    /// # let _ = clear; Ok(()) }
+    /// ```
     handle MemsetNode<T>,
     /// Setters of a memset node of `T`.
+    ///
+    /// ```no_run
+    /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
+    /// #         clear: cuda_graph_runtime::MemsetNode<f32>) -> cuda_graph_runtime::Result<()> {
+    /// exec.node(clear)?.set_value(1.5)?;
+    /// # Ok(()) }
+    /// ```
     view MemsetMut,
     shadow MemsetShadow,
     kind Memset

@@ -3,7 +3,8 @@
 //! `docs/bench/results.md` (medians, ratios to the raw driver floor, the targets) and
 //! `docs/bench/launch.svg`. No GPU needed.
 //!
-//! Run: `cargo run --example bench_report`.
+//! Run: `cargo run -p cuda-graph-bench --bin bench_report` (from anywhere: paths are the
+//! repository's).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -92,14 +93,14 @@ fn fmt_us(v: Option<f64>) -> String {
 }
 
 fn main() {
-    let dir = "docs/bench/raw";
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/bench/raw");
     let (raw, rows) = load(dir);
     if !rows.iter().any(|r| r.imp == "raw") {
         println!("bench_report: no benchmark results in {dir} (run the benchmark on a GPU first)");
         return;
     }
     std::fs::write(
-        "docs/bench/results.json",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/bench/results.json"),
         serde_json::to_string_pretty(&raw).expect("serialise") + "\n",
     )
     .expect("write results.json");
@@ -116,7 +117,7 @@ fn main() {
         "GPU: **{gpu}**. Medians of repeated runs, host wall time; `launch` includes the stream synchronize. \
 Reproduce: `bash ../shared/gpu/pack.sh`, then on the GPU machine `bash .gpu/run.sh benches` and \
 `python3 benches/pytorch_graphs.py`, then `bash benches/compile_time.sh` and \
-`cargo run --example bench_report` here. `cuda_graph` rows come from `cuda_graph!` graphs of \
+`cargo run -p cuda-graph-bench --bin bench_report` here. `cuda_graph` rows come from `cuda_graph!` graphs of \
 10 to 10000 nodes, except `exec_update` and `reinstantiate` (template edits, which the macro \
 leaves to `inner_mut()`: measured through the runtime API). `build`, `instantiate`, \
 `node_setter` and `param_setter` of the floor are measured interleaved with cuda-graph's, \
@@ -310,8 +311,15 @@ on the same kernel function, so both see the same machine state.\n"
 - `exec_update` changes one node in the template, then `cuGraphExecUpdate_v2`; `reinstantiate` adds a node to the template and updates (the driver refuses in place, so the graph is instantiated anew).\n\
 - `cudarc_capture`'s `change_one_scalar` re-captures and instantiates the whole graph; `stream` simply launches again with the new value.\n";
     md.push_str(notes);
-    std::fs::write("docs/bench/results.md", md).expect("write results.md");
-    plot(&rows, "docs/bench/launch.svg");
+    std::fs::write(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/bench/results.md"),
+        md,
+    )
+    .expect("write results.md");
+    plot(
+        &rows,
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/bench/launch.svg"),
+    );
     println!("wrote docs/bench/results.json, docs/bench/results.md, docs/bench/launch.svg");
 }
 
