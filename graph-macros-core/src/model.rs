@@ -113,6 +113,7 @@ pub struct Value {
 }
 
 /// A kernel argument.
+#[allow(clippy::large_enum_variant)] // a few per graph, built once per macro call
 pub enum Arg {
     /// A buffer; `read` when a writable buffer goes to a read-only parameter.
     Buffer {
@@ -160,6 +161,7 @@ pub struct Memcpy {
     pub src: usize,
 }
 
+#[allow(clippy::large_enum_variant)] // a few per graph, built once per macro call
 pub enum Host {
     /// A declared callback.
     Callback(usize),
@@ -168,6 +170,7 @@ pub enum Host {
 }
 
 /// What a child node passes for one of the child graph's inputs.
+#[allow(clippy::large_enum_variant)] // a few per graph, built once per macro call
 pub enum ChildArg {
     /// An input of the parent, and where the user named it.
     Input(usize, Span),
