@@ -304,10 +304,20 @@ pub enum EditError {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LaunchError {
-    /// A driver call failed. After a kernel fault (an illegal address, a device-side assert)
-    /// the context is unusable: every later call fails too.
+    /// A driver call failed.
     #[error(transparent)]
-    Driver(#[from] DriverFailure),
+    Driver(DriverFailure),
+    /// A kernel fault (a device-side assert, an illegal address, a trap) left the CUDA context
+    /// unusable: this call failed and every later one in that context fails too. Nothing here
+    /// panics; drop what was made in the context, and use the GPU again from a new process
+    /// (or a new context).
+    #[error("{call} failed: {source}; a kernel fault left the CUDA context unusable (every later call in it fails): drop the graphs and buffers made in it and use the GPU from a new process or context")]
+    ContextLost {
+        /// The driver entry point that reported it.
+        call: &'static str,
+        /// The driver's error code (e.g. `CUDA_ERROR_ASSERT`).
+        source: DriverError,
+    },
     /// The stream belongs to another CUDA context than the graph.
     #[error("{what} belongs to another CUDA context than the graph")]
     ContextMismatch {

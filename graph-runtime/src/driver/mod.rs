@@ -37,7 +37,8 @@ pub(crate) use params::{
     End, EventRef, HostPtr, HostPtrMut, Idle, Launchable, Memcpy, Memset, Mismatch,
 };
 pub(crate) use probe::{
-    device_limits, driver_present, func_info, missing_symbol, nvrtc_present, FuncInfo, Limits,
+    context_lost, device_limits, driver_present, func_info, missing_symbol, nvrtc_present,
+    FuncInfo, Limits,
 };
 
 pub(crate) use sys::CUcontext;
@@ -65,6 +66,21 @@ impl CallError {
 impl From<CallError> for DriverFailure {
     fn from(e: CallError) -> Self {
         e.at(None)
+    }
+}
+
+impl From<DriverFailure> for crate::error::LaunchError {
+    /// A failure of a launch, upload or wait: [`ContextLost`](crate::LaunchError::ContextLost)
+    /// when a kernel fault caused it.
+    fn from(f: DriverFailure) -> Self {
+        if context_lost(f.source) {
+            crate::error::LaunchError::ContextLost {
+                call: f.call,
+                source: f.source,
+            }
+        } else {
+            crate::error::LaunchError::Driver(f)
+        }
     }
 }
 

@@ -75,6 +75,25 @@ pub(crate) fn missing_symbol() -> Option<&'static str> {
     })
 }
 
+/// Whether `e` is a "sticky" error: a kernel fault after which the context is unusable and
+/// every later call in it fails with the same code.
+pub(crate) fn context_lost(e: cudarc::driver::DriverError) -> bool {
+    use CUresult::*;
+    matches!(
+        e.0,
+        CUDA_ERROR_ASSERT
+            | CUDA_ERROR_ILLEGAL_ADDRESS
+            | CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | CUDA_ERROR_MISALIGNED_ADDRESS
+            | CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | CUDA_ERROR_INVALID_PC
+            | CUDA_ERROR_HARDWARE_STACK_ERROR
+            | CUDA_ERROR_LAUNCH_FAILED
+            | CUDA_ERROR_LAUNCH_TIMEOUT
+            | CUDA_ERROR_ECC_UNCORRECTABLE
+    )
+}
+
 /// Limits of the device a graph is made for.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
