@@ -10,8 +10,8 @@ use cudarc::driver::{CudaContext, CudaStream, DriverError, LaunchConfig};
 
 use super::params::Idle;
 use super::{
-    check, in_context, CallError, CallResult, Callback, EventRef, KeepAlive, Launchable, Memcpy,
-    Memset, RawGraph, RawNode,
+    check, in_context, make_current_checked, CallError, CallResult, Callback, EventRef, KeepAlive,
+    Launchable, Memcpy, Memset, RawGraph, RawNode,
 };
 use crate::block::{ArgBlock, ArgPtrs};
 use crate::error::{InstantiateReason, UpdateRefusal};
@@ -117,17 +117,19 @@ impl<'a> RawExec<'a> {
     pub fn launch(&mut self, stream: &Arc<CudaStream>) -> CallResult<()> {
         self.remember(stream);
         let (e, s) = (self.raw, stream.cu_stream());
+        make_current_checked(self.ctx.cu_ctx())?;
         // SAFETY: the executable graph is live, and what it references lives for `'a` or is
         // kept here until the launch is waited for; the stream is live.
-        self.call("cuGraphLaunch", || unsafe { sys::cuGraphLaunch(e, s) })
+        check("cuGraphLaunch", unsafe { sys::cuGraphLaunch(e, s) })
     }
 
     /// Uploads to the device on `stream` ahead of the first launch.
     pub fn upload(&mut self, stream: &Arc<CudaStream>) -> CallResult<()> {
         self.remember(stream);
         let (e, s) = (self.raw, stream.cu_stream());
+        make_current_checked(self.ctx.cu_ctx())?;
         // SAFETY: as in `launch`.
-        self.call("cuGraphUpload", || unsafe { sys::cuGraphUpload(e, s) })
+        check("cuGraphUpload", unsafe { sys::cuGraphUpload(e, s) })
     }
 
     /// Waits for every launch so far, then lets go of host closures no graph uses any more.

@@ -12,7 +12,7 @@ use super::params::Mismatch;
 use super::{
     check, in_context, CallResult, Callback, EventRef, KeepAlive, Launchable, Memcpy, Memset,
 };
-use super::{make_current, RawExec};
+use super::{make_current, make_current_checked, RawExec};
 use crate::block::{ArgBlock, ArgLayout, ArgOffsets, ArgPtrs};
 use crate::error::InstantiateReason;
 
@@ -279,7 +279,8 @@ impl<'a> RawGraph<'a> {
             node: None,
             reason: InstantiateReason::Other,
         };
-        make_current(self.ctx.cu_ctx()).map_err(fail)?;
+        // An upload stream may be the legacy default stream: the current context must be ours.
+        make_current_checked(self.ctx.cu_ctx()).map_err(fail)?;
         let mut exec = ptr::null_mut();
         let mut p = sys::CUDA_GRAPH_INSTANTIATE_PARAMS {
             flags,

@@ -177,6 +177,14 @@ pub(crate) fn make_current(ctx: CUcontext) -> CallResult<()> {
     if CURRENT.with(|c| c.get()) == ctx {
         return Ok(());
     }
+    make_current_checked(ctx)
+}
+
+/// Makes `ctx` current, asking the driver what is current instead of trusting the thread-local
+/// (other code may have switched contexts, e.g. by creating one). For calls that take a stream:
+/// the legacy default stream (a null handle) means "the current context's", so a stale guess
+/// would send the work to another context's stream without any error.
+pub(crate) fn make_current_checked(ctx: CUcontext) -> CallResult<()> {
     let mut current = ptr::null_mut();
     // SAFETY: `current` is a valid out-pointer.
     check("cuCtxGetCurrent", unsafe {
