@@ -198,6 +198,29 @@ impl Flat {
 
 const SLACK: usize = 4 << 20;
 
+/// The soak graph runs and gives exact values, in every run of the suite (the soak itself is
+/// ignored by default).
+#[test]
+fn the_soak_graph_runs_once_with_exact_values() {
+    let gpu = gpu_or_skip!();
+    let mut y = gpu.poisoned(100 * 32);
+    let graph = Soak::build(&gpu.module, SoakInputs { y: &mut y, b: 1 }).unwrap();
+    assert_eq!(graph.graph().len(), 100);
+    let mut exec = graph.instantiate().unwrap();
+    exec.l01().unwrap().set_base(5).unwrap();
+    exec.set_b(11).unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    let got = gpu.read(exec.y().unwrap());
+    for i in 0..32u32 {
+        assert_eq!(got[i as usize], 11 + i);
+        assert_eq!(got[32 + i as usize], 5 + i);
+        assert_eq!(got[3168 + i as usize], 18 + i);
+        for k in 2..99u32 {
+            assert_eq!(got[(32 * k + i) as usize], 1000 * k + i);
+        }
+    }
+}
+
 #[test]
 #[ignore = "minutes of GPU time: run with --ignored"]
 fn a_million_launches_and_setter_calls_keep_memory_flat_and_results_exact() {
