@@ -10,3 +10,12 @@ extern "C" __global__ void tiny_ptr(float* y, unsigned offset, const float* a) {
     unsigned i = offset + threadIdx.x;
     y[i] = y[i] * a[0] + 1.0f;
 }
+
+// A heavy kernel: every thread runs `iters` dependent multiply-adds on its own value. Launched
+// with a grid of an eighth of the GPU's blocks, eight of them side by side fill it.
+extern "C" __global__ void heavy(float* y, unsigned offset, unsigned iters) {
+    unsigned i = offset + blockIdx.x * blockDim.x + threadIdx.x;
+    float v = y[i];
+    for (unsigned k = 0; k < iters; k++) v = v * 0.999f + 0.001f;
+    y[i] = v;
+}

@@ -12,7 +12,7 @@
 //! Param      := 'param' Ident ':' Type ';'
 //! Callback   := 'callback' Ident ';'
 //! Event      := 'event' Ident ';'
-//! Node       := Ident '=' Op ';'
+//! Node       := ('#[concurrent]')? Ident '=' Op ';'
 //! Op         := Ident '<<<' Expr ',' Expr (',' Expr)? '>>>' '(' Expr,* ')'   kernel launch
 //!             | 'memset' '(' Ident ',' Expr ')'                              dst, value
 //!             | 'memcpy' '(' Ident ',' Ident ')'                             dst, src
@@ -105,6 +105,8 @@ pub struct ParamDecl {
 }
 
 pub struct NodeDecl {
+    /// `#[concurrent]`: never ordered by width capping.
+    pub concurrent: bool,
     pub name: Ident,
     pub op: Op,
 }
@@ -179,19 +181,25 @@ impl Parse for GraphDef {
 
 impl Parse for Item {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        // Doc comments are allowed (and ignored) on every item; `#[disjoint]` on buffers.
-        let mut disjoint = None;
+        // Doc comments are allowed (and ignored) on every item; `#[disjoint]` on buffers,
+        // `#[concurrent]` on nodes.
+        let (mut disjoint, mut concurrent) = (None, None);
         for attr in input.call(Attribute::parse_outer)? {
             if attr.path().is_ident("doc") {
                 continue;
             }
-            if attr.path().is_ident("disjoint") && matches!(attr.meta, syn::Meta::Path(_)) {
+            let plain = matches!(attr.meta, syn::Meta::Path(_));
+            if plain && attr.path().is_ident("disjoint") {
                 disjoint = Some(attr.path().get_ident().expect("checked").span());
+                continue;
+            }
+            if plain && attr.path().is_ident("concurrent") {
+                concurrent = Some(attr.path().get_ident().expect("checked").span());
                 continue;
             }
             return Err(syn::Error::new_spanned(
                 attr,
-                "the only attribute inside a graph is `#[disjoint]`, on a buffer whose nodes touch disjoint parts",
+                "the attributes inside a graph are `#[disjoint]`, on a buffer whose nodes touch disjoint parts, and `#[concurrent]`, on a node that width capping must not order",
             ));
         }
         let la = input.lookahead1();
@@ -200,6 +208,14 @@ impl Parse for Item {
                 return Err(syn::Error::new(
                     span,
                     "`#[disjoint]` goes on a buffer declaration",
+                ));
+            }
+        }
+        if let Some(span) = concurrent {
+            if !(input.peek(Ident) && input.peek2(Token![=])) {
+                return Err(syn::Error::new(
+                    span,
+                    "`#[concurrent]` goes on a node (`name = ...;`)",
                 ));
             }
         }
@@ -225,7 +241,9 @@ impl Parse for Item {
             return Err(input.error("comments inside `cuda_graph!` are `//` line comments"));
         } else if la.peek(Ident) || la.peek(syn::token::Bracket) {
             if input.peek(Ident) && input.peek2(Token![=]) {
-                Item::Node(input.parse()?)
+                let mut n: NodeDecl = input.parse()?;
+                n.concurrent = concurrent.is_some();
+                Item::Node(n)
             } else {
                 Item::Edges(input.parse()?)
             }
@@ -297,6 +315,7 @@ impl Parse for NodeDecl {
         let name = input.parse()?;
         input.parse::<Token![=]>()?;
         Ok(NodeDecl {
+            concurrent: false,
             name,
             op: input.parse()?,
         })

@@ -233,6 +233,8 @@ pub struct Node {
     pub name: Ident,
     pub op: NodeOp,
     pub uses: Uses,
+    /// `#[concurrent]`: kept out of width capping.
+    pub concurrent: bool,
 }
 
 /// A checked graph.

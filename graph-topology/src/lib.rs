@@ -10,6 +10,8 @@
 
 #![deny(missing_docs)]
 
+mod width;
+
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -132,6 +134,9 @@ pub struct Topology {
     /// Successors of each node, built on the first edge check and kept up to date after.
     succ: OnceLock<Vec<Vec<u32>>>,
     edges: Vec<(u32, u32)>,
+    /// Edges added to cap the graph's width (see [`Topology::cap_width`]), apart from the
+    /// user's: not in `edges`, `succ` or the checks, drawn dashed.
+    ordering: Vec<(u32, u32)>,
 }
 
 /// A node's name: borrowed for the program's life (names written in `cuda_graph!`), or shared.
@@ -428,6 +433,14 @@ impl Topology {
             let _ = writeln!(
                 s,
                 "  {} -> {};",
+                quote(&self.names[a as usize]),
+                quote(&self.names[b as usize])
+            );
+        }
+        for &(a, b) in &self.ordering {
+            let _ = writeln!(
+                s,
+                "  {} -> {} [style=dashed];",
                 quote(&self.names[a as usize]),
                 quote(&self.names[b as usize])
             );

@@ -56,3 +56,11 @@ extern "C" __global__ void iota_at(unsigned* y, unsigned offset, unsigned count,
     unsigned i = IDX;
     if (i < count) y[offset + i] = base + i;
 }
+
+// y[offset + i] = y[offset + i] * mul + add for i < count (wrapping): steps in sequence do not
+// commute, so any reordering of one slot's steps shows in the result.
+extern "C" __global__ void affine_at(unsigned* y, unsigned offset, unsigned count, unsigned mul,
+                                     unsigned add) {
+    unsigned i = IDX;
+    if (i < count) y[offset + i] = y[offset + i] * mul + add;
+}

@@ -197,11 +197,23 @@ fn populate(cx: &Cx<'_>) -> TokenStream {
         .iter()
         .filter(|n| matches!(n.op, crate::model::NodeOp::Launch(_)))
         .count();
+    let concurrent = g
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.concurrent)
+        .map(|(ni, _)| {
+            let (gi, j) = cx.groups.of[ni];
+            let var = Cx::group_var(gi);
+            let j = proc_macro2::Literal::usize_unsuffixed(j);
+            quote!(__cg_g.keep_concurrent(&#var[#j])?;)
+        });
     quote! {
         #kernels
         __cg_g.reserve(#nodes, #launches, #edges);
         #(#vecs)*
         #adds
+        #(#concurrent)*
         ::core::result::Result::Ok(__CgNodes { #(#fields,)* })
     }
 }

@@ -27,6 +27,7 @@ pub(super) fn check_nodes(
             continue;
         }
         let mut uses = Uses::default();
+        let concurrent = n.concurrent;
         match crate::kinds::lower(cx, n.op, &mut uses) {
             Some(op) => {
                 by_name.insert(n.name.to_string(), nodes.len());
@@ -34,6 +35,7 @@ pub(super) fn check_nodes(
                     name: n.name,
                     op,
                     uses,
+                    concurrent,
                 });
             }
             None => failed.push(n.name),

@@ -46,6 +46,8 @@ struct Core<'a> {
     /// The executable graph's shadow copies.
     stores: Stores<'a>,
     flags: u64,
+    /// The width cap it was made with, for re-instantiations.
+    lanes: Option<usize>,
 }
 
 impl Core<'_> {

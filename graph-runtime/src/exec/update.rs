@@ -10,7 +10,7 @@ use cudarc::driver::CudaStream;
 use super::{Core, GraphExec};
 use crate::driver::{flags, InstantiateFailure, RawExec};
 use crate::error::{DriverFailure, UpdateError, UpdateRefusal};
-use crate::graph::Graph;
+use crate::graph::{Graph, DEFAULT_LANES};
 
 /// Options for [`Graph::instantiate_with`].
 ///
@@ -21,17 +21,44 @@ use crate::graph::Graph;
 /// let exec = g.instantiate_with(Instantiate::new().upload(stream).use_node_priority())?;
 /// # drop(exec); Ok(()) }
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Instantiate<'s> {
     upload: Option<&'s Arc<CudaStream>>,
     auto_free_on_launch: bool,
     use_node_priority: bool,
+    lanes: Option<usize>,
+}
+
+impl Default for Instantiate<'_> {
+    fn default() -> Self {
+        Instantiate {
+            upload: None,
+            auto_free_on_launch: false,
+            use_node_priority: false,
+            lanes: Some(DEFAULT_LANES),
+        }
+    }
 }
 
 impl<'s> Instantiate<'s> {
-    /// Default options: no upload, no flags.
+    /// Default options: no upload, no flags, width capped at [`DEFAULT_LANES`].
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Caps the graph's width at `lanes` (at least 1): a wider graph gets ordering edges so
+    /// that it runs as `lanes` chains (see `Topology::cap_width`), which instantiates and
+    /// launches faster without changing what it computes (the race check guarantees unordered
+    /// nodes do not conflict). A graph as narrow or narrower is left as written.
+    pub fn width_cap(mut self, lanes: usize) -> Self {
+        self.lanes = Some(lanes.max(1));
+        self
+    }
+
+    /// Leaves the graph exactly as written, however wide.
+    pub fn no_width_cap(mut self) -> Self {
+        self.lanes = None;
+        self
     }
 
     /// Uploads the executable graph to the device on `stream` as part of instantiation, so the
@@ -109,6 +136,7 @@ impl<'a> GraphExec<'a> {
             }
         }
         graph.flush()?;
+        graph.cap(opts.lanes)?;
         let flags = opts.flags();
         let raw = instantiate(&graph, flags, opts.upload)?;
         for n in &mut graph.nodes {
@@ -121,6 +149,7 @@ impl<'a> GraphExec<'a> {
                 len: graph.nodes.len(),
                 stores: graph.stores.clone(),
                 flags,
+                lanes: opts.lanes,
             },
             graph,
             _not_sync: PhantomData::<Cell<()>>,
@@ -151,6 +180,7 @@ impl<'a> GraphExec<'a> {
             self.reapply()?;
             return Ok(UpdatePath::InPlace);
         };
+        self.graph.cap(self.core.lanes)?;
         match instantiate(&self.graph, self.core.flags, None) {
             Ok(raw) => {
                 self.core.raw.replace(raw);

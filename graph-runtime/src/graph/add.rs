@@ -113,6 +113,7 @@ impl<'a> Graph<'a> {
             raw,
             dirty: false,
             stale: false,
+            concurrent: false,
         });
         self.version += 1;
         Ok(Slot {

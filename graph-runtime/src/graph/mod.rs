@@ -3,6 +3,9 @@
 //! `add`.
 
 mod add;
+mod width;
+
+pub use width::DEFAULT_LANES;
 
 use std::ffi::CString;
 use std::path::Path;
@@ -218,6 +221,9 @@ impl<'a> Graph<'a> {
     /// the nodes, and the graph is left as it was.
     pub fn add_edge(&mut self, from: &dyn Dep, to: &dyn Dep) -> Result<(), BuildError> {
         let (a, b) = (self.index_of(from)?, self.index_of(to)?);
+        // Width capping's edges go first: they could close a cycle with the new one. The next
+        // instantiation (the update this change calls for) caps anew.
+        self.uncap()?;
         self.topo.check_edge(a, b)?;
         let (ra, rb) = (self.nodes[a as usize].raw, self.nodes[b as usize].raw);
         self.raw.add_edge(ra, rb)?;
@@ -228,6 +234,7 @@ impl<'a> Graph<'a> {
     /// Removes the edge `from -> to`.
     pub fn remove_edge(&mut self, from: &dyn Dep, to: &dyn Dep) -> Result<(), BuildError> {
         let (a, b) = (self.index_of(from)?, self.index_of(to)?);
+        self.uncap()?;
         if !self.topo.edges().contains(&(a, b)) {
             return Ok(self.topo.remove_edge(a, b)?);
         }

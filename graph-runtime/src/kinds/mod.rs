@@ -141,6 +141,8 @@ pub(crate) struct NodeRec {
     /// A template-side view was opened on the node since the executable graph last took the
     /// template's parameters: an update copies only these.
     pub stale: bool,
+    /// Kept out of width capping (`Graph::keep_concurrent`).
+    pub concurrent: bool,
 }
 
 /// One store per node kind.
