@@ -12,6 +12,8 @@
 
 mod width;
 
+pub use width::Capping;
+
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -137,6 +139,8 @@ pub struct Topology {
     /// Edges added to cap the graph's width (see [`Topology::cap_width`]), apart from the
     /// user's: not in `edges`, `succ` or the checks, drawn dashed.
     ordering: Vec<(u32, u32)>,
+    /// User edges the capping makes redundant, left out of the driver graph while capped.
+    left_out: Vec<(u32, u32)>,
 }
 
 /// A node's name: borrowed for the program's life (names written in `cuda_graph!`), or shared.

@@ -9,8 +9,49 @@
 //! node after the last node of its lane. A lane whose last node already precedes the node costs
 //! no edge (so a chain stays a chain); otherwise an edge is added, never one a path already
 //! implies, never one that closes a cycle (it always points forward in the order).
+//!
+//! Once the lanes exist, many of the user's edges are implied by them (a root's edge to every
+//! leaf, every leaf's edge to the sink): those are left out of the driver graph while it is
+//! capped. The order of the nodes is the same either way; the driver's instantiation cost
+//! follows the edges it is given, so this is where the time goes.
 
 use crate::Topology;
+
+/// What capping a graph's width changes (see [`Topology::capping`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Capping {
+    /// Ordering edges added between nodes the user left unordered.
+    pub added: Vec<(u32, u32)>,
+    /// User edges that the added ones make redundant.
+    pub redundant: Vec<(u32, u32)>,
+}
+
+/// The user edges into `v` (from `preds`) that another path already implies: `p -> v` where
+/// `p` is an ancestor of another predecessor of `v` (its lane predecessor `lane` included).
+fn implied(
+    anc: &[u64],
+    preds: &[u32],
+    lane: Option<u32>,
+    v: usize,
+    words: usize,
+    through: &mut [u64],
+) -> Vec<(u32, u32)> {
+    if preds.len() + lane.is_some() as usize <= 1 {
+        return Vec::new();
+    }
+    through.fill(0);
+    for q in preds.iter().copied().chain(lane) {
+        let q = q as usize;
+        for w in 0..words {
+            through[w] |= anc[q * words + w];
+        }
+    }
+    preds
+        .iter()
+        .filter(|&&p| through[p as usize / 64] >> (p % 64) & 1 == 1)
+        .map(|&p| (p, v as u32))
+        .collect()
+}
 
 impl Topology {
     /// A cheap estimate of the graph's width: the most nodes on one level (a node's level is
@@ -51,9 +92,16 @@ impl Topology {
     /// # Ok::<(), cuda_graph_topology::TopologyError>(())
     /// ```
     pub fn cap_width(&self, lanes: usize, concurrent: &dyn Fn(u32) -> bool) -> Vec<(u32, u32)> {
+        self.capping(lanes, concurrent).added
+    }
+
+    /// What capping the width at `lanes` changes: the edges it adds, and the user's edges those
+    /// make redundant (a path through other nodes already orders their ends), which the driver
+    /// graph can leave out. Both empty for a graph as narrow as `lanes` or narrower.
+    pub fn capping(&self, lanes: usize, concurrent: &dyn Fn(u32) -> bool) -> Capping {
         let n = self.len();
         if lanes == 0 || self.width() <= lanes {
-            return Vec::new();
+            return Capping::default();
         }
         let words = n.div_ceil(64);
         // Ancestors of each node processed so far, through the user's edges and those added.
@@ -73,12 +121,17 @@ impl Topology {
         let mut last: Vec<Option<u32>> = vec![None; lanes];
         let mut next = 0;
         let mut added = Vec::new();
+        let mut redundant = Vec::new();
+        // Ancestors of `v`'s predecessors (not the predecessors themselves): a user edge
+        // `p -> v` is implied by another path exactly when `p` is among them.
+        let mut through = vec![0u64; words];
         for v in self.order() {
             let vi = v as usize;
             for &p in &preds[vi] {
                 inherit(&mut anc, vi, p as usize);
             }
             if concurrent(v) {
+                redundant.extend(implied(&anc, &preds[vi], None, vi, words, &mut through));
                 continue;
             }
             // A lane that is free, or whose last node already precedes `v`, costs no edge.
@@ -96,13 +149,27 @@ impl Topology {
                 }
             };
             last[lane] = Some(v);
+            let lane_pred = added.last().filter(|&&(_, b)| b == v).map(|&(a, _)| a);
+            redundant.extend(implied(
+                &anc,
+                &preds[vi],
+                lane_pred,
+                vi,
+                words,
+                &mut through,
+            ));
         }
-        added
+        Capping { added, redundant }
     }
 
     /// The edges added to cap the width, apart from the user's.
     pub fn ordering_edges(&self) -> &[(u32, u32)] {
         &self.ordering
+    }
+
+    /// The user's edges left out of the driver graph while it is capped (implied by others).
+    pub fn left_out_edges(&self) -> &[(u32, u32)] {
+        &self.left_out
     }
 
     /// Records the edges added to cap the width (what [`cap_width`](Self::cap_width) chose,
@@ -111,9 +178,24 @@ impl Topology {
         self.ordering = edges;
     }
 
+    /// Records a capping the driver graph now has: edges added, and user edges left out.
+    pub fn set_capping(&mut self, c: Capping) {
+        self.ordering = c.added;
+        self.left_out = c.redundant;
+    }
+
     /// Takes the edges added to cap the width out (to remove them from the driver graph).
     pub fn take_ordering_edges(&mut self) -> Vec<(u32, u32)> {
         std::mem::take(&mut self.ordering)
+    }
+
+    /// Takes the capping out: the edges to remove from the driver graph, and the user's edges
+    /// to put back.
+    pub fn take_capping(&mut self) -> Capping {
+        Capping {
+            added: std::mem::take(&mut self.ordering),
+            redundant: std::mem::take(&mut self.left_out),
+        }
     }
 
     /// The width (as [`width`](Self::width) estimates it) with the ordering edges counted.

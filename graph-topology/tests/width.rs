@@ -46,6 +46,24 @@ fn reaches(edges: &[(u32, u32)], a: u32, b: u32) -> bool {
     false
 }
 
+/// Every node's descendants.
+fn closure(n: usize, edges: &[(u32, u32)]) -> Vec<BTreeSet<u32>> {
+    (0..n as u32)
+        .map(|a| {
+            let mut seen = BTreeSet::new();
+            let mut stack = vec![a];
+            while let Some(v) = stack.pop() {
+                for &(x, y) in edges {
+                    if x == v && seen.insert(y) {
+                        stack.push(y);
+                    }
+                }
+            }
+            seen
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -70,6 +88,19 @@ proptest! {
             prop_assert!(!reaches(&all, b, a), "{a} -> {b} closes a cycle");
             all.push((a, b));
         }
+        // The user's edges left out are implied by what stays: the order is the same.
+        let capping = t.capping(lanes, &keep);
+        prop_assert_eq!(&capping.added, &added);
+        let kept: Vec<(u32, u32)> = all
+            .iter()
+            .copied()
+            .filter(|e| !capping.redundant.contains(e))
+            .collect();
+        for &(a, b) in &capping.redundant {
+            prop_assert!(edges.contains(&(a, b)), "only the user's edges are left out");
+            prop_assert!(reaches(&kept, a, b), "{a} -> {b} was left out but is not implied");
+        }
+        prop_assert_eq!(closure(n, &all), closure(n, &kept), "the order changed");
         t.set_ordering_edges(added);
         // Each lane is a chain: at most `lanes` ordinary nodes are unordered at once.
         let exempt = (0..n as u32).filter(|&i| keep(i)).count();

@@ -182,6 +182,31 @@ impl<'a> RawGraph<'a> {
         })
     }
 
+    /// Adds the edges `from[i] -> to[i]` with one driver call.
+    pub fn add_edges(&mut self, from: &[RawNode], to: &[RawNode]) -> CallResult<()> {
+        assert_eq!(from.len(), to.len(), "one target per source");
+        let (g, f, t) = (self.raw, nodes(from), nodes(to));
+        // SAFETY: all are nodes of this live graph; both arrays hold `from.len()` nodes and
+        // outlive the call.
+        in_context(self.ctx.cu_ctx(), || {
+            check("cuGraphAddDependencies", unsafe {
+                sys::cuGraphAddDependencies(g, f, t, from.len())
+            })
+        })
+    }
+
+    /// Removes the edges `from[i] -> to[i]` (they exist) with one driver call.
+    pub fn remove_edges(&mut self, from: &[RawNode], to: &[RawNode]) -> CallResult<()> {
+        assert_eq!(from.len(), to.len(), "one target per source");
+        let (g, f, t) = (self.raw, nodes(from), nodes(to));
+        // SAFETY: as in `add_edges`.
+        in_context(self.ctx.cu_ctx(), || {
+            check("cuGraphRemoveDependencies", unsafe {
+                sys::cuGraphRemoveDependencies(g, f, t, from.len())
+            })
+        })
+    }
+
     pub fn remove_edge(&mut self, from: RawNode, to: RawNode) -> CallResult<()> {
         let g = self.raw;
         // SAFETY: as in `add_edge`.

@@ -1,6 +1,7 @@
 //! Width capping: before instantiation, a graph wider than the lane count gets ordering edges
-//! (see `Topology::cap_width`), in the driver graph and apart from the user's edges in the
-//! topology, so whole-graph updates keep matching. Host and event nodes, and nodes marked with
+//! (see `Topology::capping`), in the driver graph and apart from the user's edges in the
+//! topology, so whole-graph updates keep matching; the user's edges they make redundant are
+//! left out of the driver graph meanwhile (the order of the nodes is the same). Host and event nodes, and nodes marked with
 //! [`Graph::keep_concurrent`], are never ordered by them.
 
 use super::Graph;
@@ -44,38 +45,57 @@ impl<'a> Graph<'a> {
             )
     }
 
-    /// Caps the width at `lanes` (none: leaves the graph as written), replacing the ordering
-    /// edges of an earlier cap.
+    /// Caps the width at `lanes` (none: leaves the graph as written), replacing an earlier
+    /// cap: adds the ordering edges to the driver graph, and leaves out the user's edges they
+    /// make redundant.
     pub(crate) fn cap(&mut self, lanes: Option<usize>) -> Result<(), DriverFailure> {
         self.uncap()?;
         let Some(lanes) = lanes else {
             return Ok(());
         };
-        let edges = self.topo.cap_width(lanes, &|i| self.concurrent(i));
-        for (k, &(a, b)) in edges.iter().enumerate() {
-            let (ra, rb) = (self.nodes[a as usize].raw, self.nodes[b as usize].raw);
-            if let Err(e) = self.raw.add_edge(ra, rb) {
-                // Take back the ones added, so the graph is as written.
-                self.topo.set_ordering_edges(edges[..k].to_vec());
-                let _ = self.uncap();
-                return Err(e.into());
-            }
+        let c = self.topo.capping(lanes, &|i| self.concurrent(i));
+        if c.added.is_empty() {
+            return Ok(());
         }
-        self.topo.set_ordering_edges(edges);
+        self.edges_call(&c.added, true)?;
+        if let Err(e) = self.edges_call(&c.redundant, false) {
+            let _ = self.edges_call(&c.added, false);
+            return Err(e);
+        }
+        self.topo.set_capping(c);
         Ok(())
     }
 
-    /// Removes the ordering edges of the last cap (before the user's own edges change, and
-    /// before capping anew).
+    /// Undoes the last cap: removes its ordering edges and puts back the user's edges it left
+    /// out (before the user's own edges change, and before capping anew).
     pub(crate) fn uncap(&mut self) -> Result<(), DriverFailure> {
-        let edges = self.topo.take_ordering_edges();
-        for (k, &(a, b)) in edges.iter().enumerate() {
-            let (ra, rb) = (self.nodes[a as usize].raw, self.nodes[b as usize].raw);
-            if let Err(e) = self.raw.remove_edge(ra, rb) {
-                self.topo.set_ordering_edges(edges[k..].to_vec());
-                return Err(e.into());
-            }
+        let c = self.topo.take_capping();
+        if c.added.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        let undo = self
+            .edges_call(&c.redundant, true)
+            .and_then(|()| self.edges_call(&c.added, false));
+        if undo.is_err() {
+            // Keep the record of what the driver graph may still hold.
+            self.topo.set_capping(c);
+        }
+        undo
+    }
+
+    /// Adds (or removes) `edges` in the driver graph, one call for all.
+    fn edges_call(&mut self, edges: &[(u32, u32)], add: bool) -> Result<(), DriverFailure> {
+        if edges.is_empty() {
+            return Ok(());
+        }
+        let raw = |i: u32| self.nodes[i as usize].raw;
+        let from: Vec<_> = edges.iter().map(|&(a, _)| raw(a)).collect();
+        let to: Vec<_> = edges.iter().map(|&(_, b)| raw(b)).collect();
+        let r = if add {
+            self.raw.add_edges(&from, &to)
+        } else {
+            self.raw.remove_edges(&from, &to)
+        };
+        Ok(r?)
     }
 }
