@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use cuda_graph::cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
-use cuda_graph::{compile, BufMut, Graph, Instantiate, Kernel, DEFAULT_LANES};
+use cuda_graph::{compile, BufMut, Graph, Instantiate, Kernel};
 
 const SRC: &str = include_str!("kernels/bench.cu");
 
@@ -158,7 +158,9 @@ fn measure(
 ) -> Row {
     let n = s.deps.len();
     let reps = if n >= 5000 { 5 } else { 9 };
+    // `Some(0)`: the default options.
     let opts = || match lanes {
+        Some(0) => Instantiate::new(),
         Some(l) => Instantiate::new().width_cap(l),
         None => Instantiate::new().no_width_cap(),
     };
@@ -234,12 +236,12 @@ fn main() {
         chain(1000),
     ];
     for s in &cases {
-        for lanes in [None, Some(DEFAULT_LANES)] {
+        for lanes in [None, Some(0)] {
             let r = measure(&stream, &k, s, lanes, &mut y);
             println!(
                 "{:>12} lanes {:>5}: instantiate {:>12.1} us, launch {:>10.1} us, {} ordering edges",
                 r.case,
-                r.lanes.map_or("-".to_owned(), |l| l.to_string()),
+                r.lanes.map_or("-".to_owned(), |l| if l == 0 { "default".to_owned() } else { l.to_string() }),
                 r.instantiate_us,
                 r.launch_us,
                 r.ordering_edges
@@ -247,8 +249,8 @@ fn main() {
             rows.push(r);
         }
     }
-    for s in [fanout(1000), fanout(10000)] {
-        for lanes in [8, 16, 64, 128] {
+    for s in [fanout(100), fanout(1000), fanout(10000)] {
+        for lanes in [8, 16, 32, 64, 128] {
             let r = measure(&stream, &k, &s, Some(lanes), &mut y);
             println!(
                 "{:>12} lanes {:>5}: instantiate {:>12.1} us, launch {:>10.1} us, {} ordering edges",
@@ -263,7 +265,7 @@ fn main() {
             json,
             "  {{\"case\": \"{}\", \"lanes\": {}, \"instantiate_us\": {:.3}, \"launch_us\": {:.3}, \"ordering_edges\": {}, \"gpu\": \"{}\"}}{}",
             r.case,
-            r.lanes.map_or("null".to_owned(), |l| l.to_string()),
+            r.lanes.map_or("null".to_owned(), |l| if l == 0 { "\"default\"".to_owned() } else { l.to_string() }),
             r.instantiate_us,
             r.launch_us,
             r.ordering_edges,

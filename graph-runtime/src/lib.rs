@@ -42,7 +42,7 @@ pub use error::{
 };
 pub use exec::{BufferSlot, GraphExec, Instantiate, UpdatePath};
 pub use gpu::{compile, context, gpu_available, nvrtc_available};
-pub use graph::{Graph, DEFAULT_LANES};
+pub use graph::{Graph, DEFAULT_CAP_ABOVE, DEFAULT_LANES};
 pub use id::{Dep, GraphId, NodeId};
 pub use kinds::child::{ChildMut, ChildNode};
 pub use kinds::empty::{EmptyMut, EmptyNode};

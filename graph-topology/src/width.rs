@@ -92,15 +92,16 @@ impl Topology {
     /// # Ok::<(), cuda_graph_topology::TopologyError>(())
     /// ```
     pub fn cap_width(&self, lanes: usize, concurrent: &dyn Fn(u32) -> bool) -> Vec<(u32, u32)> {
-        self.capping(lanes, concurrent).added
+        self.capping(lanes, lanes, concurrent).added
     }
 
-    /// What capping the width at `lanes` changes: the edges it adds, and the user's edges those
-    /// make redundant (a path through other nodes already orders their ends), which the driver
-    /// graph can leave out. Both empty for a graph as narrow as `lanes` or narrower.
-    pub fn capping(&self, lanes: usize, concurrent: &dyn Fn(u32) -> bool) -> Capping {
+    /// What capping the width at `lanes` changes, for a graph wider than `above` (and than
+    /// `lanes`): the edges it adds, and the user's edges those make redundant (a path through
+    /// other nodes already orders their ends), which the driver graph can leave out. Both empty
+    /// for a narrower graph.
+    pub fn capping(&self, lanes: usize, above: usize, concurrent: &dyn Fn(u32) -> bool) -> Capping {
         let n = self.len();
-        if lanes == 0 || self.width() <= lanes {
+        if lanes == 0 || self.width() <= lanes.max(above) {
             return Capping::default();
         }
         let words = n.div_ceil(64);

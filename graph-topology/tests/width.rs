@@ -89,7 +89,7 @@ proptest! {
             all.push((a, b));
         }
         // The user's edges left out are implied by what stays: the order is the same.
-        let capping = t.capping(lanes, &keep);
+        let capping = t.capping(lanes, lanes, &keep);
         prop_assert_eq!(&capping.added, &added);
         let kept: Vec<(u32, u32)> = all
             .iter()

@@ -46,8 +46,9 @@ struct Core<'a> {
     /// The executable graph's shadow copies.
     stores: Stores<'a>,
     flags: u64,
-    /// The width cap it was made with, for re-instantiations.
-    lanes: Option<usize>,
+    /// The width cap it was made with (lanes, and the width above which it applies), for
+    /// re-instantiations.
+    cap: Option<(usize, usize)>,
 }
 
 impl Core<'_> {

@@ -10,7 +10,7 @@ use cudarc::driver::CudaStream;
 use super::{Core, GraphExec};
 use crate::driver::{flags, InstantiateFailure, RawExec};
 use crate::error::{DriverFailure, UpdateError, UpdateRefusal};
-use crate::graph::{Graph, DEFAULT_LANES};
+use crate::graph::{Graph, DEFAULT_CAP_ABOVE, DEFAULT_LANES};
 
 /// Options for [`Graph::instantiate_with`].
 ///
@@ -26,7 +26,8 @@ pub struct Instantiate<'s> {
     upload: Option<&'s Arc<CudaStream>>,
     auto_free_on_launch: bool,
     use_node_priority: bool,
-    lanes: Option<usize>,
+    /// Lanes, and the width above which to cap.
+    cap: Option<(usize, usize)>,
 }
 
 impl Default for Instantiate<'_> {
@@ -35,13 +36,14 @@ impl Default for Instantiate<'_> {
             upload: None,
             auto_free_on_launch: false,
             use_node_priority: false,
-            lanes: Some(DEFAULT_LANES),
+            cap: Some((DEFAULT_LANES, DEFAULT_CAP_ABOVE)),
         }
     }
 }
 
 impl<'s> Instantiate<'s> {
-    /// Default options: no upload, no flags, width capped at [`DEFAULT_LANES`].
+    /// Default options: no upload, no flags, and graphs wider than [`DEFAULT_CAP_ABOVE`]
+    /// capped at [`DEFAULT_LANES`] lanes.
     pub fn new() -> Self {
         Self::default()
     }
@@ -51,13 +53,14 @@ impl<'s> Instantiate<'s> {
     /// launches faster without changing what it computes (the race check guarantees unordered
     /// nodes do not conflict). A graph as narrow or narrower is left as written.
     pub fn width_cap(mut self, lanes: usize) -> Self {
-        self.lanes = Some(lanes.max(1));
+        let lanes = lanes.max(1);
+        self.cap = Some((lanes, lanes));
         self
     }
 
     /// Leaves the graph exactly as written, however wide.
     pub fn no_width_cap(mut self) -> Self {
-        self.lanes = None;
+        self.cap = None;
         self
     }
 
@@ -136,7 +139,7 @@ impl<'a> GraphExec<'a> {
             }
         }
         graph.flush()?;
-        graph.cap(opts.lanes)?;
+        graph.cap(opts.cap)?;
         let flags = opts.flags();
         let raw = instantiate(&graph, flags, opts.upload)?;
         for n in &mut graph.nodes {
@@ -149,7 +152,7 @@ impl<'a> GraphExec<'a> {
                 len: graph.nodes.len(),
                 stores: graph.stores.clone(),
                 flags,
-                lanes: opts.lanes,
+                cap: opts.cap,
             },
             graph,
             _not_sync: PhantomData::<Cell<()>>,
@@ -180,7 +183,7 @@ impl<'a> GraphExec<'a> {
             self.reapply()?;
             return Ok(UpdatePath::InPlace);
         };
-        self.graph.cap(self.core.lanes)?;
+        self.graph.cap(self.core.cap)?;
         match instantiate(&self.graph, self.core.flags, None) {
             Ok(raw) => {
                 self.core.raw.replace(raw);

@@ -5,7 +5,7 @@
 mod add;
 mod width;
 
-pub use width::DEFAULT_LANES;
+pub use width::{DEFAULT_CAP_ABOVE, DEFAULT_LANES};
 
 use std::ffi::CString;
 use std::path::Path;

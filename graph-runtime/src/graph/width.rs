@@ -13,6 +13,11 @@ use cuda_graph_topology::NodeKind;
 /// Chosen from measurements on an H100 (see `docs/bench/width.md`).
 pub const DEFAULT_LANES: usize = 32;
 
+/// The width above which a graph is capped unless [`Instantiate`](crate::Instantiate) says
+/// otherwise: narrower graphs launch as fast or faster as written (a 100-wide fan-out launched
+/// 6% slower capped to 32 lanes; see `docs/bench/width.md`).
+pub const DEFAULT_CAP_ABOVE: usize = 128;
+
 impl<'a> Graph<'a> {
     /// Keeps node `n` out of width capping: it is never ordered after or before another node
     /// beyond the edges written. Host callbacks and event nodes are kept out already (a blocking
@@ -45,15 +50,15 @@ impl<'a> Graph<'a> {
             )
     }
 
-    /// Caps the width at `lanes` (none: leaves the graph as written), replacing an earlier
-    /// cap: adds the ordering edges to the driver graph, and leaves out the user's edges they
-    /// make redundant.
-    pub(crate) fn cap(&mut self, lanes: Option<usize>) -> Result<(), DriverFailure> {
+    /// Caps the width at `lanes` if the graph is wider than `above` (`None`: leaves the graph
+    /// as written), replacing an earlier cap: adds the ordering edges to the driver graph, and
+    /// leaves out the user's edges they make redundant.
+    pub(crate) fn cap(&mut self, cap: Option<(usize, usize)>) -> Result<(), DriverFailure> {
         self.uncap()?;
-        let Some(lanes) = lanes else {
+        let Some((lanes, above)) = cap else {
             return Ok(());
         };
-        let c = self.topo.capping(lanes, &|i| self.concurrent(i));
+        let c = self.topo.capping(lanes, above, &|i| self.concurrent(i));
         if c.added.is_empty() {
             return Ok(());
         }
