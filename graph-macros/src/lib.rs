@@ -19,7 +19,7 @@ use proc_macro::TokenStream;
 /// Param      := 'param' Ident ':' Type ';'
 /// Callback   := 'callback' Ident ';'        a `&dyn Fn() + Send + Sync` input
 /// Event      := 'event' Ident ';'           a `&CudaEvent` input
-/// Node       := Ident '=' Op ';'
+/// Node       := '#[concurrent]'? Ident '=' Op ';'
 /// Op         := Ident '<<<' Expr ',' Expr (',' Expr)? '>>>' '(' Expr,* ')'   kernel launch
 ///             | 'memset' '(' Ident ',' Expr ')'                              dst, value
 ///             | 'memcpy' '(' Ident ',' Ident ')'                             dst, src
@@ -33,6 +33,8 @@ use proc_macro::TokenStream;
 ///
 /// - `buffer mut` may be written by nodes; `#[disjoint]` on a buffer says its nodes touch
 ///   disjoint parts of it, so unordered writers are no data race.
+/// - `#[concurrent]` on a node keeps it out of width capping (a wide graph's unordered nodes may
+///   be put into lanes at instantiation; see `Instantiate::width_cap`).
 /// - Grid and block are a `u32` or a tuple of up to three; launch dimensions, scalar arguments
 ///   and memset values are expressions of params and constants. A lowercase name in them must
 ///   be a param; names starting with an uppercase letter and paths (`u32::MAX`) come from the

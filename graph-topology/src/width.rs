@@ -58,15 +58,37 @@ impl Topology {
     /// the length of the longest path into it). Exact for fan-outs and layered graphs; it can
     /// only under-estimate (an antichain may span levels).
     pub fn width(&self) -> usize {
+        // Kahn's algorithm over a compact successor array (no list per node: this runs before
+        // every instantiation, and must cost next to nothing on a narrow graph).
         let n = self.len();
-        let succ = self.succ();
-        let mut level = vec![0usize; n];
+        let mut start = vec![0u32; n + 1];
+        let mut indeg = vec![0u32; n];
+        for &(a, b) in &self.edges {
+            start[a as usize + 1] += 1;
+            indeg[b as usize] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut succ = vec![0u32; self.edges.len()];
+        for &(a, b) in &self.edges {
+            succ[fill[a as usize] as usize] = b;
+            fill[a as usize] += 1;
+        }
+        let mut level = vec![0u32; n];
         let mut count = vec![0usize; n + 1];
-        for v in self.order() {
+        let mut ready: Vec<u32> = (0..n as u32).filter(|&i| indeg[i as usize] == 0).collect();
+        while let Some(v) = ready.pop() {
             let v = v as usize;
-            count[level[v]] += 1;
-            for &s in &succ[v] {
-                level[s as usize] = level[s as usize].max(level[v] + 1);
+            count[level[v] as usize] += 1;
+            for &s in &succ[start[v] as usize..start[v + 1] as usize] {
+                let s = s as usize;
+                level[s] = level[s].max(level[v] + 1);
+                indeg[s] -= 1;
+                if indeg[s] == 0 {
+                    ready.push(s as u32);
+                }
             }
         }
         count.into_iter().max().unwrap_or(0)
