@@ -145,7 +145,7 @@ fn paired2(
     while v[0].len() < min || (start.elapsed() < budget * 4 && v[0].len() < 2000) {
         // Each goes first every other time: the one that follows the other's teardown does
         // not always pay for it.
-        let ((a0, a1), (b0, b1)) = if v[0].len() % 2 == 0 {
+        let ((a0, a1), (b0, b1)) = if v[0].len().is_multiple_of(2) {
             let a = a();
             (a, b())
         } else {
@@ -178,7 +178,7 @@ fn batched(calls: usize, mut f: impl FnMut(usize)) -> Duration {
 }
 
 fn scalar(i: usize) -> f32 {
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         1.0
     } else {
         0.5

@@ -20,13 +20,13 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use cuda_graph_runtime::cudarc::driver::{
-        CudaEvent, CudaSlice, CudaStream, CudaViewMut, DeviceRepr,
+        CudaContext, CudaEvent, CudaSlice, CudaStream, CudaViewMut, DeviceRepr,
     };
     pub use cuda_graph_runtime::{
-        AccessError, Buf, BufMut, ChildNode, Dep, Device, EditError, EmptyNode, Error,
-        EventRecordNode, EventWaitNode, Graph, GraphExec, Host, HostBuf, HostBufMut, HostNode,
-        Instantiate, KernelArg, KernelMut, KernelNode, LaunchConfig, LaunchError, MemcpyNode,
-        MemsetNode, Module, NodeHandle, OnExec, Result, UpdateError, UpdatePath,
+        compile_cached, AccessError, Buf, BufMut, ChildNode, Dep, Device, EditError, EmptyNode,
+        Error, EventRecordNode, EventWaitNode, Graph, GraphExec, Host, HostBuf, HostBufMut,
+        HostNode, Instantiate, KernelArg, KernelMut, KernelNode, LaunchConfig, LaunchError,
+        MemcpyNode, MemsetNode, Module, NodeHandle, OnExec, Result, UpdateError, UpdatePath,
     };
     pub use std::sync::Arc;
 

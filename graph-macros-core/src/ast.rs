@@ -3,8 +3,10 @@
 //! ```text
 //! Input      := Graph*
 //! Graph      := OuterAttr* Vis 'graph' Ident '{' Item* '}'
-//! Item       := Kernel | Buffer | Param | Callback | Event | Node | Edges
-//! Kernel     := 'kernel' Ident '(' (Ident ':' ParamTy),* ')' ';'
+//! Item       := Source | Kernel | Buffer | Param | Callback | Event | Node | Edges
+//! Kernel     := 'kernel' Ident ('(' (Ident ':' ParamTy),* ')')? ('in' LitStr)? ';'
+//!                                   no parameter list: the signature comes from the source
+//! Source     := 'source' LitStr ';'     the .cu file the graph's kernels are declared in
 //! ParamTy    := '&' '[' Type ']'            a device buffer the kernel reads
 //!             | '&' 'mut' '[' Type ']'      a device buffer the kernel writes
 //!             | Type                        a by-value scalar
@@ -32,7 +34,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{
-    braced, bracketed, parenthesized, Attribute, Expr, Ident, Path, Token, Type, Visibility,
+    braced, bracketed, parenthesized, Attribute, Expr, Ident, LitStr, Path, Token, Type, Visibility,
 };
 
 pub mod kw {
@@ -50,6 +52,7 @@ pub mod kw {
     syn::custom_keyword!(child);
     syn::custom_keyword!(record);
     syn::custom_keyword!(wait);
+    syn::custom_keyword!(source);
 }
 
 /// Everything inside `cuda_graph! { ... }`.
@@ -66,6 +69,7 @@ pub struct GraphDef {
 
 #[allow(clippy::large_enum_variant)] // built once per macro call
 pub enum Item {
+    Source(LitStr),
     Kernel(KernelDecl),
     Buffer(BufferDecl),
     Param(ParamDecl),
@@ -77,7 +81,10 @@ pub enum Item {
 
 pub struct KernelDecl {
     pub name: Ident,
-    pub params: Vec<KernelParam>,
+    /// `None`: no parameter list, the signature comes from the CUDA source.
+    pub params: Option<Vec<KernelParam>>,
+    /// `in "file.cu"`: the CUDA source it is declared in.
+    pub source: Option<LitStr>,
 }
 
 pub struct KernelParam {
@@ -85,6 +92,7 @@ pub struct KernelParam {
     pub ty: ParamTy,
 }
 
+#[derive(Clone)]
 pub enum ParamTy {
     Scalar(Type),
     Slice { mutable: bool, elem: Type },
@@ -219,7 +227,10 @@ impl Parse for Item {
                 ));
             }
         }
-        let item = if la.peek(kw::kernel) {
+        let item = if la.peek(kw::source) {
+            input.parse::<kw::source>()?;
+            Item::Source(input.parse()?)
+        } else if la.peek(kw::kernel) {
             Item::Kernel(input.parse()?)
         } else if la.peek(kw::buffer) || la.peek(kw::host_buffer) {
             let mut b: BufferDecl = input.parse()?;
@@ -259,12 +270,24 @@ impl Parse for KernelDecl {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         input.parse::<kw::kernel>()?;
         let name = input.parse()?;
-        let content;
-        parenthesized!(content in input);
-        let params = Punctuated::<KernelParam, Token![,]>::parse_terminated(&content)?;
+        let params = if input.peek(syn::token::Paren) {
+            let content;
+            parenthesized!(content in input);
+            let params = Punctuated::<KernelParam, Token![,]>::parse_terminated(&content)?;
+            Some(params.into_iter().collect())
+        } else {
+            None
+        };
+        let source = if input.peek(Token![in]) {
+            input.parse::<Token![in]>()?;
+            Some(input.parse()?)
+        } else {
+            None
+        };
         Ok(KernelDecl {
             name,
-            params: params.into_iter().collect(),
+            params,
+            source,
         })
     }
 }

@@ -13,6 +13,7 @@
 //! checks) and its expansion (handle type, how `build` adds it, how setters refresh it).
 
 pub mod ast;
+pub mod csrc;
 pub mod expand;
 mod gen;
 mod kinds;
@@ -26,7 +27,13 @@ use proc_macro2::TokenStream;
 /// the code of every graph. A graph with errors is still expanded without the faulty nodes and
 /// edges, so its types exist and one mistake does not cascade into many.
 pub fn cuda_graph(input: TokenStream) -> TokenStream {
-    let (graphs, errors) = match check(input) {
+    cuda_graph_in(input, validate::Dirs::from_env(None))
+}
+
+/// [`cuda_graph`], with CUDA source paths looked up in `dirs` (the proc-macro crate passes the
+/// directory of the file the macro is called in, besides the manifest directory).
+pub fn cuda_graph_in(input: TokenStream, dirs: validate::Dirs) -> TokenStream {
+    let (graphs, errors) = match check_in(input, &dirs) {
         Ok(checked) => checked,
         Err(e) => return e.to_compile_error(),
     };
@@ -38,9 +45,18 @@ pub fn cuda_graph(input: TokenStream) -> TokenStream {
 }
 
 /// Parses and checks `input`: the checked graphs and every error found, or the parse error.
+/// CUDA source paths are relative to `CARGO_MANIFEST_DIR`.
 pub fn check(input: TokenStream) -> syn::Result<(Vec<model::Graph>, model::Errors)> {
+    check_in(input, &validate::Dirs::from_env(None))
+}
+
+/// [`check`], with CUDA source paths looked up in `dirs`.
+pub fn check_in(
+    input: TokenStream,
+    dirs: &validate::Dirs,
+) -> syn::Result<(Vec<model::Graph>, model::Errors)> {
     let parsed = syn::parse2::<ast::Input>(input)?;
     let mut errors = model::Errors::default();
-    let graphs = validate::check(parsed, &mut errors);
+    let graphs = validate::check(parsed, dirs, &mut errors);
     Ok((graphs, errors))
 }

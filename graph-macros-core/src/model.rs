@@ -54,6 +54,10 @@ pub struct Kernel {
     pub name: Ident,
     pub params: Vec<(Ident, ParamTy)>,
     pub used: bool,
+    /// The CUDA source it was checked against (an index into `Graph::sources`).
+    pub source: Option<usize>,
+    /// Its declaration had an error (reported): nodes launching it are left out silently.
+    pub broken: bool,
 }
 
 /// A buffer declaration.
@@ -254,6 +258,8 @@ pub struct Graph {
     /// Generated methods that would collide (reported), left out of the expansion: a method
     /// name, or `node:NAME` for a node's view.
     pub hidden: BTreeSet<String>,
+    /// The CUDA source files read (where they were found).
+    pub sources: Vec<std::path::PathBuf>,
 }
 
 impl Graph {

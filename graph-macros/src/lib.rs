@@ -10,8 +10,9 @@ use proc_macro::TokenStream;
 /// ```text
 /// Input      := Graph*
 /// Graph      := OuterAttr* Vis 'graph' Ident '{' Item* '}'
-/// Item       := Kernel | Buffer | Param | Callback | Event | Node | Edges
-/// Kernel     := 'kernel' Ident '(' (Ident ':' ParamTy),* ')' ';'
+/// Item       := Source | Kernel | Buffer | Param | Callback | Event | Node | Edges
+/// Kernel     := 'kernel' Ident ('(' (Ident ':' ParamTy),* ')')? ('in' LitStr)? ';'
+/// Source     := 'source' LitStr ';'        the CUDA file the graph's kernels are in
 /// ParamTy    := '&' '[' Type ']'            a device buffer the kernel reads
 ///             | '&' 'mut' '[' Type ']'      a device buffer the kernel writes
 ///             | Type                        a by-value scalar (any cudarc DeviceRepr type)
@@ -33,6 +34,15 @@ use proc_macro::TokenStream;
 ///
 /// - `buffer mut` may be written by nodes; `#[disjoint]` on a buffer says its nodes touch
 ///   disjoint parts of it, so unordered writers are no data race.
+/// - `source "kernels/saxpy.cu";` (a path relative to the crate's manifest directory) makes the
+///   macro read the file at compile time and check every kernel declaration against its
+///   `extern "C" __global__` declaration: it exists, the parameter count, the scalar types
+///   (`float` is `f32`, `unsigned` is `u32`, `size_t` is `usize`, ...), and constness
+///   (`const float*` is `&[f32]`, `float*` is `&mut [f32]`). A kernel declared without a
+///   parameter list (`kernel saxpy;`) takes it from the file. The graph then also has
+///   `SOURCE` and `build_from_source(&ctx, inputs)`, which compiles the file with NVRTC once per
+///   context; editing the file rebuilds the crate. `kernel k(...) in "other.cu";` names a file
+///   for one kernel. Every graph has `PROTOTYPES`, the C prototypes of its kernels.
 /// - `#[concurrent]` on a node keeps it out of width capping (a wide graph's unordered nodes may
 ///   be put into lanes at instantiation; see `Instantiate::width_cap`).
 /// - Grid and block are a `u32` or a tuple of up to three; launch dimensions, scalar arguments
@@ -68,5 +78,11 @@ use proc_macro::TokenStream;
 /// nodes, ...); the `cuda-graph` crate's README lists them with their messages.
 #[proc_macro]
 pub fn cuda_graph(input: TokenStream) -> TokenStream {
-    cuda_graph_macros_core::cuda_graph(input.into()).into()
+    // CUDA source paths are relative to the manifest directory; the calling file's directory is
+    // looked in second.
+    let call = proc_macro::Span::call_site()
+        .local_file()
+        .and_then(|f| f.parent().map(std::path::Path::to_path_buf));
+    let dirs = cuda_graph_macros_core::validate::Dirs::from_env(call);
+    cuda_graph_macros_core::cuda_graph_in(input.into(), dirs).into()
 }

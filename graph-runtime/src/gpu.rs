@@ -95,6 +95,37 @@ pub fn compile(ctx: &Arc<CudaContext>, src: &str) -> Result<Module, ModuleError>
     Module::from_ptx(ctx, &ptx.to_src())
 }
 
+/// [`compile`]s `src` for `ctx` on first use, and hands out the same module after: one module
+/// per context and source, kept for the process's life. What `cuda_graph!`'s
+/// `build_from_source` uses.
+///
+/// ```no_run
+/// # fn main() -> Result<(), cuda_graph_runtime::Error> {
+/// static KERNELS: &str = r#"extern "C" __global__ void zero(float* y) { y[threadIdx.x] = 0; }"#;
+/// let ctx = cuda_graph_runtime::context(0)?;
+/// let a = cuda_graph_runtime::compile_cached(&ctx, KERNELS)?;
+/// let b = cuda_graph_runtime::compile_cached(&ctx, KERNELS)?;   // no second compilation
+/// assert!(std::sync::Arc::ptr_eq(&a, &b));
+/// # Ok(()) }
+/// ```
+pub fn compile_cached(
+    ctx: &Arc<CudaContext>,
+    src: &'static str,
+) -> Result<Arc<Module>, ModuleError> {
+    type Cache = Vec<(usize, usize, Arc<Module>)>;
+    static CACHE: std::sync::Mutex<Cache> = std::sync::Mutex::new(Vec::new());
+    // The cached module holds the context, so its address is never reused by another while
+    // the entry exists.
+    let key = (Arc::as_ptr(ctx) as usize, src.as_ptr() as usize);
+    let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((.., m)) = cache.iter().find(|(c, s, _)| (*c, *s) == key) {
+        return Ok(m.clone());
+    }
+    let m = Arc::new(compile(ctx, src)?);
+    cache.push((key.0, key.1, m.clone()));
+    Ok(m)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -41,7 +41,7 @@ pub use error::{
     LaunchError, LaunchLimit, ModuleError, NoGpu, Result, Role, UpdateError, UpdateRefusal,
 };
 pub use exec::{BufferSlot, GraphExec, Instantiate, UpdatePath};
-pub use gpu::{compile, context, gpu_available, nvrtc_available};
+pub use gpu::{compile, compile_cached, context, gpu_available, nvrtc_available};
 pub use graph::{Graph, DEFAULT_CAP_ABOVE, DEFAULT_LANES};
 pub use id::{Dep, GraphId, NodeId};
 pub use kinds::child::{ChildMut, ChildNode};

@@ -129,6 +129,72 @@ fn input_parts(cx: &Cx<'_>) -> InputParts {
     p
 }
 
+/// What a graph whose kernels all come from one CUDA file gets: `SOURCE` and
+/// `build_from_source`.
+fn source_items(g: &Graph, inputs_name: &syn::Ident, inputs_lt: &TokenStream) -> TokenStream {
+    let rt = rt();
+    let paths: Vec<String> = g
+        .sources
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let mut out = TokenStream::new();
+    let one_file = g.sources.len() == 1 && g.kernels.iter().all(|k| k.source == Some(0));
+    if one_file {
+        let path = &paths[0];
+        out.extend(quote! {
+            /// The CUDA source the kernels are declared in, read at compile time.
+            pub const SOURCE: &'static str = ::core::include_str!(#path);
+
+            /// Builds the template from [`Self::SOURCE`], compiled with NVRTC for `ctx`'s
+            /// device on first use and kept for the process's life (one module per context).
+            pub fn build_from_source(
+                ctx: &#rt::Arc<#rt::CudaContext>,
+                inputs: #inputs_name #inputs_lt,
+            ) -> #rt::Result<Self> {
+                let module = #rt::compile_cached(ctx, Self::SOURCE)?;
+                Self::build(&module, inputs)
+            }
+        });
+    }
+    out
+}
+
+/// The kernels' CUDA C prototypes, from their Rust declarations.
+fn prototypes(g: &Graph) -> String {
+    let mut out = String::new();
+    for k in &g.kernels {
+        let params: Vec<String> = k
+            .params
+            .iter()
+            .map(|(n, t)| {
+                let c = |ty: &syn::Type| {
+                    let text = ty.to_token_stream().to_string();
+                    // A type with no C spelling known (a struct): its Rust name.
+                    crate::csrc::c_of(&text).map_or(text.clone(), str::to_owned)
+                };
+                match t {
+                    ParamTy::Scalar(ty) => format!("{} {n}", c(ty)),
+                    ParamTy::Slice {
+                        mutable: false,
+                        elem,
+                    } => format!("const {}* {n}", c(elem)),
+                    ParamTy::Slice {
+                        mutable: true,
+                        elem,
+                    } => format!("{}* {n}", c(elem)),
+                }
+            })
+            .collect();
+        out.push_str(&format!(
+            "extern \"C\" __global__ void {}({});\n",
+            k.name,
+            params.join(", ")
+        ));
+    }
+    out
+}
+
 /// The body of `__cg_populate`: loads the kernels, then adds every node in dependency order.
 fn populate(cx: &Cx<'_>) -> TokenStream {
     let rt = rt();
@@ -257,6 +323,15 @@ pub fn graph(g: &Graph) -> TokenStream {
     let child_doc = format!("The inputs of [`{name}`] used as a child graph (`child({name} {{ ... }})`): buffer handles of the parent, constant params, callbacks and events.");
     let state = quote!(<#name<'a> as #rt::Generated<'a>>::State);
     let checks = type_checks(g);
+    let source = source_items(g, &inputs_name, &inputs_lt);
+    // Each CUDA file read, read by the compiler too: editing it rebuilds the crate.
+    let tracked = g.sources.iter().map(|p| {
+        let p = p.to_string_lossy().into_owned();
+        quote!(
+            const _: &[u8] = ::core::include_bytes!(#p);
+        )
+    });
+    let prototypes = prototypes(g);
     quote! {
         #checks
 
@@ -283,6 +358,8 @@ pub fn graph(g: &Graph) -> TokenStream {
         }
 
         const _: () = {
+            #(#tracked)*
+
             /// The inputs bound to the graph: params, buffer handles, callbacks, events.
             pub struct __CgInputs<'a> {
                 #(#state_fields,)*
@@ -306,6 +383,12 @@ pub fn graph(g: &Graph) -> TokenStream {
             impl<'a> #name<'a> {
                 /// The graph as DOT text, computed at compile time from the names written here.
                 pub const DOT: &'static str = #dot;
+
+                /// The CUDA C prototypes of the kernels as declared here: a start for the `.cu`
+                /// file.
+                pub const PROTOTYPES: &'static str = #prototypes;
+
+                #source
 
                 /// The graph as DOT text (no GPU needed).
                 pub fn to_dot() -> &'static str {

@@ -27,6 +27,10 @@ pub(super) fn lower(cx: &mut Lower<'_>, l: ast::Launch, uses: &mut Uses) -> Opti
         return None;
     };
     cx.kernels[k].used = true;
+    if cx.kernels[k].broken {
+        // Its declaration's error is reported; more here would be noise.
+        return None;
+    }
     let grid = cx.value(uses, l.grid, "launch dimensions");
     let block = cx.value(uses, l.block, "launch dimensions");
     let smem = l.smem.map(|e| cx.value(uses, e, "launch dimensions"));

@@ -7,6 +7,9 @@
 
 mod edges;
 mod nodes;
+mod source;
+
+pub use source::Dirs;
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -44,7 +47,7 @@ const KERNEL_SETTERS: &[&str] = &[
 
 /// Checks every graph of a macro call. Graphs with errors are still returned (with the faulty
 /// nodes and edges left out), so their types can be generated.
-pub fn check(input: ast::Input, errors: &mut Errors) -> Vec<Graph> {
+pub fn check(input: ast::Input, dirs: &Dirs, errors: &mut Errors) -> Vec<Graph> {
     let mut names: HashMap<String, Span> = HashMap::new();
     let mut out = Vec::new();
     for g in input.graphs {
@@ -55,7 +58,7 @@ pub fn check(input: ast::Input, errors: &mut Errors) -> Vec<Graph> {
             );
             continue;
         }
-        out.push(check_graph(g, errors));
+        out.push(check_graph(g, dirs, errors));
     }
     out
 }
@@ -63,14 +66,26 @@ pub fn check(input: ast::Input, errors: &mut Errors) -> Vec<Graph> {
 /// Declarations, then nodes, then names, then edges; the cross-item rules (unused inputs,
 /// races) only when nothing was left out, since a missing node or edge would make them report
 /// what is no mistake.
-fn check_graph(g: GraphDef, errors: &mut Errors) -> Graph {
+fn check_graph(g: GraphDef, dirs: &Dirs, errors: &mut Errors) -> Graph {
     let mut kernels = Vec::new();
     let mut inputs = Vec::new();
     let mut node_decls = Vec::new();
     let mut chains = Vec::new();
+    let mut kernel_decls = Vec::new();
+    let mut graph_source: Option<syn::LitStr> = None;
     for item in g.items {
         match item {
-            Item::Kernel(k) => check_kernel_decl(&mut kernels, k, errors),
+            Item::Source(lit) => {
+                if graph_source.is_some() {
+                    errors.at(
+                        lit.span(),
+                        "a graph names one source file; give a kernel of another file its own with `kernel name(...) in \"other.cu\";`",
+                    );
+                } else {
+                    graph_source = Some(lit);
+                }
+            }
+            Item::Kernel(k) => kernel_decls.push(k),
             Item::Buffer(b) => {
                 let kind = InputKind::Buffer(Buffer {
                     host: b.host,
@@ -87,6 +102,7 @@ fn check_graph(g: GraphDef, errors: &mut Errors) -> Graph {
             Item::Edges(e) => chains.push(e),
         }
     }
+    let sources = check_kernel_decls(&mut kernels, kernel_decls, graph_source, dirs, errors);
     let before = errors.len();
     let mut lower = Lower {
         kernels: &mut kernels,
@@ -94,7 +110,8 @@ fn check_graph(g: GraphDef, errors: &mut Errors) -> Graph {
         errors,
     };
     let (nodes, failed) = nodes::check_nodes(&mut lower, node_decls);
-    let node_errors = errors.len() > before;
+    // A node left out (for its own error, or its kernel's) would make inputs look unused.
+    let node_errors = errors.len() > before || !failed.is_empty();
     let mut topo = Topology::new();
     for n in &nodes {
         topo.add_node(&n.name.to_string(), n.op.kind())
@@ -111,6 +128,7 @@ fn check_graph(g: GraphDef, errors: &mut Errors) -> Graph {
         order: Vec::new(),
         preds: Vec::new(),
         hidden: BTreeSet::new(),
+        sources,
     };
     model.hidden = check_names(&model, errors);
     let before = errors.len();
@@ -133,31 +151,121 @@ fn check_graph(g: GraphDef, errors: &mut Errors) -> Graph {
     model
 }
 
+/// Kernel declarations, each checked against the CUDA source it names (its own, or the
+/// graph's), or taking its parameters from it. Returns the source files read.
+fn check_kernel_decls(
+    kernels: &mut Vec<Kernel>,
+    decls: Vec<ast::KernelDecl>,
+    graph_source: Option<syn::LitStr>,
+    dirs: &Dirs,
+    errors: &mut Errors,
+) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<(String, Option<source::Loaded>)> = Vec::new();
+    let mut open = |lit: &syn::LitStr, errors: &mut Errors| -> Option<usize> {
+        let key = lit.value();
+        if let Some(i) = files.iter().position(|(k, _)| *k == key) {
+            return files[i].1.as_ref().map(|_| i);
+        }
+        let loaded = source::load(lit, dirs, errors);
+        let ok = loaded.is_some();
+        files.push((key, loaded));
+        ok.then(|| files.len() - 1)
+    };
+    let graph_file = graph_source.as_ref().and_then(|lit| open(lit, errors));
+    let mut resolved = Vec::new();
+    for k in decls {
+        let file = match &k.source {
+            Some(lit) => open(lit, errors),
+            None => graph_file,
+        };
+        let named = k.source.is_some() || graph_source.is_some();
+        resolved.push((k, file, named));
+    }
+    // The files that were read, in order; kernels refer to them by index.
+    let mut used: Vec<usize> = Vec::new();
+    for (k, file, named) in resolved {
+        let (params, source) = match (file, &k.params) {
+            (Some(f), params) => {
+                let loaded = files[f]
+                    .1
+                    .as_ref()
+                    .expect("an index of a file that was read");
+                let p = source::kernel_params(&k.name, params.as_deref(), loaded, errors);
+                let slot = match used.iter().position(|&u| u == f) {
+                    Some(s) => s,
+                    None => {
+                        used.push(f);
+                        used.len() - 1
+                    }
+                };
+                (p, Some(slot))
+            }
+            // The file could not be read (reported): check what the Rust declaration says.
+            (None, Some(params)) => (Some(rust_params(params)), None),
+            (None, None) if named => (None, None),
+            (None, None) => {
+                errors.at(
+                    k.name.span(),
+                    format!(
+                        "kernel `{}` has no parameter list and no CUDA source to take one from; write its parameters, or name the file with `source \"kernels.cu\";`",
+                        k.name
+                    ),
+                );
+                (None, None)
+            }
+        };
+        match params {
+            Some(params) => check_kernel_decl(kernels, k.name, params, source, errors),
+            // Left out, but declared: a node launching it is not told it is unknown.
+            None => kernels.push(Kernel {
+                name: k.name,
+                params: Vec::new(),
+                used: true,
+                source: None,
+                broken: true,
+            }),
+        }
+    }
+    used.into_iter()
+        .map(|f| files[f].1.as_ref().expect("read").path.clone())
+        .collect()
+}
+
+fn rust_params(params: &[ast::KernelParam]) -> Vec<(Ident, ast::ParamTy)> {
+    params
+        .iter()
+        .map(|p| (p.name.clone(), p.ty.clone()))
+        .collect()
+}
+
 /// Kernel declarations: unique names, parameters that do not shadow the view's setters.
-fn check_kernel_decl(kernels: &mut Vec<Kernel>, k: ast::KernelDecl, errors: &mut Errors) {
-    if kernels.iter().any(|o| o.name == k.name) {
+fn check_kernel_decl(
+    kernels: &mut Vec<Kernel>,
+    name: Ident,
+    params: Vec<(Ident, ast::ParamTy)>,
+    source: Option<usize>,
+    errors: &mut Errors,
+) {
+    if kernels.iter().any(|o| o.name == name) {
         errors.at(
-            k.name.span(),
-            format!(
-                "the kernel `{}` is declared twice; remove one declaration",
-                k.name
-            ),
+            name.span(),
+            format!("the kernel `{name}` is declared twice; remove one declaration"),
         );
         return;
     }
     let mut seen: Vec<&Ident> = Vec::new();
-    for p in &k.params {
-        if seen.contains(&&p.name) {
+    for (pname, _) in &params {
+        if seen.contains(&pname) {
             errors.at(
-                p.name.span(),
-                format!("the parameter `{}` is declared twice", p.name),
+                pname.span(),
+                format!("the parameter `{pname}` is declared twice"),
             );
         }
-        seen.push(&p.name);
-        let n = p.name.to_string();
+        seen.push(pname);
+        let n = pname.to_string();
         if KERNEL_SETTERS.contains(&n.as_str()) {
             errors.at(
-                p.name.span(),
+                pname.span(),
                 format!(
                     "a kernel parameter named `{n}` would give a setter `set_{n}` that hides the node view's own `set_{n}`; rename the parameter"
                 ),
@@ -165,9 +273,11 @@ fn check_kernel_decl(kernels: &mut Vec<Kernel>, k: ast::KernelDecl, errors: &mut
         }
     }
     kernels.push(Kernel {
-        name: k.name,
-        params: k.params.into_iter().map(|p| (p.name, p.ty)).collect(),
+        name,
+        params,
         used: false,
+        source,
+        broken: false,
     });
 }
 

@@ -61,6 +61,9 @@ const _: () = {
     impl<'a> Inner<'a> {
         /// The graph as DOT text, computed at compile time from the names written here.
         pub const DOT: &'static str = "digraph \"Inner\" {\n  rankdir=TB;\n  \"f\" [label=\"f\\nkernel\", shape=box];\n}\n";
+        /// The CUDA C prototypes of the kernels as declared here: a start for the `.cu`
+        /// file.
+        pub const PROTOTYPES: &'static str = "extern \"C\" __global__ void fill(unsigned int* y, unsigned int v);\n";
         /// The graph as DOT text (no GPU needed).
         pub fn to_dot() -> &'static str {
             Self::DOT
@@ -482,6 +485,9 @@ const _: () = {
     impl<'a> Outer<'a> {
         /// The graph as DOT text, computed at compile time from the names written here.
         pub const DOT: &'static str = "digraph \"Outer\" {\n  rankdir=TB;\n  \"first\" [label=\"first\\nkernel\", shape=box];\n  \"sub\" [label=\"sub\\nchild graph\", shape=box3d];\n  \"back\" [label=\"back\\nmemcpy\", shape=parallelogram];\n  \"tell\" [label=\"tell\\nhost\", shape=ellipse];\n  \"rec\" [label=\"rec\\nevent record\", shape=diamond];\n  \"join\" [label=\"join\\nempty\", shape=point];\n  \"first\" -> \"sub\";\n  \"sub\" -> \"back\";\n  \"back\" -> \"tell\";\n  \"back\" -> \"rec\";\n  \"tell\" -> \"join\";\n  \"rec\" -> \"join\";\n}\n";
+        /// The CUDA C prototypes of the kernels as declared here: a start for the `.cu`
+        /// file.
+        pub const PROTOTYPES: &'static str = "extern \"C\" __global__ void fill(unsigned int* y, unsigned int v);\n";
         /// The graph as DOT text (no GPU needed).
         pub fn to_dot() -> &'static str {
             Self::DOT

@@ -100,6 +100,9 @@ const _: () = {
     impl<'a> Saxpy<'a> {
         /// The graph as DOT text, computed at compile time from the names written here.
         pub const DOT: &'static str = "digraph \"Saxpy\" {\n  rankdir=TB;\n  \"clear\" [label=\"clear\\nmemset\", shape=parallelogram];\n  \"step\" [label=\"step\\nkernel\", shape=box];\n  \"reduce\" [label=\"reduce\\nkernel\", shape=box];\n  \"step\" -> \"reduce\";\n  \"clear\" -> \"reduce\";\n}\n";
+        /// The CUDA C prototypes of the kernels as declared here: a start for the `.cu`
+        /// file.
+        pub const PROTOTYPES: &'static str = "extern \"C\" __global__ void saxpy(float a, const float* x, float* y, unsigned int n);\nextern \"C\" __global__ void sum(const float* y, float* total, unsigned int n);\n";
         /// The graph as DOT text (no GPU needed).
         pub fn to_dot() -> &'static str {
             Self::DOT

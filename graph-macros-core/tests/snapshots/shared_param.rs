@@ -68,6 +68,9 @@ const _: () = {
     impl<'a> Shared<'a> {
         /// The graph as DOT text, computed at compile time from the names written here.
         pub const DOT: &'static str = "digraph \"Shared\" {\n  rankdir=TB;\n  \"s0\" [label=\"s0\\nkernel\", shape=box];\n  \"s1\" [label=\"s1\\nkernel\", shape=box];\n  \"s2\" [label=\"s2\\nkernel\", shape=box];\n  \"s3\" [label=\"s3\\nkernel\", shape=box];\n  \"s0\" -> \"s1\";\n  \"s0\" -> \"s2\";\n  \"s0\" -> \"s3\";\n}\n";
+        /// The CUDA C prototypes of the kernels as declared here: a start for the `.cu`
+        /// file.
+        pub const PROTOTYPES: &'static str = "extern \"C\" __global__ void scale(float* y, float a, unsigned int n);\n";
         /// The graph as DOT text (no GPU needed).
         pub fn to_dot() -> &'static str {
             Self::DOT

@@ -1,0 +1,697 @@
+//! Reading kernel declarations from CUDA C source, at compile time.
+//!
+//! Not a C++ compiler: a lexer and a scanner that find `__global__` function declarations and
+//! their parameter lists, which is all the macro checks. It handles comments, string literals,
+//! `const`, `__restrict__`, default arguments, array parameters, attributes such as
+//! `__launch_bounds__(...)`, `extern "C"` on a declaration or around a block, `#if 0` blocks,
+//! and object-like macros (`#define KERNEL extern "C" __global__`). What it cannot decide it
+//! says: kernels inside a conditional it cannot evaluate, templates, kernels without C linkage,
+//! function-like macros it does not expand. It never panics on any input.
+
+/// A CUDA source file, as far as kernels go.
+#[derive(Debug, Default)]
+pub struct Source {
+    pub kernels: Vec<CKernel>,
+    /// Function-like macros the file defines (not expanded).
+    pub function_macros: Vec<String>,
+}
+
+/// How a kernel is declared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Linkage {
+    /// `extern "C"`: loadable by its name.
+    C,
+    /// C++ linkage: its name is mangled.
+    Cpp,
+    /// A template: its parameter types depend on template arguments.
+    Template,
+}
+
+/// One `__global__` function.
+#[derive(Debug, Clone)]
+pub struct CKernel {
+    pub name: String,
+    /// 1-based line of its declaration.
+    pub line: usize,
+    /// The declaration on one line, as quoted in messages.
+    pub decl: String,
+    pub params: Vec<CParam>,
+    pub linkage: Linkage,
+    /// The condition of an `#if`/`#ifdef` it sits in that the reader cannot evaluate.
+    pub conditional: Option<String>,
+    /// Macro calls in the declaration that the reader does not expand.
+    pub unexpanded: Vec<String>,
+}
+
+/// One parameter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CParam {
+    pub name: Option<String>,
+    pub ty: CType,
+    /// The parameter as written (tokens joined), e.g. `const float* __restrict__ x`.
+    pub text: String,
+}
+
+/// A parameter's type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CType {
+    /// A scalar: its C spelling (canonical, e.g. `unsigned int`) and the Rust type it is.
+    Scalar { c: String, rust: &'static str },
+    /// A pointer: its pointee's C spelling, the Rust element type when it is a known scalar
+    /// (`None` for `void` and other types), and whether the pointee is `const`.
+    Pointer {
+        pointee: String,
+        rust: Option<&'static str>,
+        constant: bool,
+    },
+    /// Anything else (a struct, a template parameter, a reference, a double pointer, ...).
+    Other(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    Ident,
+    Punct,
+    Str,
+    Other,
+}
+
+#[derive(Debug, Clone)]
+struct Tok {
+    kind: Kind,
+    text: String,
+    line: usize,
+    /// Inside an `#if` the reader cannot evaluate: its condition.
+    cond: Option<String>,
+}
+
+/// What a preprocessor conditional does to the lines under it.
+#[derive(Clone)]
+enum Branch {
+    Taken,
+    Skipped,
+    /// Cannot tell: the condition's text.
+    Unknown(String),
+    /// An `#else` or `#elif` after a taken branch.
+    Done,
+}
+
+struct Macro {
+    name: String,
+    body: Vec<Tok>,
+}
+
+/// Reads `text`.
+pub fn parse(text: &str) -> Source {
+    let mut function_macros = Vec::new();
+    let toks = lex(text, &mut function_macros);
+    let kernels = scan(&toks);
+    Source {
+        kernels,
+        function_macros,
+    }
+}
+
+/// Tokens of `text` with comments and preprocessor lines removed, skipped branches left out,
+/// and object-like macros expanded.
+fn lex(text: &str, function_macros: &mut Vec<String>) -> Vec<Tok> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut macros: Vec<Macro> = Vec::new();
+    let mut stack: Vec<Branch> = Vec::new();
+    let (mut i, mut line, mut line_start) = (0usize, 1usize, true);
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            line += 1;
+            line_start = true;
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                if b[i] == b'\n' {
+                    line += 1;
+                }
+                i += 1;
+            }
+            i = (i + 2).min(b.len());
+            continue;
+        }
+        if c == b'#' && line_start {
+            // A directive, with its continuation lines.
+            let start = i + 1;
+            while i < b.len() && b[i] != b'\n' {
+                if b[i] == b'\\' && b.get(i + 1) == Some(&b'\n') {
+                    line += 1;
+                    i += 1;
+                }
+                i += 1;
+            }
+            let directive = String::from_utf8_lossy(&b[start..i]).replace("\\\n", " ");
+            directive_(&directive, line, &mut stack, &mut macros, function_macros);
+            continue;
+        }
+        line_start = false;
+        let live = !stack
+            .iter()
+            .any(|s| matches!(s, Branch::Skipped | Branch::Done));
+        let cond = stack.iter().rev().find_map(|s| match s {
+            Branch::Unknown(c) => Some(c.clone()),
+            _ => None,
+        });
+        let (kind, end) = if c == b'"' || c == b'\'' {
+            let mut j = i + 1;
+            while j < b.len() && b[j] != c && b[j] != b'\n' {
+                j += if b[j] == b'\\' { 2 } else { 1 };
+            }
+            (Kind::Str, (j + 1).min(b.len()))
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            let mut j = i;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                j += 1;
+            }
+            (Kind::Ident, j)
+        } else if c.is_ascii_digit() {
+            let mut j = i;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'.') {
+                j += 1;
+            }
+            (Kind::Other, j)
+        } else if c.is_ascii() {
+            (Kind::Punct, i + 1)
+        } else {
+            // A non-ASCII character (in an identifier or elsewhere): skip the whole of it.
+            let mut j = i + 1;
+            while j < b.len() && !text.is_char_boundary(j) {
+                j += 1;
+            }
+            (Kind::Other, j)
+        };
+        let tok = Tok {
+            kind,
+            text: String::from_utf8_lossy(&b[i..end]).into_owned(),
+            line,
+            cond,
+        };
+        i = end;
+        if live {
+            expand(tok, &macros, 0, &mut out);
+        }
+    }
+    out
+}
+
+/// Pushes `tok`, or the body of the object-like macro it names (expanded in turn, to a depth).
+fn expand(tok: Tok, macros: &[Macro], depth: usize, out: &mut Vec<Tok>) {
+    if tok.kind == Kind::Ident && depth < 8 {
+        if let Some(m) = macros.iter().rev().find(|m| m.name == tok.text) {
+            for t in &m.body {
+                let t = Tok {
+                    line: tok.line,
+                    cond: tok.cond.clone(),
+                    ..t.clone()
+                };
+                expand(t, macros, depth + 1, out);
+            }
+            return;
+        }
+    }
+    out.push(tok);
+}
+
+fn directive_(
+    d: &str,
+    line: usize,
+    stack: &mut Vec<Branch>,
+    macros: &mut Vec<Macro>,
+    function_macros: &mut Vec<String>,
+) {
+    let d = d.trim();
+    let (word, rest) = d
+        .split_once(|c: char| c.is_whitespace() || c == '(')
+        .map_or((d, ""), |(w, r)| (w, r));
+    let rest = if d.len() > word.len() && d.as_bytes().get(word.len()) == Some(&b'(') {
+        &d[word.len()..]
+    } else {
+        rest.trim()
+    };
+    let skipping = stack
+        .iter()
+        .any(|s| matches!(s, Branch::Skipped | Branch::Done));
+    let defined = |macros: &Vec<Macro>, n: &str| macros.iter().any(|m| m.name == n);
+    match word {
+        "if" | "ifdef" | "ifndef" => {
+            let name = rest.split_whitespace().next().unwrap_or("");
+            let branch = if skipping {
+                Branch::Skipped
+            } else {
+                match (word, rest.trim()) {
+                    ("if", "0") => Branch::Skipped,
+                    ("if", "1") => Branch::Taken,
+                    ("ifdef", _) if defined(macros, name) => Branch::Taken,
+                    // Not defined in this file: assumed not defined by the build either (an
+                    // include guard, typically).
+                    ("ifndef", _) if !defined(macros, name) => Branch::Taken,
+                    ("ifndef", _) => Branch::Skipped,
+                    _ => Branch::Unknown(format!("#{word} {}", rest.trim())),
+                }
+            };
+            stack.push(branch);
+        }
+        "else" | "elif" => {
+            if let Some(top) = stack.last_mut() {
+                *top = match (&*top, word) {
+                    (Branch::Taken | Branch::Done, _) => Branch::Done,
+                    (Branch::Skipped, "else") => Branch::Taken,
+                    (Branch::Skipped, _) if rest.trim() == "1" => Branch::Taken,
+                    (Branch::Skipped, _) if rest.trim() == "0" => Branch::Skipped,
+                    (Branch::Skipped, _) => Branch::Unknown(format!("#elif {}", rest.trim())),
+                    (Branch::Unknown(c), _) => Branch::Unknown(format!("{c} (#{word})")),
+                };
+            }
+        }
+        "endif" => {
+            stack.pop();
+        }
+        "define" if !skipping => {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if name.is_empty() {
+                return;
+            }
+            let after = &rest[name.len()..];
+            if after.starts_with('(') {
+                function_macros.push(name);
+            } else {
+                let mut unused = Vec::new();
+                let body = lex(after, &mut unused)
+                    .into_iter()
+                    .map(|t| Tok { line, ..t })
+                    .collect();
+                macros.push(Macro { name, body });
+            }
+        }
+        "undef" if !skipping => {
+            let name = rest.split_whitespace().next().unwrap_or("");
+            macros.retain(|m| m.name != name);
+        }
+        _ => {}
+    }
+}
+
+/// Attributes that may stand between `__global__` and the kernel's name, with or without a
+/// parenthesised argument.
+const ATTRIBUTES: &[&str] = &[
+    "__launch_bounds__",
+    "__attribute__",
+    "__maxnreg__",
+    "__cluster_dims__",
+    "__declspec",
+    "alignas",
+    "__noinline__",
+    "__forceinline__",
+];
+
+/// Finds the `__global__` functions.
+fn scan(t: &[Tok]) -> Vec<CKernel> {
+    let mut out = Vec::new();
+    let is = |i: usize, s: &str| t.get(i).is_some_and(|x| x.text == s);
+    // Brace depth, and the depths at which `extern "C" {` blocks were opened.
+    let (mut depth, mut c_blocks) = (0usize, Vec::new());
+    // `extern "C"` or `template<...>` seen before the declaration being read (token index).
+    let (mut extern_c, mut template) = (None::<usize>, None::<usize>);
+    let mut i = 0;
+    while i < t.len() {
+        let x = &t[i];
+        if x.text == "extern" && t.get(i + 1).is_some_and(|s| s.text == "\"C\"") {
+            if is(i + 2, "{") {
+                c_blocks.push(depth);
+                depth += 1;
+                i += 3;
+            } else {
+                extern_c = Some(i);
+                i += 2;
+            }
+            continue;
+        }
+        if x.text == "template" && is(i + 1, "<") {
+            template = Some(i);
+            i = skip_angles(t, i + 1);
+            continue;
+        }
+        match x.text.as_str() {
+            "{" => depth += 1,
+            "}" => {
+                depth = depth.saturating_sub(1);
+                if c_blocks.last() == Some(&depth) {
+                    c_blocks.pop();
+                }
+                extern_c = None;
+                template = None;
+            }
+            ";" => {
+                extern_c = None;
+                template = None;
+            }
+            "__global__" => {
+                let linkage = if template.is_some() {
+                    Linkage::Template
+                } else if extern_c.is_some() || !c_blocks.is_empty() {
+                    Linkage::C
+                } else {
+                    Linkage::Cpp
+                };
+                let start = template.or(extern_c).unwrap_or(i);
+                let (kernel, next) = declaration(t, start, i + 1, linkage);
+                out.extend(kernel);
+                extern_c = None;
+                template = None;
+                i = next;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The index after the `<...>` starting at `i` (which is `<`).
+fn skip_angles(t: &[Tok], i: usize) -> usize {
+    let mut d = 0i32;
+    let mut j = i;
+    while j < t.len() {
+        match t[j].text.as_str() {
+            "<" => d += 1,
+            ">" => {
+                d -= 1;
+                if d <= 0 {
+                    return j + 1;
+                }
+            }
+            "{" | ";" => return j,
+            _ => {}
+        }
+        j += 1;
+    }
+    j
+}
+
+/// The index after the group opened at `i` (a `(`, `[` or `{`).
+fn skip_group(t: &[Tok], i: usize) -> usize {
+    let (open, close) = match t.get(i).map(|x| x.text.as_str()) {
+        Some("(") => ("(", ")"),
+        Some("[") => ("[", "]"),
+        Some("{") => ("{", "}"),
+        _ => return i + 1,
+    };
+    let mut d = 0usize;
+    let mut j = i;
+    while j < t.len() {
+        if t[j].text == open {
+            d += 1;
+        } else if t[j].text == close {
+            d -= 1;
+            if d == 0 {
+                return j + 1;
+            }
+        }
+        j += 1;
+    }
+    j
+}
+
+/// Reads the declaration whose `__global__` token ends just before `from`; returns the kernel
+/// (if the declaration is one) and the index to go on scanning from (after its body, if any).
+fn declaration(t: &[Tok], start: usize, from: usize, linkage: Linkage) -> (Option<CKernel>, usize) {
+    // The last `name (...)` before the body or `;` is the function; any earlier one is an
+    // attribute or a macro call.
+    let mut last: Option<(usize, usize, usize)> = None; // name, open, close (exclusive)
+    let mut calls = Vec::new();
+    let mut j = from;
+    while j < t.len() {
+        match t[j].text.as_str() {
+            "{" | ";" => break,
+            "(" => {
+                let end = skip_group(t, j);
+                if j > from && t[j - 1].kind == Kind::Ident {
+                    if let Some((n, ..)) = last {
+                        calls.push(t[n].text.clone());
+                    }
+                    last = Some((j - 1, j, end));
+                }
+                j = end;
+            }
+            _ => j += 1,
+        }
+    }
+    let body_end = if t.get(j).is_some_and(|x| x.text == "{") {
+        skip_group(t, j)
+    } else {
+        j + 1
+    };
+    let Some((n, open, close)) = last else {
+        return (None, body_end);
+    };
+    if ATTRIBUTES.contains(&t[n].text.as_str()) {
+        return (None, body_end);
+    }
+    let unexpanded = calls
+        .into_iter()
+        .filter(|c| !ATTRIBUTES.contains(&c.as_str()))
+        .collect();
+    let params = parameters(&t[open + 1..close.saturating_sub(1).max(open + 1)]);
+    let head: Vec<&str> = t[start..n]
+        .iter()
+        .filter(|x| !matches!(x.text.as_str(), "{"))
+        .map(|x| x.text.as_str())
+        .collect();
+    let texts: Vec<&str> = params.iter().map(|p| p.text.as_str()).collect();
+    let head = head
+        .join(" ")
+        .replace(" ( ", "(")
+        .replace(" )", ")")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",");
+    let decl = format!("{head} {}({})", t[n].text, texts.join(", "));
+    let kernel = CKernel {
+        name: t[n].text.clone(),
+        line: t[n].line,
+        decl,
+        params,
+        linkage,
+        conditional: t[n].cond.clone(),
+        unexpanded,
+    };
+    (Some(kernel), body_end)
+}
+
+/// Splits a parameter list at its top-level commas and reads each parameter.
+fn parameters(t: &[Tok]) -> Vec<CParam> {
+    if t.is_empty() || (t.len() == 1 && t[0].text == "void") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let (mut d, mut start) = (0i32, 0);
+    for (k, x) in t.iter().enumerate() {
+        match x.text.as_str() {
+            "(" | "[" | "{" | "<" => d += 1,
+            ")" | "]" | "}" | ">" => d -= 1,
+            "," if d <= 0 => {
+                out.push(parameter(&t[start..k]));
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(parameter(&t[start..]));
+    out
+}
+
+const QUALIFIERS: &[&str] = &[
+    "const",
+    "volatile",
+    "__restrict__",
+    "__restrict",
+    "restrict",
+    "struct",
+    "class",
+    "enum",
+    "typename",
+    "register",
+    "__grid_constant__",
+];
+
+const TYPE_WORDS: &[&str] = &[
+    "void",
+    "bool",
+    "char",
+    "short",
+    "int",
+    "long",
+    "signed",
+    "unsigned",
+    "float",
+    "double",
+    "size_t",
+    "ptrdiff_t",
+    "int8_t",
+    "uint8_t",
+    "int16_t",
+    "uint16_t",
+    "int32_t",
+    "uint32_t",
+    "int64_t",
+    "uint64_t",
+    "__half",
+    "half",
+    "__nv_bfloat16",
+];
+
+fn parameter(t: &[Tok]) -> CParam {
+    // A default argument is not part of the type.
+    let t = match t.iter().position(|x| x.text == "=") {
+        Some(k) => &t[..k],
+        None => t,
+    };
+    let text = t
+        .iter()
+        .map(|x| x.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(" *", "*")
+        .replace(" [ ]", "[]");
+    let stars =
+        t.iter().filter(|x| x.text == "*").count() + t.iter().filter(|x| x.text == "[").count();
+    let reference = t.iter().any(|x| x.text == "&" || x.text == "...");
+    let first_star = t
+        .iter()
+        .position(|x| x.text == "*" || x.text == "[")
+        .unwrap_or(t.len());
+    let constant = t[..first_star].iter().any(|x| x.text == "const");
+    let words: Vec<&str> = t[..first_star]
+        .iter()
+        .filter(|x| x.kind == Kind::Ident && !QUALIFIERS.contains(&x.text.as_str()))
+        .map(|x| x.text.as_str())
+        .collect();
+    // The name: the identifier after the last `*`, or the last of several identifiers that is
+    // no type word.
+    let after: Vec<&str> = t[first_star..]
+        .iter()
+        .filter(|x| x.kind == Kind::Ident && !QUALIFIERS.contains(&x.text.as_str()))
+        .map(|x| x.text.as_str())
+        .collect();
+    let array = t.get(first_star).is_some_and(|x| x.text == "[");
+    let (ty_words, name): (Vec<&str>, Option<&str>) = if stars > 0 && !array {
+        (words, after.last().copied())
+    } else {
+        match words.split_last() {
+            Some((last, rest)) if !rest.is_empty() && !TYPE_WORDS.contains(last) => {
+                (rest.to_vec(), Some(*last))
+            }
+            _ => (words, None),
+        }
+    };
+    let base = ty_words.join(" ");
+    let ty = if reference || stars > 1 || ty_words.is_empty() {
+        CType::Other(text.clone())
+    } else if stars == 1 {
+        CType::Pointer {
+            rust: rust_of(&ty_words),
+            pointee: canonical(&ty_words).unwrap_or(base),
+            constant,
+        }
+    } else {
+        match (canonical(&ty_words), rust_of(&ty_words)) {
+            (Some(c), Some(rust)) => CType::Scalar { c, rust },
+            _ => CType::Other(base),
+        }
+    };
+    CParam {
+        name: name.map(str::to_owned),
+        ty,
+        text,
+    }
+}
+
+/// The canonical spelling of a type made of `words` (e.g. `unsigned int` for `unsigned`).
+fn canonical(words: &[&str]) -> Option<String> {
+    let count = |w: &str| words.iter().filter(|&&x| x == w).count();
+    let (unsigned, signed, long, short) = (
+        count("unsigned"),
+        count("signed"),
+        count("long"),
+        count("short"),
+    );
+    let others: Vec<&str> = words
+        .iter()
+        .copied()
+        .filter(|w| !matches!(*w, "unsigned" | "signed" | "long" | "short" | "int"))
+        .collect();
+    let sign = if unsigned > 0 { "unsigned " } else { "" };
+    match (others.as_slice(), long, short) {
+        ([], 0, 0) if unsigned + signed + count("int") > 0 => Some(format!("{sign}int")),
+        ([], 1, 0) => Some(format!("{sign}long")),
+        ([], 2, 0) => Some(format!("{sign}long long")),
+        ([], 0, 1) => Some(format!("{sign}short")),
+        (["char"], 0, 0) if unsigned > 0 => Some("unsigned char".to_owned()),
+        (["char"], 0, 0) if signed > 0 => Some("signed char".to_owned()),
+        ([one], 0, 0) if unsigned + signed == 0 => Some((*one).to_owned()),
+        _ => None,
+    }
+}
+
+/// The Rust type a C scalar type is, for the types a kernel argument can be in cudarc.
+fn rust_of(words: &[&str]) -> Option<&'static str> {
+    Some(match canonical(words)?.as_str() {
+        "float" => "f32",
+        "double" => "f64",
+        "int" | "int32_t" => "i32",
+        "unsigned int" | "uint32_t" => "u32",
+        "short" | "int16_t" => "i16",
+        "unsigned short" | "uint16_t" => "u16",
+        "char" | "signed char" | "int8_t" => "i8",
+        "unsigned char" | "uint8_t" => "u8",
+        // LP64, as on every platform CUDA supports.
+        "long" | "long long" | "int64_t" | "ptrdiff_t" => "i64",
+        "unsigned long" | "unsigned long long" | "uint64_t" => "u64",
+        "size_t" => "usize",
+        "bool" => "bool",
+        _ => return None,
+    })
+}
+
+/// The C spelling of a Rust scalar type, for prototypes written from Rust declarations.
+pub fn c_of(rust: &str) -> Option<&'static str> {
+    Some(match rust {
+        "f32" => "float",
+        "f64" => "double",
+        "i32" => "int",
+        "u32" => "unsigned int",
+        "i16" => "short",
+        "u16" => "unsigned short",
+        "i8" => "signed char",
+        "u8" => "unsigned char",
+        "i64" => "long long",
+        "u64" => "unsigned long long",
+        "usize" => "size_t",
+        "isize" => "ptrdiff_t",
+        "bool" => "bool",
+        _ => return None,
+    })
+}
