@@ -296,56 +296,21 @@ fn ten_thousand_updates_and_reinstantiations_keep_memory_flat_and_results_exact(
     assert_eq!(g.len(), 100);
     let mut exec = g.instantiate().unwrap();
 
-    let mut flat = Flat::new("whole-graph update");
-    let t = Instant::now();
-    for r in 0..rounds {
-        exec.graph_mut()
-            .node(leaves[0])
-            .unwrap()
-            .set_arg::<3>(r)
-            .unwrap();
-        assert_eq!(exec.update().unwrap(), UpdatePath::InPlace);
-        exec.launch(&gpu.stream).unwrap();
-        if r >= rounds / 10 && r % (rounds / 10) == 0 {
-            exec.synchronize().unwrap();
-            flat.sample(&gpu.ctx);
-        }
-    }
-    exec.synchronize().unwrap();
-    flat.sample(&gpu.ctx);
-    println!(
-        "{rounds} in-place updates in {:.2} s",
-        t.elapsed().as_secs_f64()
-    );
-    flat.check(SLACK);
-
-    let mut flat = Flat::new("re-instantiation");
-    let t = Instant::now();
-    for r in 0..rounds {
-        // An edge added and removed in turn: a topology change every round.
-        let g = exec.graph_mut();
+    // Template edit + in-place update + launch, then the same with a topology change (an
+    // edge added and removed in turn) that makes every update instantiate anew.
+    soak_updates(&gpu, &mut exec, rounds, "whole-graph update", |g, r| {
+        g.node(leaves[0]).unwrap().set_arg::<3>(r).unwrap();
+        false
+    });
+    soak_updates(&gpu, &mut exec, rounds, "re-instantiation", |g, r| {
         if r % 2 == 0 {
             g.add_edge(&leaves[1], &leaves[2]).unwrap();
         } else {
             g.remove_edge(&leaves[1], &leaves[2]).unwrap();
         }
         g.node(leaves[0]).unwrap().set_arg::<3>(r).unwrap();
-        assert!(matches!(
-            exec.update().unwrap(),
-            UpdatePath::Reinstantiated { .. }
-        ));
-        exec.launch(&gpu.stream).unwrap();
-        if r >= rounds / 10 && r % (rounds / 10) == 0 {
-            exec.synchronize().unwrap();
-            flat.sample(&gpu.ctx);
-        }
-    }
-    exec.synchronize().unwrap();
-    flat.sample(&gpu.ctx);
-    println!(
-        "{rounds} re-instantiations in {:.2} s",
-        t.elapsed().as_secs_f64()
-    );
+        true
+    });
     let got = gpu.read(exec.buffer(yb).unwrap());
     for i in 0..32u32 {
         assert_eq!(got[i as usize], 5 + i, "root");
@@ -355,5 +320,37 @@ fn ten_thousand_updates_and_reinstantiations_keep_memory_flat_and_results_exact(
             assert_eq!(got[(32 * k + i) as usize], 1000 * k + i, "leaf {k}");
         }
     }
+}
+
+/// `rounds` times: `edit` the template (it says whether that changed the topology), update,
+/// check the path taken, launch; memory sampled at ten checkpoints after warm-up.
+fn soak_updates(
+    gpu: &common::Gpu,
+    exec: &mut cuda_graph::GraphExec<'_>,
+    rounds: u32,
+    what: &'static str,
+    mut edit: impl FnMut(&mut Graph<'_>, u32) -> bool,
+) {
+    let mut flat = Flat::new(what);
+    let t = Instant::now();
+    for r in 0..rounds {
+        let reshaped = edit(exec.graph_mut(), r);
+        match exec.update().unwrap() {
+            UpdatePath::InPlace => assert!(!reshaped, "{what}: updated in place"),
+            UpdatePath::Reinstantiated { .. } => assert!(reshaped, "{what}: instantiated anew"),
+            other => panic!("{what}: {other:?}"),
+        }
+        exec.launch(&gpu.stream).unwrap();
+        if r >= rounds / 10 && r % (rounds / 10) == 0 {
+            exec.synchronize().unwrap();
+            flat.sample(&gpu.ctx);
+        }
+    }
+    exec.synchronize().unwrap();
+    flat.sample(&gpu.ctx);
+    println!(
+        "{what}: {rounds} rounds in {:.2} s",
+        t.elapsed().as_secs_f64()
+    );
     flat.check(SLACK);
 }

@@ -294,15 +294,7 @@ impl<'a> GraphExec<'a> {
     /// device may be writing it).
     pub fn host<T: Copy + 'static>(&mut self, h: HostBufMut<T>) -> Result<&[T], AccessError> {
         self.graph.bindings.get(h.graph, h.index)?;
-        let idle = self
-            .core
-            .raw
-            .wait()
-            .map_err(|source| crate::error::DriverFailure {
-                call: "cuStreamSynchronize",
-                node: None,
-                source,
-            })?;
+        let idle = self.core.wait()?;
         Ok(self.graph.bindings.host(h.index, &idle)?)
     }
 
@@ -312,15 +304,7 @@ impl<'a> GraphExec<'a> {
         h: HostBufMut<T>,
     ) -> Result<&mut [T], AccessError> {
         self.graph.bindings.get(h.graph, h.index)?;
-        let idle = self
-            .core
-            .raw
-            .wait()
-            .map_err(|source| crate::error::DriverFailure {
-                call: "cuStreamSynchronize",
-                node: None,
-                source,
-            })?;
+        let idle = self.core.wait()?;
         Ok(self.graph.bindings.host_mut(h.index, &idle)?)
     }
 }
