@@ -1,5 +1,5 @@
 //! Writes the benchmark's `cuda_graph!` graphs (chains and fan-outs of 10, 100, 1000 and 10000
-//! tiny kernels) into OUT_DIR. Only `benches/graphs.rs` includes them; this is string building only.
+//! tiny kernels) into OUT_DIR. Only `benches/graphs/main.rs` includes them; this is string building only.
 
 use std::fmt::Write as _;
 

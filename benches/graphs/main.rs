@@ -20,6 +20,11 @@ use cuda_graph::cudarc::driver::sys::{self, CUgraph, CUgraphExec, CUgraphNode};
 use cuda_graph::cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use cuda_graph::{compile, BufMut, Graph, Kernel, KernelNode};
 
+mod raw;
+mod timing;
+
+use timing::{batched, measure, paired, paired2, reps_for};
+
 include!(concat!(env!("OUT_DIR"), "/bench_graphs.rs"));
 
 const SIZES: [usize; 4] = [10, 100, 1000, 10000];
@@ -67,43 +72,6 @@ struct Row {
     reps: usize,
 }
 
-/// Median of repeated timings, in µs: at least `min` runs, more while under `budget`.
-fn measure(min: usize, budget: Duration, mut once: impl FnMut() -> Duration) -> (f64, usize) {
-    let mut v = Vec::new();
-    let start = Instant::now();
-    while v.len() < min || (start.elapsed() < budget && v.len() < 2000) {
-        v.push(once().as_secs_f64() * 1e6);
-    }
-    v.sort_by(f64::total_cmp);
-    (v[v.len() / 2], v.len())
-}
-
-fn reps_for(n: usize) -> (usize, Duration) {
-    (if n >= 10000 { 5 } else { 9 }, Duration::from_millis(250))
-}
-
-/// Two measurements interleaved (a, b, a, b, ...), so both see the same machine state: the
-/// driver's set-params cost shifts between runs by up to 2x, which separate runs would read
-/// as a difference between the implementations.
-fn paired(
-    min: usize,
-    budget: Duration,
-    mut a: impl FnMut() -> Duration,
-    mut b: impl FnMut() -> Duration,
-) -> ((f64, usize), (f64, usize)) {
-    let (mut va, mut vb) = (Vec::new(), Vec::new());
-    let start = Instant::now();
-    while va.len() < min || (start.elapsed() < budget * 2 && va.len() < 2000) {
-        va.push(a().as_secs_f64() * 1e6);
-        vb.push(b().as_secs_f64() * 1e6);
-    }
-    let med = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        (v[v.len() / 2], v.len())
-    };
-    (med(va), med(vb))
-}
-
 /// Build and instantiate of a fresh graph, the raw floor and cuda-graph (`ours`, which returns
 /// its two times) interleaved; pushes `build` and `instantiate` rows for both.
 fn paired_build(
@@ -133,48 +101,10 @@ fn paired_build(
     c.push("instantiate", shape, n, "cuda_graph", via, oi);
 }
 
-/// Like [`paired`], for measurements of two parts each: medians of a.0, a.1, b.0, b.1.
-fn paired2(
-    min: usize,
-    budget: Duration,
-    mut a: impl FnMut() -> (Duration, Duration),
-    mut b: impl FnMut() -> (Duration, Duration),
-) -> [(f64, usize); 4] {
-    let mut v: [Vec<f64>; 4] = Default::default();
-    let start = Instant::now();
-    while v[0].len() < min || (start.elapsed() < budget * 4 && v[0].len() < 2000) {
-        // Each goes first every other time: the one that follows the other's teardown does
-        // not always pay for it.
-        let ((a0, a1), (b0, b1)) = if v[0].len().is_multiple_of(2) {
-            let a = a();
-            (a, b())
-        } else {
-            let b = b();
-            (a(), b)
-        };
-        for (i, d) in [a0, a1, b0, b1].into_iter().enumerate() {
-            v[i].push(d.as_secs_f64() * 1e6);
-        }
-    }
-    v.map(|mut v| {
-        v.sort_by(f64::total_cmp);
-        (v[v.len() / 2], v.len())
-    })
-}
-
 fn device_ptr(y: &CudaSlice<f32>, stream: &CudaStream) -> u64 {
     use cuda_graph::cudarc::driver::DevicePtr;
     let (p, _record) = y.device_ptr(stream);
     p
-}
-
-/// Per-call time of a batch of cheap calls.
-fn batched(calls: usize, mut f: impl FnMut(usize)) -> Duration {
-    let t = Instant::now();
-    for i in 0..calls {
-        f(i);
-    }
-    t.elapsed() / calls as u32
 }
 
 fn scalar(i: usize) -> f32 {
@@ -182,152 +112,6 @@ fn scalar(i: usize) -> f32 {
         1.0
     } else {
         0.5
-    }
-}
-
-// ---------------------------------------------------------------- the raw driver floor
-
-mod raw {
-    use super::*;
-
-    pub struct Params {
-        y: u64,
-        offset: u32,
-        a: f32,
-        ptrs: [*mut c_void; 3],
-    }
-
-    impl Params {
-        pub fn new(y: u64, offset: u32, a: f32) -> Box<Self> {
-            let mut p = Box::new(Params {
-                y,
-                offset,
-                a,
-                ptrs: [ptr::null_mut(); 3],
-            });
-            p.ptrs = [
-                &mut p.y as *mut u64 as *mut c_void,
-                &mut p.offset as *mut u32 as *mut c_void,
-                &mut p.a as *mut f32 as *mut c_void,
-            ];
-            p
-        }
-
-        pub fn node(&mut self, f: sys::CUfunction, a: f32) -> sys::CUDA_KERNEL_NODE_PARAMS {
-            self.a = a;
-            sys::CUDA_KERNEL_NODE_PARAMS {
-                func: f,
-                gridDimX: 1,
-                gridDimY: 1,
-                gridDimZ: 1,
-                blockDimX: 32,
-                blockDimY: 1,
-                blockDimZ: 1,
-                sharedMemBytes: 0,
-                kernelParams: self.ptrs.as_mut_ptr(),
-                extra: ptr::null_mut(),
-                kern: ptr::null_mut(),
-                ctx: ptr::null_mut(),
-            }
-        }
-    }
-
-    pub struct RawGraph {
-        pub g: CUgraph,
-        pub nodes: Vec<CUgraphNode>,
-        // Boxed: each holds pointers into itself.
-        #[allow(clippy::vec_box)]
-        pub params: Vec<Box<Params>>,
-    }
-
-    pub fn check(r: sys::CUresult) {
-        assert_eq!(r, sys::CUresult::CUDA_SUCCESS);
-    }
-
-    pub fn build(f: sys::CUfunction, y: u64, shape: Shape, n: usize) -> RawGraph {
-        let mut g = ptr::null_mut();
-        // SAFETY (all driver calls in this module): valid out-pointers, live handles made
-        // here, and kernel parameters that match `tiny(float*, unsigned, float)`.
-        unsafe { check(sys::cuGraphCreate(&mut g, 0)) };
-        let mut nodes: Vec<CUgraphNode> = Vec::with_capacity(n);
-        let mut params = Vec::with_capacity(n);
-        for i in 0..n {
-            let (deps, offset) = shape.node(i, n);
-            let deps: Vec<CUgraphNode> = deps.iter().map(|&d| nodes[d]).collect();
-            let mut p = Params::new(y, offset, 1.0);
-            let kp = p.node(f, 1.0);
-            let mut node = ptr::null_mut();
-            unsafe {
-                check(sys::cuGraphAddKernelNode_v2(
-                    &mut node,
-                    g,
-                    deps.as_ptr(),
-                    deps.len(),
-                    &kp,
-                ))
-            };
-            nodes.push(node);
-            params.push(p);
-        }
-        RawGraph { g, nodes, params }
-    }
-
-    pub fn instantiate(g: CUgraph) -> CUgraphExec {
-        let mut e = ptr::null_mut();
-        unsafe { check(sys::cuGraphInstantiateWithFlags(&mut e, g, 0)) };
-        e
-    }
-
-    pub fn destroy(g: RawGraph, e: Option<CUgraphExec>) {
-        unsafe {
-            if let Some(e) = e {
-                check(sys::cuGraphExecDestroy(e));
-            }
-            check(sys::cuGraphDestroy(g.g));
-        }
-    }
-
-    pub fn launch(e: CUgraphExec, s: sys::CUstream) {
-        unsafe {
-            check(sys::cuGraphLaunch(e, s));
-            check(sys::cuStreamSynchronize(s));
-        }
-    }
-
-    pub fn set(e: CUgraphExec, g: &mut RawGraph, f: sys::CUfunction, i: usize, a: f32) {
-        let kp = g.params[i].node(f, a);
-        unsafe { check(sys::cuGraphExecKernelNodeSetParams_v2(e, g.nodes[i], &kp)) };
-    }
-
-    pub fn launch_stream(
-        f: sys::CUfunction,
-        y: u64,
-        shape: Shape,
-        n: usize,
-        a: f32,
-        s: sys::CUstream,
-    ) {
-        // The driver copies the arguments at launch: one parameter block serves all.
-        let mut p = Params::new(y, 0, a);
-        for i in 0..n {
-            p.offset = shape.offset(i, n);
-            unsafe {
-                check(sys::cuLaunchKernel(
-                    f,
-                    1,
-                    1,
-                    1,
-                    32,
-                    1,
-                    1,
-                    0,
-                    s,
-                    p.ptrs.as_mut_ptr(),
-                    ptr::null_mut(),
-                ))
-            };
-        }
-        unsafe { check(sys::cuStreamSynchronize(s)) };
     }
 }
 
@@ -689,7 +473,7 @@ impl Ctx<'_> {
     }
 }
 
-const SRC: &str = include_str!("kernels/bench.cu");
+const SRC: &str = include_str!("../kernels/bench.cu");
 
 fn main() {
     let ctx = match cuda_graph::context(0) {
