@@ -49,6 +49,46 @@ impl<T: 'static> KernelArg for BufMut<T> {
     }
 }
 
+/// A condition handle: what a conditional node (IF, IF/ELSE, WHILE, SWITCH) of the graph that
+/// made it ([`Graph::add_condition`](crate::Graph::add_condition)) decides on. Pass it to a
+/// kernel as an argument of C type `cudaGraphConditionalHandle` (or `unsigned long long`); the
+/// kernel sets it with `cudaGraphSetConditional(handle, value)`. Every launch of the graph
+/// starts it at its default value.
+///
+/// A handle belongs to one graph: a kernel node of another graph (a child graph included)
+/// that is given it is refused when it is added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Cond {
+    pub(crate) graph: crate::id::GraphId,
+    pub(crate) raw: u64,
+    pub(crate) scope: u32,
+    pub(crate) default: u32,
+}
+
+impl Cond {
+    /// The value the handle takes when a launch starts.
+    pub fn default_value(&self) -> u32 {
+        self.default
+    }
+
+    /// The driver's handle (a `CUgraphConditionalHandle`).
+    pub fn raw(&self) -> u64 {
+        self.raw
+    }
+}
+
+impl KernelArg for Cond {
+    type Raw = u64;
+    #[inline]
+    fn resolve(&self, b: &Bindings<'_>) -> Result<u64, HandleError> {
+        if self.graph == b.owner {
+            Ok(self.raw)
+        } else {
+            Err(HandleError::Foreign { what: "condition" })
+        }
+    }
+}
+
 /// The full argument list of a kernel node: a tuple of [`KernelArg`]s, up to 16 long.
 pub trait KernelArgs: Copy + Send + Sync + 'static + sealed::Sealed {
     /// Number of arguments.

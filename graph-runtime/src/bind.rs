@@ -264,7 +264,7 @@ impl<'a> Binding<'a> {
 #[doc(hidden)]
 pub struct Bindings<'a> {
     pub(crate) list: Vec<Binding<'a>>,
-    owner: GraphId,
+    pub(crate) owner: GraphId,
     /// The parent's id and how many leading entries are the parent's.
     parent: Option<(GraphId, usize)>,
 }

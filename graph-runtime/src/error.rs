@@ -61,7 +61,7 @@ pub enum HandleError {
     /// A node or buffer handle of another graph.
     #[error("this {what} handle belongs to another graph")]
     Foreign {
-        /// `"node"` or `"buffer"`.
+        /// `"node"`, `"buffer"` or `"condition"`.
         what: &'static str,
     },
     /// A buffer bound to the parent graph, reached through a child graph.
@@ -236,6 +236,53 @@ pub enum BuildError {
     /// A kernel could not be loaded from its module.
     #[error(transparent)]
     Module(#[from] ModuleError),
+    /// A node of a kind the driver does not run inside conditional bodies.
+    #[error("node `{node}`: a {kind} node cannot go inside the body of conditional node `{conditional}`; CUDA runs only kernel, memset, memcpy, empty, child graph and conditional nodes there: add it before or after `{conditional}`")]
+    NotInBody {
+        /// The node.
+        node: String,
+        /// Its kind.
+        kind: &'static str,
+        /// The conditional node whose body it was added to.
+        conditional: String,
+    },
+    /// A node and a dependency on different sides of a conditional body's boundary.
+    #[error("node `{node}` cannot depend on `{dependency}`: one is inside a body of conditional node `{conditional}` and the other is not; order work outside a body with an edge to or from `{conditional}`")]
+    DependencyOutsideBody {
+        /// The node.
+        node: String,
+        /// The dependency outside the body.
+        dependency: String,
+        /// The conditional node.
+        conditional: String,
+    },
+    /// The driver is too old for a feature.
+    #[error("node `{node}`: {feature} needs a CUDA {needed} driver; this one is CUDA {found}")]
+    DriverTooOld {
+        /// The node.
+        node: String,
+        /// The feature.
+        feature: &'static str,
+        /// The driver version needed (`12.8`).
+        needed: String,
+        /// The driver's version.
+        found: String,
+    },
+    /// A condition handle given to a conditional node of another scope than the one it was made
+    /// in, or of another graph.
+    #[error("node `{node}`: this condition handle was made for {made_for}; make one with `add_condition` in the scope the conditional node goes into (inside `in_body` for a nested conditional)")]
+    ConditionScope {
+        /// The conditional node.
+        node: String,
+        /// Where the handle was made.
+        made_for: &'static str,
+    },
+    /// A switch with no case.
+    #[error("node `{node}`: a switch needs at least one case")]
+    NoCases {
+        /// The node.
+        node: String,
+    },
 }
 
 /// Editing a node (a setter view) or a binding of a template or an executable graph. A failed

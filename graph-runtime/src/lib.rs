@@ -32,7 +32,7 @@ mod id;
 mod kinds;
 mod module;
 
-pub use args::{ArgAt, KernelArg, KernelArgs};
+pub use args::{ArgAt, Cond, KernelArg, KernelArgs};
 pub use bind::{Buf, BufMut, BufferId, DeviceBuf, HostBuf, HostBufMut};
 pub use block::{ArgBlock, ArgLayout, ArgOffsets, MAX_ARGS};
 pub use cuda_graph_topology::{NodeKind, Reach, Topology, TopologyError};
@@ -45,6 +45,7 @@ pub use gpu::{compile, compile_cached, context, gpu_available, nvrtc_available};
 pub use graph::{Graph, DEFAULT_CAP_ABOVE, DEFAULT_LANES};
 pub use id::{Dep, GraphId, NodeId};
 pub use kinds::child::{ChildMut, ChildNode};
+pub use kinds::cond::{Body, CondMut, CondNode};
 pub use kinds::empty::{EmptyMut, EmptyNode};
 pub use kinds::event::{EventRecordMut, EventRecordNode, EventWaitMut, EventWaitNode};
 pub use kinds::host::{HostMut, HostNode};

@@ -10,6 +10,7 @@
 
 #![deny(missing_docs)]
 
+mod scope;
 mod width;
 
 pub use width::Capping;
@@ -39,6 +40,8 @@ pub enum NodeKind {
     EventRecord,
     /// An event wait.
     EventWait,
+    /// A conditional node (IF, IF/ELSE, WHILE, SWITCH) running one of its bodies.
+    Conditional,
 }
 
 impl NodeKind {
@@ -53,10 +56,11 @@ impl NodeKind {
             NodeKind::Child => "child graph",
             NodeKind::EventRecord => "event record",
             NodeKind::EventWait => "event wait",
+            NodeKind::Conditional => "conditional",
         }
     }
 
-    fn shape(self) -> &'static str {
+    pub(crate) fn shape(self) -> &'static str {
         match self {
             NodeKind::Empty => "point",
             NodeKind::Kernel => "box",
@@ -64,6 +68,7 @@ impl NodeKind {
             NodeKind::Host => "ellipse",
             NodeKind::Child => "box3d",
             NodeKind::EventRecord | NodeKind::EventWait => "diamond",
+            NodeKind::Conditional => "hexagon",
         }
     }
 }
@@ -106,6 +111,22 @@ pub enum TopologyError {
         /// Target node.
         to: String,
     },
+    /// An edge between nodes of different scopes (a conditional body and what is outside it).
+    #[error(
+        "the edge `{from} -> {to}` crosses the boundary of a conditional body: `{from}` is in \
+         {from_scope}, `{to}` in {to_scope}; order work outside a body with an edge to or from \
+         the conditional node"
+    )]
+    CrossScope {
+        /// Source node.
+        from: String,
+        /// Target node.
+        to: String,
+        /// Where the source is.
+        from_scope: String,
+        /// Where the target is.
+        to_scope: String,
+    },
     /// A node cannot depend on itself.
     #[error("node `{node}` cannot depend on itself")]
     SelfEdge {
@@ -141,6 +162,10 @@ pub struct Topology {
     ordering: Vec<(u32, u32)>,
     /// User edges the capping makes redundant, left out of the driver graph while capped.
     left_out: Vec<(u32, u32)>,
+    /// The scope of each node (see `scope.rs`); empty while every node is in scope 0.
+    scopes: Vec<u32>,
+    /// Conditional bodies: scope `k` is `bodies[k - 1]`.
+    bodies: Vec<scope::Body>,
 }
 
 /// A node's name: borrowed for the program's life (names written in `cuda_graph!`), or shared.
@@ -252,10 +277,32 @@ impl Topology {
         self.edges.reserve(edges);
     }
 
+    /// Adds a node to scope `scope` (see [`add_body`](Self::add_body)); its index is returned.
+    pub fn add_node_in(
+        &mut self,
+        name: &str,
+        kind: NodeKind,
+        scope: u32,
+    ) -> Result<u32, TopologyError> {
+        if self.find(name).is_some() {
+            return Err(TopologyError::DuplicateNode {
+                name: name.to_owned(),
+            });
+        }
+        Ok(self.add_new_node_in(NodeName::Shared(Arc::from(name)), kind, scope))
+    }
+
     /// Adds a node whose name the caller checked is not taken.
     #[doc(hidden)]
     pub fn add_new_node(&mut self, name: NodeName, kind: NodeKind) -> u32 {
+        self.add_new_node_in(name, kind, 0)
+    }
+
+    /// Adds a node, in scope `scope`, whose name the caller checked is not taken.
+    #[doc(hidden)]
+    pub fn add_new_node_in(&mut self, name: NodeName, kind: NodeKind, scope: u32) -> u32 {
         let i = self.names.len() as u32;
+        self.put_in_scope(i, scope);
         if let Some(map) = self.by_name.get_mut() {
             debug_assert!(!map.contains_key(&*name));
             map.insert(name.clone(), i);
@@ -291,6 +338,7 @@ impl Topology {
                 node: self.names[from as usize].to_string(),
             });
         }
+        self.check_scope(from, to)?;
         if self.succ()[from as usize].contains(&to) {
             return Err(TopologyError::DuplicateEdge {
                 from: self.names[from as usize].to_string(),
@@ -352,6 +400,9 @@ impl Topology {
                 other.kinds[i].as_str(),
                 self.kinds[i].as_str()
             ));
+        }
+        if let Some(i) = (0..self.len() as u32).find(|&i| self.scope(i) != other.scope(i)) {
+            return Some(format!("node {i} is in another conditional body"));
         }
         let (mut a, mut b) = (self.edges.clone(), other.edges.clone());
         a.sort_unstable();
@@ -424,15 +475,7 @@ impl Topology {
         let mut s = String::new();
         let _ = writeln!(s, "digraph {} {{", quote(graph_name));
         let _ = writeln!(s, "  rankdir=TB;");
-        for (name, kind) in self.names.iter().zip(&self.kinds) {
-            let _ = writeln!(
-                s,
-                "  {} [label={}, shape={}];",
-                quote(name),
-                quote(&format!("{}\\n{}", &**name, kind.as_str())),
-                kind.shape()
-            );
-        }
+        self.dot_scope(&mut s, 0, 1);
         for &(a, b) in &self.edges {
             let _ = writeln!(
                 s,
@@ -454,7 +497,7 @@ impl Topology {
     }
 }
 
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     let mut q = String::with_capacity(s.len() + 2);
     q.push('"');
     for c in s.chars() {

@@ -78,10 +78,12 @@ impl Topology {
         }
         let mut level = vec![0u32; n];
         let mut count = vec![0usize; n + 1];
+        // Nodes of conditional bodies run in graphs of their own: they do not widen this one.
+        let counted = |v: usize| self.scope(v as u32) == 0;
         let mut ready: Vec<u32> = (0..n as u32).filter(|&i| indeg[i as usize] == 0).collect();
         while let Some(v) = ready.pop() {
             let v = v as usize;
-            count[level[v] as usize] += 1;
+            count[level[v] as usize] += counted(v) as usize;
             for &s in &succ[start[v] as usize..start[v + 1] as usize] {
                 let s = s as usize;
                 level[s] = level[s].max(level[v] + 1);
@@ -152,6 +154,11 @@ impl Topology {
             let vi = v as usize;
             for &p in &preds[vi] {
                 inherit(&mut anc, vi, p as usize);
+            }
+            // Nodes of conditional bodies are never ordered, and their edges stay: their
+            // graphs are not this one.
+            if self.scope(v) != 0 {
+                continue;
             }
             if concurrent(v) {
                 redundant.extend(implied(&anc, &preds[vi], None, vi, words, &mut through));
@@ -226,6 +233,8 @@ impl Topology {
         let mut t = Topology::new();
         t.names = self.names.clone();
         t.kinds = self.kinds.clone();
+        t.scopes = self.scopes.clone();
+        t.bodies = self.bodies.clone();
         t.edges = self.edges.iter().chain(&self.ordering).copied().collect();
         t.width()
     }

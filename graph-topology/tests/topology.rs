@@ -141,3 +141,42 @@ fn a_cycle_names_its_nodes_in_order() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn conditional_bodies_are_scopes() {
+    use cuda_graph_topology::TopologyError;
+    let mut t = Topology::new();
+    let init = t.add_node("init", NodeKind::Kernel).unwrap();
+    let side = t.add_node("side", NodeKind::Kernel).unwrap();
+    let cond = t.add_node("branch", NodeKind::Conditional).unwrap();
+    t.add_edge(init, cond).unwrap();
+    let then = t.add_body(cond, "then");
+    let other = t.add_body(cond, "else");
+    let a = t.add_node_in("a", NodeKind::Kernel, then).unwrap();
+    let b = t.add_node_in("b", NodeKind::Kernel, then).unwrap();
+    let c = t.add_node_in("c", NodeKind::Kernel, other).unwrap();
+    assert_eq!((t.scope(init), t.scope(a), t.scope(c)), (0, then, other));
+    assert_eq!(t.owner(then), Some(cond));
+    assert!(matches!(
+        t.add_edge(init, a),
+        Err(TopologyError::CrossScope { .. })
+    ));
+    let e = t.add_edge(a, c).unwrap_err().to_string();
+    assert!(e.contains("the then body of `branch`"), "{e}");
+    let r = t.reach();
+    // Lifted to scope 0: `init -> branch` orders `init` before both bodies.
+    assert!(t.serial(&r, init, a) && t.serial(&r, c, init));
+    // `side` and the conditional are unordered, so nothing in its bodies is ordered with it.
+    assert!(!t.serial(&r, side, a));
+    // One branch runs per launch; the conditional holds its bodies.
+    assert!(t.serial(&r, a, c) && t.serial(&r, cond, b));
+    // Two unordered nodes of one body may overlap.
+    assert!(!t.serial(&r, a, b));
+    t.add_edge(a, b).unwrap();
+    assert!(t.serial(&t.reach(), a, b));
+    // Bodies do not widen the graph, and are drawn as clusters.
+    assert_eq!(t.width(), 2);
+    let dot = t.to_dot("g");
+    assert!(dot.contains("subgraph \"cluster_1\" {") && dot.contains("label=\"branch: else\""));
+    assert!(dot.contains("    \"a\" [label="), "{dot}");
+}

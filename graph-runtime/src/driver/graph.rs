@@ -16,6 +16,14 @@ use super::{make_current, make_current_checked, RawExec};
 use crate::block::{ArgBlock, ArgLayout, ArgOffsets, ArgPtrs};
 use crate::error::InstantiateReason;
 
+/// Which conditional node: IF (one body, or two: then and else), WHILE, SWITCH.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CondKind {
+    If,
+    While,
+    Switch,
+}
+
 /// A node of a [`RawGraph`]. Used only with the graph that made it and the executable graphs
 /// made from that graph (the layers above keep them together).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +42,11 @@ pub(crate) struct RawGraph<'a> {
     raw: CUgraph,
     ctx: Arc<CudaContext>,
     kept: KeepAlive<'a>,
+    /// The body graphs of conditional nodes (scope `k` is `bodies[k - 1]`), owned by their
+    /// nodes (the driver destroys them with the graph).
+    bodies: Vec<CUgraph>,
+    /// The scope nodes are added to: 0 for this graph, or a body.
+    scope: u32,
 }
 
 // SAFETY: the graph handle is an identifier the driver lets any thread use; calls that change
@@ -54,11 +67,107 @@ impl<'a> RawGraph<'a> {
             raw,
             ctx: ctx.clone(),
             kept: KeepAlive::default(),
+            bodies: Vec::new(),
+            scope: 0,
         })
     }
 
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
+    }
+
+    /// Makes the next nodes go into scope `s` (0: this graph; `k`: the `k`-th body made by
+    /// [`add_conditional`](Self::add_conditional)).
+    pub fn enter(&mut self, s: u32) {
+        assert!(s as usize <= self.bodies.len(), "no such body");
+        self.scope = s;
+    }
+
+    /// Number of conditional bodies.
+    pub fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// The scope nodes are added to.
+    pub fn scope(&self) -> u32 {
+        self.scope
+    }
+
+    /// The driver graph of scope `s`.
+    fn graph_of(&self, s: u32) -> CUgraph {
+        match s {
+            0 => self.raw,
+            k => self.bodies[k as usize - 1],
+        }
+    }
+
+    /// The driver graph nodes are added to.
+    fn target(&self) -> CUgraph {
+        self.graph_of(self.scope)
+    }
+
+    /// Makes a condition handle for a conditional node of the current scope, set to `default`
+    /// at every launch.
+    pub fn create_condition(&mut self, default: u32) -> CallResult<u64> {
+        let (g, ctx) = (self.target(), self.ctx.cu_ctx());
+        in_context(ctx, || {
+            let mut h = 0;
+            // SAFETY: the graph is live and `h` a valid out-pointer.
+            check("cuGraphConditionalHandleCreate", unsafe {
+                sys::cuGraphConditionalHandleCreate(
+                    &mut h,
+                    g,
+                    ctx,
+                    default,
+                    sys::CU_GRAPH_COND_ASSIGN_DEFAULT,
+                )
+            })?;
+            Ok(h)
+        })
+    }
+
+    /// Adds a conditional node of `kind` with `size` bodies, run on `handle`'s value. Its body
+    /// graphs become the next scopes (`body_count() + 1` and on).
+    pub fn add_conditional(
+        &mut self,
+        deps: &[RawNode],
+        handle: u64,
+        kind: CondKind,
+        size: u32,
+    ) -> CallResult<RawNode> {
+        let (g, d, ctx) = (self.target(), nodes(deps), self.ctx.cu_ctx());
+        let ty = match kind {
+            CondKind::If => sys::CUgraphConditionalNodeType::CU_GRAPH_COND_TYPE_IF,
+            CondKind::While => sys::CUgraphConditionalNodeType::CU_GRAPH_COND_TYPE_WHILE,
+            CondKind::Switch => sys::CUgraphConditionalNodeType::CU_GRAPH_COND_TYPE_SWITCH,
+        };
+        let (n, bodies) = in_context(ctx, || {
+            // SAFETY: an all-zero `CUgraphNodeParams` is valid (reserved fields must be zero).
+            let mut p: sys::CUgraphNodeParams = unsafe { std::mem::zeroed() };
+            p.type_ = sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_CONDITIONAL;
+            p.__bindgen_anon_1.conditional = sys::CUDA_CONDITIONAL_NODE_PARAMS {
+                handle,
+                type_: ty,
+                size,
+                phGraph_out: ptr::null_mut(),
+                ctx,
+            };
+            let mut n = ptr::null_mut();
+            // SAFETY: as in `add_empty`; `p` holds a conditional node's parameters, which the
+            // driver reads, filling in `phGraph_out`.
+            check("cuGraphAddNode_v2", unsafe {
+                sys::cuGraphAddNode_v2(&mut n, g, d, ptr::null(), deps.len(), &mut p)
+            })?;
+            // SAFETY: the driver wrote the `conditional` member.
+            Ok((RawNode(n), unsafe {
+                p.__bindgen_anon_1.conditional.phGraph_out
+            }))
+        })?;
+        // SAFETY: on success the driver points `phGraph_out` at `size` body graphs, valid for
+        // the node's life (which is this graph's).
+        let made = unsafe { std::slice::from_raw_parts(bodies, size as usize) };
+        self.bodies.extend_from_slice(made);
+        Ok(n)
     }
 
     pub(super) fn kept(&self) -> &KeepAlive<'a> {
@@ -93,7 +202,7 @@ impl<'a> RawGraph<'a> {
     }
 
     pub fn add_empty(&mut self, deps: &[RawNode]) -> CallResult<RawNode> {
-        let (g, d) = (self.raw, nodes(deps));
+        let (g, d) = (self.target(), nodes(deps));
         // SAFETY: `g` is live and `d` are its nodes; `deps` outlives the call.
         self.add("cuGraphAddEmptyNode", |n| unsafe {
             sys::cuGraphAddEmptyNode(n, g, d, deps.len())
@@ -109,7 +218,7 @@ impl<'a> RawGraph<'a> {
     ) -> CallResult<RawNode> {
         let mut ptrs = ArgPtrs::new();
         let p = l.params(cfg, args, &mut ptrs);
-        let (g, d) = (self.raw, nodes(deps));
+        let (g, d) = (self.target(), nodes(deps));
         // SAFETY: as in `add_empty`; `p` points into `args` and `ptrs`, alive for the call, one
         // value per parameter (`Launchable`); the function is kept by this graph.
         self.add("cuGraphAddKernelNode_v2", |n| unsafe {
@@ -118,7 +227,7 @@ impl<'a> RawGraph<'a> {
     }
 
     pub fn add_memset(&mut self, deps: &[RawNode], m: &Memset) -> CallResult<RawNode> {
-        let (g, d, p, ctx) = (self.raw, nodes(deps), m.params(), self.ctx.cu_ctx());
+        let (g, d, p, ctx) = (self.target(), nodes(deps), m.params(), self.ctx.cu_ctx());
         // SAFETY: as in `add_empty`; `p` is a plain value struct.
         self.add("cuGraphAddMemsetNode", |n| unsafe {
             sys::cuGraphAddMemsetNode(n, g, d, deps.len(), &p, ctx)
@@ -126,7 +235,7 @@ impl<'a> RawGraph<'a> {
     }
 
     pub fn add_memcpy(&mut self, deps: &[RawNode], m: &Memcpy<'a>) -> CallResult<RawNode> {
-        let (g, d, p, ctx) = (self.raw, nodes(deps), m.params(), self.ctx.cu_ctx());
+        let (g, d, p, ctx) = (self.target(), nodes(deps), m.params(), self.ctx.cu_ctx());
         // SAFETY: as in `add_empty`; host ends are borrowed for `'a` and hold at least
         // `bytes` bytes (`Memcpy::new`).
         self.add("cuGraphAddMemcpyNode", |n| unsafe {
@@ -135,7 +244,7 @@ impl<'a> RawGraph<'a> {
     }
 
     pub fn add_host(&mut self, deps: &[RawNode], cb: &Callback<'a>) -> CallResult<RawNode> {
-        let (g, d, p) = (self.raw, nodes(deps), cb.params());
+        let (g, d, p) = (self.target(), nodes(deps), cb.params());
         // SAFETY: as in `add_empty`; the closure is kept below for the graph's life.
         let n = self.add("cuGraphAddHostNode", |n| unsafe {
             sys::cuGraphAddHostNode(n, g, d, deps.len(), &p)
@@ -147,7 +256,7 @@ impl<'a> RawGraph<'a> {
     /// Adds a node running a copy of `child` (the driver clones it, with what its nodes point
     /// at, which this graph now keeps too).
     pub fn add_child(&mut self, deps: &[RawNode], child: &RawGraph<'a>) -> CallResult<RawNode> {
-        let (g, d, c) = (self.raw, nodes(deps), child.raw);
+        let (g, d, c) = (self.target(), nodes(deps), child.raw);
         // SAFETY: as in `add_empty`; `c` is a live graph.
         let n = self.add("cuGraphAddChildGraphNode", |n| unsafe {
             sys::cuGraphAddChildGraphNode(n, g, d, deps.len(), c)
@@ -157,7 +266,7 @@ impl<'a> RawGraph<'a> {
     }
 
     pub fn add_event_record(&mut self, deps: &[RawNode], ev: EventRef<'a>) -> CallResult<RawNode> {
-        let (g, d, e) = (self.raw, nodes(deps), ev.raw());
+        let (g, d, e) = (self.target(), nodes(deps), ev.raw());
         // SAFETY: as in `add_empty`; the event is borrowed for `'a`.
         self.add("cuGraphAddEventRecordNode", |n| unsafe {
             sys::cuGraphAddEventRecordNode(n, g, d, deps.len(), e)
@@ -165,15 +274,16 @@ impl<'a> RawGraph<'a> {
     }
 
     pub fn add_event_wait(&mut self, deps: &[RawNode], ev: EventRef<'a>) -> CallResult<RawNode> {
-        let (g, d, e) = (self.raw, nodes(deps), ev.raw());
+        let (g, d, e) = (self.target(), nodes(deps), ev.raw());
         // SAFETY: as in `add_event_record`.
         self.add("cuGraphAddEventWaitNode", |n| unsafe {
             sys::cuGraphAddEventWaitNode(n, g, d, deps.len(), e)
         })
     }
 
-    pub fn add_edge(&mut self, from: RawNode, to: RawNode) -> CallResult<()> {
-        let g = self.raw;
+    /// Adds the edge `from -> to` between nodes of scope `s`.
+    pub fn add_edge(&mut self, s: u32, from: RawNode, to: RawNode) -> CallResult<()> {
+        let g = self.graph_of(s);
         // SAFETY: both are nodes of this live graph; the one-element arrays live on the stack.
         in_context(self.ctx.cu_ctx(), || {
             check("cuGraphAddDependencies", unsafe {
@@ -182,7 +292,7 @@ impl<'a> RawGraph<'a> {
         })
     }
 
-    /// Adds the edges `from[i] -> to[i]` with one driver call.
+    /// Adds the edges `from[i] -> to[i]` (nodes of scope 0) with one driver call.
     pub fn add_edges(&mut self, from: &[RawNode], to: &[RawNode]) -> CallResult<()> {
         assert_eq!(from.len(), to.len(), "one target per source");
         let (g, f, t) = (self.raw, nodes(from), nodes(to));
@@ -195,7 +305,7 @@ impl<'a> RawGraph<'a> {
         })
     }
 
-    /// Removes the edges `from[i] -> to[i]` (they exist) with one driver call.
+    /// Removes the edges `from[i] -> to[i]` (of scope 0; they exist) with one driver call.
     pub fn remove_edges(&mut self, from: &[RawNode], to: &[RawNode]) -> CallResult<()> {
         assert_eq!(from.len(), to.len(), "one target per source");
         let (g, f, t) = (self.raw, nodes(from), nodes(to));
@@ -207,8 +317,9 @@ impl<'a> RawGraph<'a> {
         })
     }
 
-    pub fn remove_edge(&mut self, from: RawNode, to: RawNode) -> CallResult<()> {
-        let g = self.raw;
+    /// Removes the edge `from -> to` between nodes of scope `s`.
+    pub fn remove_edge(&mut self, s: u32, from: RawNode, to: RawNode) -> CallResult<()> {
+        let g = self.graph_of(s);
         // SAFETY: as in `add_edge`.
         in_context(self.ctx.cu_ctx(), || {
             check("cuGraphRemoveDependencies", unsafe {

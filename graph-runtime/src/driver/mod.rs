@@ -31,14 +31,14 @@ use cudarc::driver::DriverError;
 use crate::error::DriverFailure;
 
 pub(crate) use exec::{flags, InstantiateFailure, RawExec};
-pub(crate) use graph::{RawGraph, RawNode};
+pub(crate) use graph::{CondKind, RawGraph, RawNode};
 pub(crate) use host::Callback;
 pub(crate) use params::{
     End, EventRef, HostPtr, HostPtrMut, Idle, Launchable, Memcpy, Memset, Mismatch,
 };
 pub(crate) use probe::{
-    context_lost, device_limits, driver_present, func_info, missing_symbol, nvrtc_present,
-    FuncInfo, Limits,
+    context_lost, device_limits, driver_present, driver_version, func_info, missing_symbol,
+    nvrtc_present, FuncInfo, Limits,
 };
 
 pub(crate) use sys::CUcontext;

@@ -22,6 +22,9 @@ const SYMBOLS: &[&str] = &[
     "cuGraphAddChildGraphNode",
     "cuGraphAddEventRecordNode",
     "cuGraphAddEventWaitNode",
+    "cuGraphAddNode_v2",
+    "cuGraphConditionalHandleCreate",
+    "cuDriverGetVersion",
     "cuGraphAddDependencies",
     "cuGraphRemoveDependencies",
     "cuGraphKernelNodeSetParams_v2",
@@ -53,6 +56,16 @@ const SYMBOLS: &[&str] = &[
 pub(crate) fn driver_present() -> bool {
     // SAFETY: only tries to load the library; no driver call is made.
     unsafe { sys::is_culib_present() }
+}
+
+/// The driver's CUDA version, as `major * 1000 + minor * 10` (12080 for 12.8).
+pub(crate) fn driver_version() -> CallResult<u32> {
+    let mut v = 0;
+    // SAFETY: `v` is a valid out-pointer; the call needs no context.
+    check("cuDriverGetVersion", unsafe {
+        sys::cuDriverGetVersion(&mut v)
+    })?;
+    Ok(v as u32)
 }
 
 /// Whether libnvrtc can be loaded.

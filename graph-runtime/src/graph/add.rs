@@ -20,11 +20,11 @@ use crate::kinds::memcpy::{MemcpyDst, MemcpyNode, MemcpyShadow, MemcpySrc};
 use crate::kinds::memset::{MemsetNode, MemsetShadow, MemsetValue};
 use crate::kinds::{IntoChild, NodeRec, Shadow, Slot};
 use crate::module::{Kernel, KernelRef};
-use cuda_graph_topology::NodeName;
+use cuda_graph_topology::{NodeKind, NodeName};
 
 /// The dependencies of a node being added: handles, or node indices of this graph.
 #[derive(Clone, Copy)]
-enum Deps<'d> {
+pub(super) enum Deps<'d> {
     Handles(&'d [&'d dyn Dep]),
     /// Node indices, for a node whose name is known to be unique.
     Indices {
@@ -80,7 +80,7 @@ impl<'a> Graph<'a> {
     }
 
     /// Checks the name and dependencies, makes the driver node from `shadow`, then records it.
-    fn add_node<S: Shadow<'a>>(
+    pub(super) fn add_node<S: Shadow<'a>>(
         &mut self,
         name: &str,
         deps: Deps<'_>,
@@ -101,11 +101,15 @@ impl<'a> Graph<'a> {
             }
         };
         self.resolve(name, deps)?;
+        let scope = self.raw.scope();
+        if self.topo.body_count() > 0 {
+            self.check_scope(name, S::KIND, scope)?;
+        }
         let raw = shadow
             .add(&mut self.raw, &self.raw_deps, &self.children)
             .map_err(|e| e.at(Some(name)))?;
         let stored = stored.unwrap_or_else(|| NodeName::Shared(Arc::from(name)));
-        let index = self.topo.add_new_node(stored, S::KIND);
+        let index = self.topo.add_new_node_in(stored, S::KIND, scope);
         // A new node has no successors (no cycle possible) and `deps` holds no repeats.
         self.topo.add_edges_into_new(&self.deps, index);
         let slot = S::store_mut(&mut self.stores).push(index, shadow);
@@ -123,6 +127,38 @@ impl<'a> Graph<'a> {
             },
             slot,
         })
+    }
+
+    /// Checks that a node of kind `kind` can go into scope `scope`, after the dependencies
+    /// (resolved into `self.deps`) it was given.
+    fn check_scope(&self, name: &str, kind: NodeKind, scope: u32) -> Result<(), BuildError> {
+        if scope != 0
+            && matches!(
+                kind,
+                NodeKind::Host | NodeKind::EventRecord | NodeKind::EventWait
+            )
+        {
+            let owner = self.topo.owner(scope).expect("a body has an owner");
+            return Err(BuildError::NotInBody {
+                node: name.to_owned(),
+                kind: kind.as_str(),
+                conditional: self.topo.name(owner).to_owned(),
+            });
+        }
+        if let Some(&d) = self.deps.iter().find(|&&d| self.topo.scope(d) != scope) {
+            let inner = if scope != 0 {
+                scope
+            } else {
+                self.topo.scope(d)
+            };
+            let owner = self.topo.owner(inner).expect("a body has an owner");
+            return Err(BuildError::DependencyOutsideBody {
+                node: name.to_owned(),
+                dependency: self.topo.name(d).to_owned(),
+                conditional: self.topo.name(owner).to_owned(),
+            });
+        }
+        Ok(())
     }
 
     /// Adds an empty node (a join point).

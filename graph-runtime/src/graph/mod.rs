@@ -3,6 +3,7 @@
 //! `add`.
 
 mod add;
+mod body;
 mod width;
 
 pub use width::{DEFAULT_CAP_ABOVE, DEFAULT_LANES};
@@ -226,7 +227,7 @@ impl<'a> Graph<'a> {
         self.uncap()?;
         self.topo.check_edge(a, b)?;
         let (ra, rb) = (self.nodes[a as usize].raw, self.nodes[b as usize].raw);
-        self.raw.add_edge(ra, rb)?;
+        self.raw.add_edge(self.topo.scope(a), ra, rb)?;
         self.version += 1;
         Ok(self.topo.add_edge(a, b)?)
     }
@@ -239,7 +240,7 @@ impl<'a> Graph<'a> {
             return Ok(self.topo.remove_edge(a, b)?);
         }
         let (ra, rb) = (self.nodes[a as usize].raw, self.nodes[b as usize].raw);
-        self.raw.remove_edge(ra, rb)?;
+        self.raw.remove_edge(self.topo.scope(a), ra, rb)?;
         self.version += 1;
         Ok(self.topo.remove_edge(a, b)?)
     }

@@ -12,6 +12,7 @@
 //! its kind's store, so a view reaches its shadow without asking which kind it is.
 
 pub(crate) mod child;
+pub(crate) mod cond;
 pub(crate) mod empty;
 pub(crate) mod event;
 pub(crate) mod host;
@@ -30,6 +31,7 @@ use crate::id::{Dep, NodeId};
 use cuda_graph_topology::{NodeKind, Topology};
 
 use child::ChildShadow;
+use cond::CondShadow;
 use empty::EmptyShadow;
 use event::{RecordShadow, WaitShadow};
 use host::{HostShadow, PanicSlot};
@@ -156,6 +158,7 @@ pub(crate) struct Stores<'a> {
     pub child: Store<ChildShadow>,
     pub record: Store<RecordShadow<'a>>,
     pub wait: Store<WaitShadow<'a>>,
+    pub cond: Store<CondShadow>,
 }
 
 /// What a graph does with every store alike, whatever its kind.
@@ -257,7 +260,7 @@ impl<'a, S: Shadow<'a>> StoreOps<'a> for Store<S> {
 
 impl<'a> Stores<'a> {
     /// Every store, for what is done to all kinds alike.
-    pub fn all(&self) -> [&dyn StoreOps<'a>; 8] {
+    pub fn all(&self) -> [&dyn StoreOps<'a>; 9] {
         [
             &self.empty,
             &self.kernel,
@@ -267,11 +270,12 @@ impl<'a> Stores<'a> {
             &self.child,
             &self.record,
             &self.wait,
+            &self.cond,
         ]
     }
 
     /// Every store, mutable.
-    pub fn all_mut(&mut self) -> [&mut dyn StoreOps<'a>; 8] {
+    pub fn all_mut(&mut self) -> [&mut dyn StoreOps<'a>; 9] {
         [
             &mut self.empty,
             &mut self.kernel,
@@ -281,6 +285,7 @@ impl<'a> Stores<'a> {
             &mut self.child,
             &mut self.record,
             &mut self.wait,
+            &mut self.cond,
         ]
     }
 }
