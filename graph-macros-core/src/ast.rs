@@ -3,7 +3,7 @@
 //! ```text
 //! Input      := Graph*
 //! Graph      := OuterAttr* Vis 'graph' Ident '{' Item* '}'
-//! Item       := Source | Kernel | Buffer | Param | Callback | Event | Node | Edges
+//! Item       := Source | Kernel | Buffer | Param | Callback | Event | Cond | Node | Edges
 //! Kernel     := 'kernel' Ident ('(' (Ident ':' ParamTy),* ')')? ('in' LitStr)? ';'
 //!                                   no parameter list: the signature comes from the source
 //! Source     := 'source' LitStr ';'     the .cu file the graph's kernels are declared in
@@ -14,6 +14,7 @@
 //! Param      := 'param' Ident ':' Type ';'
 //! Callback   := 'callback' Ident ';'
 //! Event      := 'event' Ident ';'
+//! Cond       := 'cond' Ident ('=' Expr)? ';'      a condition handle and its default (0)
 //! Node       := ('#[concurrent]')? Ident '=' Op ';'
 //! Op         := Ident '<<<' Expr ',' Expr (',' Expr)? '>>>' '(' Expr,* ')'   kernel launch
 //!             | 'memset' '(' Ident ',' Expr ')'                              dst, value
@@ -22,6 +23,10 @@
 //!             | 'empty'
 //!             | 'child' '(' Path ('{' (Ident ':' Expr),* '}')? ')'
 //!             | 'record' '(' Ident ')' | 'wait' '(' Ident ')'
+//!             | 'if' Ident Body ('else' Body)?           IF, IF/ELSE on a `cond`
+//!             | 'while' Ident Body                        WHILE
+//!             | 'switch' Ident '{' (LitInt '=>' Body ','?)+ '}'   SWITCH, cases 0, 1, ...
+//! Body       := '{' (Node | Edges)* '}'          nodes and edges inside a conditional body
 //! Edges      := Group ('->' Group)+ ';'
 //! Group      := Ident | '[' Ident,+ ']'
 //! ```
@@ -36,6 +41,8 @@ use syn::spanned::Spanned;
 use syn::{
     braced, bracketed, parenthesized, Attribute, Expr, Ident, LitStr, Path, Token, Type, Visibility,
 };
+
+mod cond;
 
 pub mod kw {
     syn::custom_keyword!(graph);
@@ -53,6 +60,8 @@ pub mod kw {
     syn::custom_keyword!(record);
     syn::custom_keyword!(wait);
     syn::custom_keyword!(source);
+    syn::custom_keyword!(cond);
+    syn::custom_keyword!(switch);
 }
 
 /// Everything inside `cuda_graph! { ... }`.
@@ -75,8 +84,40 @@ pub enum Item {
     Param(ParamDecl),
     Callback(Ident),
     Event(Ident),
+    Cond(CondDecl),
     Node(NodeDecl),
     Edges(EdgeChain),
+}
+
+/// `cond name = default;`
+pub struct CondDecl {
+    pub name: Ident,
+    pub default: Option<Expr>,
+}
+
+/// Which conditional node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CondOp {
+    If,
+    IfElse,
+    While,
+    Switch,
+}
+
+/// A conditional node: its kind, its condition, and its bodies (items, and where each body
+/// opens; for a switch, the case number written).
+pub struct Conditional {
+    pub op: CondOp,
+    pub keyword: Span,
+    pub cond: Ident,
+    pub bodies: Vec<BodyDef>,
+}
+
+pub struct BodyDef {
+    pub items: Vec<Item>,
+    pub brace: Span,
+    /// A switch case's number, as written.
+    pub case: Option<syn::LitInt>,
 }
 
 pub struct KernelDecl {
@@ -138,6 +179,7 @@ pub enum Op {
     },
     Record(Ident),
     Wait(Ident),
+    Conditional(Conditional),
 }
 
 pub struct Launch {
@@ -227,6 +269,7 @@ impl Parse for Item {
                 ));
             }
         }
+        // A conditional node ends with its body's brace: its `;` is optional.
         let item = if la.peek(kw::source) {
             input.parse::<kw::source>()?;
             Item::Source(input.parse()?)
@@ -248,6 +291,16 @@ impl Parse for Item {
         } else if la.peek(kw::event) {
             input.parse::<kw::event>()?;
             Item::Event(input.parse()?)
+        } else if la.peek(kw::cond) && !input.peek2(Token![=]) {
+            input.parse::<kw::cond>()?;
+            let name = input.parse()?;
+            let default = if input.peek(Token![=]) {
+                input.parse::<Token![=]>()?;
+                Some(input.parse()?)
+            } else {
+                None
+            };
+            Item::Cond(CondDecl { name, default })
         } else if la.peek(Token![/]) {
             return Err(input.error("comments inside `cuda_graph!` are `//` line comments"));
         } else if la.peek(Ident) || la.peek(syn::token::Bracket) {
@@ -261,7 +314,17 @@ impl Parse for Item {
         } else {
             return Err(la.error());
         };
-        input.parse::<Token![;]>()?;
+        if matches!(
+            &item,
+            Item::Node(NodeDecl {
+                op: Op::Conditional(_),
+                ..
+            })
+        ) {
+            input.parse::<Option<Token![;]>>()?;
+        } else {
+            input.parse::<Token![;]>()?;
+        }
         Ok(item)
     }
 }
@@ -413,9 +476,11 @@ impl Parse for Op {
             let content;
             parenthesized!(content in input);
             Ok(Op::Wait(content.parse()?))
+        } else if la.peek(Token![if]) || la.peek(Token![while]) || la.peek(kw::switch) {
+            Ok(Op::Conditional(input.parse()?))
         } else if la.peek(Ident) {
             Err(input.error(
-                "expected a kernel launch `kernel<<<grid, block>>>(args)`, or one of `memset`, `memcpy`, `host`, `empty`, `child`, `record`, `wait`",
+                "expected a kernel launch `kernel<<<grid, block>>>(args)`, or one of `memset`, `memcpy`, `host`, `empty`, `child`, `record`, `wait`, `if`, `while`, `switch`",
             ))
         } else {
             Err(la.error())

@@ -48,6 +48,22 @@ impl<'g> Cx<'g> {
         format_ident!("{}_{}", prefix, input.name)
     }
 
+    /// Condition `c`'s field in `__CgInputs` (`q_name`; set while `build` runs).
+    pub fn cond_field(&self, c: usize) -> Ident {
+        format_ident!("q_{}", self.g.conds[c].name)
+    }
+
+    /// The variable holding the runtime's scope of body `s` of the topology while `build`
+    /// runs (0 for the graph itself).
+    pub fn scope_expr(s: u32) -> TokenStream {
+        if s == 0 {
+            quote!(0u32)
+        } else {
+            let v = format_ident!("__cg_b{}", s);
+            quote!(#v)
+        }
+    }
+
     /// Group `gi`'s field in `__CgNodes`.
     pub fn group_field(gi: usize) -> Ident {
         format_ident!("n{}", gi)

@@ -8,16 +8,41 @@ use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::{Expr, Ident};
 
-use crate::model::{Errors, Input, InputKind, Kernel, Uses, Value};
+use crate::model::{Cond, Errors, Input, InputKind, Kernel, Uses, Value};
 
 /// What a node kind's lowering reads and marks: the declarations, and where errors go.
 pub struct Lower<'m> {
     pub kernels: &'m mut Vec<Kernel>,
     pub inputs: &'m mut Vec<Input>,
+    pub conds: &'m mut Vec<Cond>,
+    /// Condition handles of the other graphs of the macro call, and their graph.
+    pub foreign: &'m [(String, String)],
+    /// The graph's name, for messages.
+    pub graph: String,
     pub errors: &'m mut Errors,
 }
 
 impl Lower<'_> {
+    /// The condition handle called `name`.
+    pub fn find_cond(&self, name: &Ident) -> Option<usize> {
+        self.conds.iter().position(|c| &c.name == name)
+    }
+
+    /// Why `name`, a condition handle of this graph or another, cannot be used where `what`
+    /// is; `None` if it is no condition handle.
+    pub fn cond_misuse(&self, name: &Ident, what: &str) -> Option<String> {
+        if self.find_cond(name).is_some() {
+            return Some(format!(
+                "`{name}` is a condition handle, which {what} cannot use; pass it alone as a kernel argument (a parameter of type `Cond`) to the kernel that sets it"
+            ));
+        }
+        let (_, graph) = self.foreign.iter().find(|(c, _)| name == c)?;
+        Some(format!(
+            "condition `{name}` belongs to graph `{graph}`; a condition handle is used only in the graph that declares it (and its conditional bodies), not in `{}`: declare a `cond` here",
+            self.graph
+        ))
+    }
+
     /// The input called `name`.
     pub fn find(&self, name: &Ident) -> Option<usize> {
         self.inputs.iter().position(|i| &i.name == name)
@@ -101,6 +126,11 @@ impl Lower<'_> {
                         id.span(),
                         format!("`{name}` is {d}; {what} can use params and constants only"),
                     );
+                    ok = false;
+                }
+                None if self.cond_misuse(&id, what).is_some() => {
+                    let msg = self.cond_misuse(&id, what).expect("checked");
+                    self.errors.at(id.span(), msg);
                     ok = false;
                 }
                 None => {

@@ -8,7 +8,7 @@ use cuda_graph_topology::{NodeKind, Topology};
 use proc_macro2::{Span, TokenStream};
 use syn::{Attribute, Expr, Ident, Path, Type, Visibility};
 
-pub use crate::ast::ParamTy;
+pub use crate::ast::{CondOp, ParamTy};
 
 /// Errors, collected: every check adds to it, and nothing is reported until all checks ran.
 #[derive(Default)]
@@ -126,6 +126,11 @@ pub enum Arg {
         span: Span,
     },
     Value(Value),
+    /// A condition handle (a `cond`), which the kernel sets.
+    Cond {
+        cond: usize,
+        span: Span,
+    },
 }
 
 impl Arg {
@@ -134,6 +139,7 @@ impl Arg {
         match self {
             Arg::Buffer { input, .. } => *input == i,
             Arg::Value(v) => v.params.contains(&i),
+            Arg::Cond { .. } => false,
         }
     }
 }
@@ -187,6 +193,26 @@ pub struct Child {
     pub fields: Vec<(Ident, ChildArg)>,
 }
 
+/// A declared condition handle: `cond name = default;`.
+pub struct Cond {
+    pub name: Ident,
+    /// A constant `u32` expression (0 when none is written).
+    pub default: Option<Expr>,
+    /// The conditional node it decides.
+    pub conditional: Option<usize>,
+    /// The kernel nodes it is passed to (which set it).
+    pub setters: Vec<usize>,
+}
+
+/// A conditional node: IF, IF/ELSE, WHILE or SWITCH on condition `cond`, with `size` bodies
+/// (scopes `first..first + size` of the topology).
+pub struct Conditional {
+    pub op: CondOp,
+    pub cond: usize,
+    pub size: u32,
+    pub first: u32,
+}
+
 /// What a node does: one variant per node kind.
 #[allow(clippy::large_enum_variant)] // a few per graph, built once per macro call
 pub enum NodeOp {
@@ -198,6 +224,7 @@ pub enum NodeOp {
     Child(Child),
     Record(usize),
     Wait(usize),
+    Conditional(Conditional),
 }
 
 impl NodeOp {
@@ -212,6 +239,7 @@ impl NodeOp {
             NodeOp::Child(_) => NodeKind::Child,
             NodeOp::Record(_) => NodeKind::EventRecord,
             NodeOp::Wait(_) => NodeKind::EventWait,
+            NodeOp::Conditional(_) => NodeKind::Conditional,
         }
     }
 }
@@ -224,6 +252,8 @@ pub struct Uses {
     /// Buffers read and written (input indices).
     pub reads: BTreeSet<usize>,
     pub writes: BTreeSet<usize>,
+    /// Condition handles passed to it (a kernel sets them).
+    pub conds: BTreeSet<usize>,
 }
 
 impl Uses {
@@ -239,6 +269,8 @@ pub struct Node {
     pub uses: Uses,
     /// `#[concurrent]`: kept out of width capping.
     pub concurrent: bool,
+    /// Its scope in the topology: 0, or the conditional body it is in.
+    pub scope: u32,
 }
 
 /// A checked graph.
@@ -248,10 +280,12 @@ pub struct Graph {
     pub name: Ident,
     pub kernels: Vec<Kernel>,
     pub inputs: Vec<Input>,
+    pub conds: Vec<Cond>,
     pub nodes: Vec<Node>,
     /// Node names, kinds and the accepted edges (node `i` of the topology is `nodes[i]`).
     pub topo: Topology,
-    /// Node indices in an order where every node comes after its dependencies.
+    /// Node indices in the order `build` adds them: every node after its dependencies, and
+    /// the nodes of a conditional body right after their conditional node.
     pub order: Vec<usize>,
     /// Each node's dependencies.
     pub preds: Vec<Vec<usize>>,

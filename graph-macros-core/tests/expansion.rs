@@ -55,6 +55,40 @@ graph Outer {
 }
 "#;
 
+/// Conditional nodes: a WHILE whose body holds an IF (its handle made inside the loop's body),
+/// an IF/ELSE and a SWITCH; param setters reach nodes inside bodies.
+const CONDITIONAL: &str = r#"
+graph Cond {
+    kernel step(count: &mut [u32], by: u32, again: Cond);
+    kernel decide(v: &[u32], c: Cond);
+    kernel fill(y: &mut [u32], v: u32);
+    buffer mut count: u32;
+    buffer mut y: u32;
+    param by: u32;
+    cond again = 1;
+    cond odd;
+    cond pick;
+    cond which;
+    init = fill<<<1, 32>>>(count, 0);
+    run = while again {
+        up = step<<<1, 1>>>(count, by, again);
+        test = decide<<<1, 1>>>(count, odd);
+        bump = if odd {
+            mark = fill<<<1, 32>>>(y, 1);
+        }
+        up -> test -> bump;
+    }
+    choose = decide<<<1, 1>>>(count, pick);
+    branch = if pick { a = fill<<<1, 32>>>(y, 2); } else { b = fill<<<1, 32>>>(y, 3); }
+    sel = decide<<<1, 1>>>(count, which);
+    cases = switch which {
+        0 => { c0 = fill<<<1, 32>>>(y, 4); }
+        1 => { c1 = fill<<<1, 32>>>(y, by); }
+    }
+    init -> run -> choose -> branch -> sel -> cases;
+}
+"#;
+
 /// One param shared by many nodes of one kernel (the setter loops over them), and a node of the
 /// same kernel that does not use it.
 const SHARED_PARAM: &str = r#"
@@ -127,4 +161,9 @@ fn all_node_kinds() {
 #[test]
 fn param_shared_by_a_group() {
     check("shared_param", SHARED_PARAM);
+}
+
+#[test]
+fn conditional_nodes() {
+    check("conditional", CONDITIONAL);
 }

@@ -66,6 +66,18 @@ pub struct Cond {
 }
 
 impl Cond {
+    /// A handle of no graph, which every graph refuses (what `cuda_graph!` holds until `build`
+    /// makes the real one).
+    #[doc(hidden)]
+    pub fn unset() -> Self {
+        Cond {
+            graph: crate::id::GraphId::none(),
+            raw: 0,
+            scope: 0,
+            default: 0,
+        }
+    }
+
     /// The value the handle takes when a launch starts.
     pub fn default_value(&self) -> u32 {
         self.default

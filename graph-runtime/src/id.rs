@@ -8,6 +8,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 pub struct GraphId(u32);
 
 impl GraphId {
+    /// An identity no graph has.
+    pub(crate) fn none() -> Self {
+        GraphId(0)
+    }
+
     pub(crate) fn next() -> Self {
         static NEXT: AtomicU32 = AtomicU32::new(1);
         GraphId(NEXT.fetch_add(1, Ordering::Relaxed))

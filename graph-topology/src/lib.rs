@@ -10,13 +10,13 @@
 
 #![deny(missing_docs)]
 
+mod dot;
 mod scope;
 mod width;
 
 pub use width::Capping;
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
 
@@ -469,45 +469,6 @@ impl Topology {
     pub fn reach(&self) -> Reach {
         Reach::new(self)
     }
-
-    /// The graph as DOT text, nodes labelled with their names and kinds.
-    pub fn to_dot(&self, graph_name: &str) -> String {
-        let mut s = String::new();
-        let _ = writeln!(s, "digraph {} {{", quote(graph_name));
-        let _ = writeln!(s, "  rankdir=TB;");
-        self.dot_scope(&mut s, 0, 1);
-        for &(a, b) in &self.edges {
-            let _ = writeln!(
-                s,
-                "  {} -> {};",
-                quote(&self.names[a as usize]),
-                quote(&self.names[b as usize])
-            );
-        }
-        for &(a, b) in &self.ordering {
-            let _ = writeln!(
-                s,
-                "  {} -> {} [style=dashed];",
-                quote(&self.names[a as usize]),
-                quote(&self.names[b as usize])
-            );
-        }
-        s.push_str("}\n");
-        s
-    }
-}
-
-pub(crate) fn quote(s: &str) -> String {
-    let mut q = String::with_capacity(s.len() + 2);
-    q.push('"');
-    for c in s.chars() {
-        if c == '"' {
-            q.push('\\');
-        }
-        q.push(c);
-    }
-    q.push('"');
-    q
 }
 
 /// A fast hash for node names (multiply-rotate over 8-byte words). Names come from the program,

@@ -10,7 +10,8 @@
 
 use std::fmt::Write as _;
 
-use crate::{quote, Reach, Topology, TopologyError};
+use crate::dot::quote;
+use crate::{Reach, Topology, TopologyError};
 
 /// A body: the conditional node that owns it, and its label (`then`, `else`, `case 2`, ...).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,5 +140,20 @@ impl Topology {
                 let _ = writeln!(out, "{pad}}}");
             }
         }
+    }
+}
+
+impl Topology {
+    /// The nodes that stand for `a` and `b` in their closest common scope (`a` and `b`
+    /// themselves when they share one), or `None` when one holds the other or both sit in
+    /// bodies of one conditional.
+    pub fn meeting(&self, a: u32, b: u32) -> Option<(u32, u32)> {
+        let (ca, cb) = (self.chain(a), self.chain(b));
+        for &(sa, x) in &ca {
+            if let Some(&(_, y)) = cb.iter().find(|&&(sb, _)| sb == sa) {
+                return (x != y).then_some((x, y));
+            }
+        }
+        None
     }
 }

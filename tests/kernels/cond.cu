@@ -1,10 +1,11 @@
 // Kernels for conditional nodes: each sets a condition handle with cudaGraphSetConditional.
-extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(unsigned long long handle,
-                                                                    unsigned int value);
+typedef unsigned long long cudaGraphConditionalHandle;
+extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(
+    cudaGraphConditionalHandle handle, unsigned int value);
 
 // count[0] += step; count[1] counts the calls; loop again while count[0] < limit.
 extern "C" __global__ void count_up(unsigned* count, unsigned step, unsigned limit,
-                                    unsigned long long again) {
+                                    cudaGraphConditionalHandle again) {
     if (threadIdx.x == 0 && blockIdx.x == 0) {
         count[0] += step;
         count[1] += 1;
@@ -13,12 +14,12 @@ extern "C" __global__ void count_up(unsigned* count, unsigned step, unsigned lim
 }
 
 // Sets the handle to `value`.
-extern "C" __global__ void decide(unsigned value, unsigned long long c) {
+extern "C" __global__ void decide(unsigned value, cudaGraphConditionalHandle c) {
     if (threadIdx.x == 0 && blockIdx.x == 0) cudaGraphSetConditional(c, value);
 }
 
 // Sets the handle to 1 when v[0] is odd.
-extern "C" __global__ void decide_odd(const unsigned* v, unsigned long long c) {
+extern "C" __global__ void decide_odd(const unsigned* v, cudaGraphConditionalHandle c) {
     if (threadIdx.x == 0 && blockIdx.x == 0) cudaGraphSetConditional(c, v[0] & 1u);
 }
 

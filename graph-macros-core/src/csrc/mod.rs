@@ -442,6 +442,8 @@ fn rust_of(words: &[&str]) -> Option<&'static str> {
         "unsigned long" | "unsigned long long" | "uint64_t" => "u64",
         "size_t" => "usize",
         "bool" => "bool",
+        // A condition handle for conditional nodes (`typedef unsigned long long ...`).
+        "cudaGraphConditionalHandle" => "::cuda_graph::Cond",
         _ => return None,
     })
 }
@@ -462,6 +464,7 @@ pub fn c_of(rust: &str) -> Option<&'static str> {
         "usize" => "size_t",
         "isize" => "ptrdiff_t",
         "bool" => "bool",
+        "Cond" | ":: cuda_graph :: Cond" => "cudaGraphConditionalHandle",
         _ => return None,
     })
 }

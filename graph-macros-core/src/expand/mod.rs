@@ -209,16 +209,56 @@ fn populate(cx: &Cx<'_>) -> TokenStream {
     for (p, &ni) in g.order.iter().enumerate() {
         pos[ni] = p as u32;
     }
+    // Where each condition handle is made: before the first node that needs it (a kernel that
+    // sets it, or its conditional node), in the scope of its conditional node.
+    let mut create_at: Vec<Vec<usize>> = vec![Vec::new(); g.nodes.len()];
+    // (A condition whose conditional node was left out, for an error, is never made.)
+    for (c, cond) in g
+        .conds
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.conditional.is_some())
+    {
+        let first = cond
+            .setters
+            .iter()
+            .chain(&cond.conditional)
+            .min_by_key(|&&ni| pos[ni]);
+        if let Some(&ni) = first {
+            create_at[ni].push(c);
+        }
+    }
     let mut adds = TokenStream::new();
+    let mut scope = 0u32;
     let mut k = 0;
     while k < g.order.len() {
         let ni = g.order[k];
         let (gi, _) = cx.groups.of[ni];
+        for &c in &create_at[ni] {
+            let cond = &g.conds[c];
+            let home = g.topo.scope(cond.conditional.expect("checked") as u32);
+            let (q, at) = (cx.cond_field(c), Cx::scope_expr(home));
+            let default = match &cond.default {
+                Some(e) => quote_spanned!(e.span()=> { let __cg_v: u32 = #e; __cg_v }),
+                None => quote!(0u32),
+            };
+            if home != scope {
+                adds.extend(quote!(__cg_g.enter_scope(#at);));
+                scope = home;
+            }
+            adds.extend(quote!(__cg_s.#q = __cg_g.add_condition(#default)?;));
+        }
+        let here = g.nodes[ni].scope;
+        if here != scope {
+            let at = Cx::scope_expr(here);
+            adds.extend(quote!(__cg_g.enter_scope(#at);));
+            scope = here;
+        }
         if matches!(g.nodes[ni].op, crate::model::NodeOp::Launch(_)) {
-            let run: Vec<usize> = g.order[k..]
-                .iter()
-                .copied()
-                .take_while(|&m| cx.groups.of[m].0 == gi)
+            let run: Vec<usize> = std::iter::once(ni)
+                .chain(g.order[k + 1..].iter().copied().take_while(|&m| {
+                    cx.groups.of[m].0 == gi && g.nodes[m].scope == here && create_at[m].is_empty()
+                }))
                 .collect();
             k += run.len();
             adds.extend(kinds::add_run(cx, gi, &run, &pos));
@@ -238,6 +278,13 @@ fn populate(cx: &Cx<'_>) -> TokenStream {
             #var.push(__cg_n);
         }));
     }
+    if scope != 0 {
+        adds.extend(quote!(__cg_g.enter_scope(0u32);));
+    }
+    let scopes = (1..=g.topo.body_count() as u32).map(|s| {
+        let v = Cx::scope_expr(s);
+        quote!(let mut #v: u32 = 0;)
+    });
     let vecs = cx
         .groups
         .tys
@@ -276,6 +323,7 @@ fn populate(cx: &Cx<'_>) -> TokenStream {
         });
     quote! {
         #kernels
+        #(#scopes)*
         __cg_g.reserve(#nodes, #launches, #edges);
         #(#vecs)*
         #adds
@@ -299,6 +347,7 @@ pub fn graph(g: &Graph) -> TokenStream {
     let dot = g.topo.to_dot(&name.to_string());
     let name_str = name.to_string();
     let p = input_parts(&cx);
+    let cond_fields: Vec<_> = (0..g.conds.len()).map(|c| cx.cond_field(c)).collect();
     let (inputs_fields, child_fields, state_fields) =
         (&p.inputs_fields, &p.child_fields, &p.state_fields);
     let (from_inputs, from_child) = (&p.from_inputs, &p.from_child);
@@ -363,6 +412,7 @@ pub fn graph(g: &Graph) -> TokenStream {
             /// The inputs bound to the graph: params, buffer handles, callbacks, events.
             pub struct __CgInputs<'a> {
                 #(#state_fields,)*
+                #(#cond_fields: #rt::Cond,)*
                 __cg_borrow: ::core::marker::PhantomData<&'a ()>,
             }
 
@@ -402,11 +452,12 @@ pub fn graph(g: &Graph) -> TokenStream {
                     inputs: #inputs_name #inputs_lt,
                 ) -> #rt::Result<Self> {
                     let mut __cg_g = #rt::Graph::new(__cg_module.context())?.with_name(#name_str);
-                    let __cg_s = __CgInputs {
+                    let mut __cg_s = __CgInputs {
                         #(#from_inputs,)*
+                        #(#cond_fields: #rt::Cond::unset(),)*
                         __cg_borrow: ::core::marker::PhantomData,
                     };
-                    let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &__cg_s)?;
+                    let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
                     ::core::result::Result::Ok(Self {
                         __cg_graph: __cg_g,
                         __cg: __CgState { inputs: __cg_s, nodes },
@@ -442,19 +493,20 @@ pub fn graph(g: &Graph) -> TokenStream {
                     __cg_args: #child_name #child_lt,
                 ) -> #rt::Result<#rt::Graph<'a>> {
                     let mut __cg_g = parent.child_graph()?;
-                    let __cg_s = __CgInputs {
+                    let mut __cg_s = __CgInputs {
                         #(#from_child,)*
+                        #(#cond_fields: #rt::Cond::unset(),)*
                         __cg_borrow: ::core::marker::PhantomData,
                     };
-                    Self::__cg_populate(&mut __cg_g, __cg_module, &__cg_s)?;
+                    Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
                     ::core::result::Result::Ok(__cg_g)
                 }
 
-                #[allow(unused_variables, clippy::all)]
+                #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
                 fn __cg_populate(
                     __cg_g: &mut #rt::Graph<'a>,
                     __cg_module: &#rt::Module,
-                    __cg_s: &__CgInputs<'a>,
+                    __cg_s: &mut __CgInputs<'a>,
                 ) -> #rt::Result<__CgNodes> {
                     #populate
                 }

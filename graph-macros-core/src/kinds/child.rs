@@ -24,6 +24,17 @@ pub(super) fn lower(
             Expr::Path(p) => p.path.get_ident().cloned(),
             _ => None,
         };
+        if let Some(id) = named.as_ref().filter(|id| cx.find_cond(id).is_some()) {
+            cx.errors.at(
+                id.span(),
+                format!(
+                    "condition `{id}` belongs to graph `{}` and cannot go into a child graph, which is a graph of its own; declare a `cond` in the child graph and set it there",
+                    cx.graph
+                ),
+            );
+            ok = false;
+            continue;
+        }
         match named.as_ref().and_then(|id| cx.find(id)) {
             Some(i) if !matches!(cx.inputs[i].kind, InputKind::Param(_)) => {
                 cx.inputs[i].used = true;

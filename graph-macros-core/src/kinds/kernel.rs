@@ -95,6 +95,21 @@ fn lower_arg(
         Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
         _ => None,
     };
+    if let Some(c) = named.as_ref().and_then(|id| cx.find_cond(id)) {
+        let id = named.expect("a condition was found by name");
+        if slice.is_some() {
+            cx.errors.at(
+                id.span(),
+                format!("kernel `{kernel}` takes a device buffer for `{pname}`, but `{id}` is a condition handle"),
+            );
+            return None;
+        }
+        uses.conds.insert(c);
+        return Some(Arg::Cond {
+            cond: c,
+            span: id.span(),
+        });
+    }
     let input = named.as_ref().and_then(|id| cx.find(id));
     let buffer = input.and_then(|i| cx.inputs[i].kind.buffer().map(|b| (i, b.host, b.mutable)));
     match (slice, buffer) {
@@ -230,10 +245,15 @@ pub(super) fn value_fns(cx: &Cx<'_>, gi: usize) -> TokenStream {
                     quote_spanned!(*span=> { let __cg_v: #ty = #value; __cg_v })
                 }
                 Arg::Value(v) => typed(&arg_ty(pty), v),
+                Arg::Cond { cond, span } => {
+                    let field = Ident::new(&cx.cond_field(*cond).to_string(), *span);
+                    let ty = arg_ty(pty);
+                    quote_spanned!(*span=> { let __cg_v: #ty = __cg_s.#field; __cg_v })
+                }
             });
         let lets = cx.bind_params(l.args.iter().filter_map(|a| match a {
             Arg::Value(v) => Some(&v.params),
-            Arg::Buffer { .. } => None,
+            Arg::Buffer { .. } | Arg::Cond { .. } => None,
         }));
         args_arms.push(quote!(#j => { #lets (#(#values,)*) }));
         let lets = cx.bind_params(l.dims().map(|v| &v.params));

@@ -3,6 +3,7 @@
 //! on the executable graph). This module only dispatches on the kind.
 
 mod child;
+mod cond;
 mod empty;
 mod event;
 mod host;
@@ -22,8 +23,10 @@ pub(crate) use kernel::{add_run, kernel_views};
 
 /// Checks a node's operation and lowers it into the model, recording what it uses. `None`
 /// (with errors reported) leaves the node out.
-pub(crate) fn lower(cx: &mut Lower<'_>, op: Op, uses: &mut Uses) -> Option<NodeOp> {
+/// `node` is the index the node gets.
+pub(crate) fn lower(cx: &mut Lower<'_>, op: Op, uses: &mut Uses, node: usize) -> Option<NodeOp> {
     match op {
+        Op::Conditional(c) => cond::lower(cx, &c, node).map(NodeOp::Conditional),
         Op::Launch(l) => kernel::lower(cx, l, uses).map(NodeOp::Launch),
         Op::Memset { dst, value } => memset::lower(cx, dst, value, uses).map(NodeOp::Memset),
         Op::Memcpy { dst, src } => memcpy::lower(cx, dst, src, uses).map(NodeOp::Memcpy),
@@ -47,6 +50,7 @@ pub(crate) enum Key<'g> {
     Child,
     Record,
     Wait,
+    Conditional,
 }
 
 pub(crate) fn key<'g>(g: &'g Graph, op: &'g NodeOp) -> Key<'g> {
@@ -63,6 +67,7 @@ pub(crate) fn key<'g>(g: &'g Graph, op: &'g NodeOp) -> Key<'g> {
         NodeOp::Child(_) => Key::Child,
         NodeOp::Record(_) => Key::Record,
         NodeOp::Wait(_) => Key::Wait,
+        NodeOp::Conditional(_) => Key::Conditional,
     }
 }
 
@@ -77,6 +82,7 @@ pub(crate) fn handle_ty(g: &Graph, op: &NodeOp) -> TokenStream {
         NodeOp::Child(_) => child::handle_ty(),
         NodeOp::Record(_) => event::handle_ty(true),
         NodeOp::Wait(_) => event::handle_ty(false),
+        NodeOp::Conditional(_) => cond::handle_ty(),
     }
 }
 
@@ -105,6 +111,7 @@ pub(crate) fn add(cx: &Cx<'_>, ni: usize, deps: TokenStream) -> TokenStream {
         NodeOp::Child(c) => child::add(cx, c, &name, deps),
         NodeOp::Record(e) => event::add(cx, *e, true, &name, deps),
         NodeOp::Wait(e) => event::add(cx, *e, false, &name, deps),
+        NodeOp::Conditional(c) => cond::add(cx, c, &name, deps),
     }
 }
 
@@ -126,7 +133,7 @@ pub(crate) fn refresh(
         NodeOp::Memcpy(m) => memcpy::refresh(cx, m, input, view),
         NodeOp::Host(h) => host::refresh(cx, h, input, view),
         NodeOp::Record(e) | NodeOp::Wait(e) => event::refresh(cx, *e, input, view),
-        NodeOp::Empty | NodeOp::Child(_) => Vec::new(),
+        NodeOp::Empty | NodeOp::Child(_) | NodeOp::Conditional(_) => Vec::new(),
     }
 }
 

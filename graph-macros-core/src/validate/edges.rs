@@ -60,6 +60,9 @@ pub(super) fn check_edges(
 /// Two nodes that touch one buffer, at least one writing, must be ordered by a path.
 pub(super) fn check_races(model: &Graph, errors: &mut Errors) {
     let reach = model.topo.reach();
+    if model.topo.body_count() > 0 {
+        return check_races_in_bodies(model, &reach, errors);
+    }
     let words = reach.words();
     for (x, input) in model.inputs.iter().enumerate() {
         if !matches!(input.kind.buffer(), Some(b) if !b.disjoint) {
@@ -82,20 +85,59 @@ pub(super) fn check_races(model: &Graph, errors: &mut Errors) {
                 (open != 0).then(|| w * 64 + open.trailing_zeros() as usize)
             });
             if let Some(i) = clash {
-                let a = &model.nodes[i];
-                let writer = if writes { &b.name } else { &a.name };
-                errors.at(
-                    b.name.span(),
-                    format!(
-                        "data race: nodes `{}` and `{}` both use buffer `{}` and `{writer}` writes it, but neither depends on the other; add an edge `{} -> {}` (or the reverse), or mark the buffer `#[disjoint]` if they touch disjoint parts",
-                        a.name, b.name, input.name, a.name, b.name
-                    ),
-                );
+                race(model, i, j, x, writes, errors);
             }
             users[j / 64] |= 1 << (j % 64);
             if writes {
                 writers[j / 64] |= 1 << (j % 64);
             }
+        }
+    }
+}
+
+/// Reports the race between earlier node `i` and node `j` on buffer `x` (`j_writes`: `j` is
+/// the writer, else `i` is).
+fn race(model: &Graph, i: usize, j: usize, x: usize, j_writes: bool, errors: &mut Errors) {
+    let (a, b) = (&model.nodes[i], &model.nodes[j]);
+    let writer = if j_writes { &b.name } else { &a.name };
+    // Within one scope, the edge to add joins the two; across scopes, the nodes that hold
+    // them in their closest common scope.
+    let (from, to) = model
+        .topo
+        .meeting(i as u32, j as u32)
+        .map(|(p, q)| (model.topo.name(p).to_owned(), model.topo.name(q).to_owned()))
+        .unwrap_or_else(|| (a.name.to_string(), b.name.to_string()));
+    errors.at(
+        b.name.span(),
+        format!(
+            "data race: nodes `{}` and `{}` both use buffer `{}` and `{writer}` writes it, but neither depends on the other; add an edge `{from} -> {to}` (or the reverse), or mark the buffer `#[disjoint]` if they touch disjoint parts",
+            a.name, b.name, model.inputs[x].name
+        ),
+    );
+}
+
+/// The race check for a graph with conditional bodies: two nodes conflict unless
+/// [`Topology::serial`](cuda_graph_topology::Topology::serial) says they never overlap (a path
+/// between the nodes that hold them in their closest common scope, or different branches of
+/// one conditional).
+fn check_races_in_bodies(model: &Graph, reach: &cuda_graph_topology::Reach, errors: &mut Errors) {
+    for (x, input) in model.inputs.iter().enumerate() {
+        if !matches!(input.kind.buffer(), Some(b) if !b.disjoint) {
+            continue;
+        }
+        let mut seen: Vec<(usize, bool)> = Vec::new();
+        for (j, b) in model.nodes.iter().enumerate() {
+            let writes = b.uses.writes.contains(&x);
+            if !writes && !b.uses.reads.contains(&x) {
+                continue;
+            }
+            let clash = seen
+                .iter()
+                .find(|&&(i, w)| (writes || w) && !model.topo.serial(reach, i as u32, j as u32));
+            if let Some(&(i, _)) = clash {
+                race(model, i, j, x, writes, errors);
+            }
+            seen.push((j, writes));
         }
     }
 }

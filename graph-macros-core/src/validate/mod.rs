@@ -5,6 +5,7 @@
 //! say what to write instead. An invalid node or edge is left out of the model, so the
 //! expansion still produces the graph's types and one mistake does not cascade.
 
+mod conds;
 mod edges;
 mod nodes;
 mod source;
@@ -13,13 +14,12 @@ pub use source::Dirs;
 
 use std::collections::{BTreeSet, HashMap};
 
-use cuda_graph_topology::Topology;
 use proc_macro2::Span;
 use syn::Ident;
 
 use crate::ast::{self, GraphDef, Item};
 use crate::lower::Lower;
-use crate::model::{Buffer, Errors, Graph, Input, InputKind, Kernel};
+use crate::model::{Buffer, Cond, Errors, Graph, Input, InputKind, Kernel};
 
 /// Method names the expansion puts on `NameExec` besides those made from the user's names.
 const FIXED_METHODS: &[&str] = &[
@@ -50,7 +50,21 @@ const KERNEL_SETTERS: &[&str] = &[
 pub fn check(input: ast::Input, dirs: &Dirs, errors: &mut Errors) -> Vec<Graph> {
     let mut names: HashMap<String, Span> = HashMap::new();
     let mut out = Vec::new();
+    // Every graph's condition handles, so one used in another graph is named as such.
+    let mut conds: Vec<(String, String)> = Vec::new();
+    for g in &input.graphs {
+        for item in &g.items {
+            if let Item::Cond(c) = item {
+                conds.push((c.name.to_string(), g.name.to_string()));
+            }
+        }
+    }
     for g in input.graphs {
+        let foreign: Vec<(String, String)> = conds
+            .iter()
+            .filter(|(_, owner)| g.name != owner.as_str())
+            .cloned()
+            .collect();
         if names.insert(g.name.to_string(), g.name.span()).is_some() {
             errors.at(
                 g.name.span(),
@@ -58,7 +72,7 @@ pub fn check(input: ast::Input, dirs: &Dirs, errors: &mut Errors) -> Vec<Graph> 
             );
             continue;
         }
-        out.push(check_graph(g, dirs, errors));
+        out.push(check_graph(g, &foreign, dirs, errors));
     }
     out
 }
@@ -66,11 +80,16 @@ pub fn check(input: ast::Input, dirs: &Dirs, errors: &mut Errors) -> Vec<Graph> 
 /// Declarations, then nodes, then names, then edges; the cross-item rules (unused inputs,
 /// races) only when nothing was left out, since a missing node or edge would make them report
 /// what is no mistake.
-fn check_graph(g: GraphDef, dirs: &Dirs, errors: &mut Errors) -> Graph {
+fn check_graph(
+    g: GraphDef,
+    foreign: &[(String, String)],
+    dirs: &Dirs,
+    errors: &mut Errors,
+) -> Graph {
     let mut kernels = Vec::new();
     let mut inputs = Vec::new();
-    let mut node_decls = Vec::new();
-    let mut chains = Vec::new();
+    let mut conds: Vec<Cond> = Vec::new();
+    let mut node_items = Vec::new();
     let mut kernel_decls = Vec::new();
     let mut graph_source: Option<syn::LitStr> = None;
     for item in g.items {
@@ -98,8 +117,20 @@ fn check_graph(g: GraphDef, dirs: &Dirs, errors: &mut Errors) -> Graph {
             Item::Param(p) => check_input(&mut inputs, p.name, InputKind::Param(p.ty), errors),
             Item::Callback(name) => check_input(&mut inputs, name, InputKind::Callback, errors),
             Item::Event(name) => check_input(&mut inputs, name, InputKind::Event, errors),
-            Item::Node(n) => node_decls.push(n),
-            Item::Edges(e) => chains.push(e),
+            Item::Cond(c) => conds::check_cond_decl(&mut conds, c, errors),
+            item @ (Item::Node(_) | Item::Edges(_)) => node_items.push(item),
+        }
+    }
+    for c in &conds {
+        if let Some(i) = inputs.iter().find(|i| i.name == c.name) {
+            errors.at(
+                c.name.span(),
+                format!(
+                    "`{}` is already declared as {}; conditions, buffers, params, callbacks and events need distinct names",
+                    c.name,
+                    i.kind.describe()
+                ),
+            );
         }
     }
     let sources = check_kernel_decls(&mut kernels, kernel_decls, graph_source, dirs, errors);
@@ -107,15 +138,24 @@ fn check_graph(g: GraphDef, dirs: &Dirs, errors: &mut Errors) -> Graph {
     let mut lower = Lower {
         kernels: &mut kernels,
         inputs: &mut inputs,
+        conds: &mut conds,
+        foreign,
+        graph: g.name.to_string(),
         errors,
     };
-    let (nodes, failed) = nodes::check_nodes(&mut lower, node_decls);
+    let nodes::Checked {
+        mut nodes,
+        parents,
+        failed,
+        chains,
+    } = nodes::check_nodes(&mut lower, node_items);
     // A node left out (for its own error, or its kernel's) would make inputs look unused.
     let node_errors = errors.len() > before || !failed.is_empty();
-    let mut topo = Topology::new();
-    for n in &nodes {
-        topo.add_node(&n.name.to_string(), n.op.kind())
-            .expect("node names were checked to be unique");
+    let topo = conds::topology(&mut nodes, &parents);
+    for (ni, n) in nodes.iter().enumerate() {
+        for &c in &n.uses.conds {
+            conds[c].setters.push(ni);
+        }
     }
     let mut model = Graph {
         attrs: g.attrs,
@@ -123,6 +163,7 @@ fn check_graph(g: GraphDef, dirs: &Dirs, errors: &mut Errors) -> Graph {
         name: g.name,
         kernels,
         inputs,
+        conds,
         nodes,
         topo,
         order: Vec::new(),
@@ -138,11 +179,12 @@ fn check_graph(g: GraphDef, dirs: &Dirs, errors: &mut Errors) -> Graph {
     let edge_errors = errors.len() > before;
     if !node_errors {
         check_unused(&model, errors);
+        conds::check_conds(&model, errors);
     }
     if !node_errors && !edge_errors {
         edges::check_races(&model, errors);
     }
-    model.order = model.topo.order().into_iter().map(|i| i as usize).collect();
+    model.order = conds::build_order(&model.topo);
     let mut preds = vec![Vec::new(); model.nodes.len()];
     for (a, b) in model.edges() {
         preds[b].push(a);

@@ -1,21 +1,82 @@
-//! Node checks: unique names, and each operation lowered by its kind (`crate::kinds`).
+//! Node checks: unique names, each operation lowered by its kind (`crate::kinds`), and the
+//! nodes of conditional bodies flattened into one list, each with the body it is in.
 
 use std::collections::HashMap;
 
+use proc_macro2::Span;
 use syn::Ident;
 
-use crate::ast;
+use crate::ast::{self, Item, Op};
 use crate::lower::Lower;
-use crate::model::{Node, Uses};
+use crate::model::{Node, NodeOp, Uses};
+use cuda_graph_topology::NodeKind;
 
-/// Checks every node; returns the valid ones and the names of those left out.
-pub(super) fn check_nodes(
-    cx: &mut Lower<'_>,
-    decls: Vec<ast::NodeDecl>,
-) -> (Vec<Node>, Vec<Ident>) {
+/// The nodes that passed, in declaration order (a conditional node before its bodies' nodes),
+/// each with its place: `None` at the top of the graph, or `(conditional node, body)`.
+pub(super) struct Checked {
+    pub nodes: Vec<Node>,
+    pub parents: Vec<Option<(usize, u32)>>,
+    /// Names of nodes left out (for their own error, or their conditional's).
+    pub failed: Vec<Ident>,
+    /// Every edge chain, from the top of the graph and from the bodies.
+    pub chains: Vec<ast::EdgeChain>,
+}
+
+/// Checks every node, those of conditional bodies too.
+pub(super) fn check_nodes(cx: &mut Lower<'_>, items: Vec<Item>) -> Checked {
+    let mut out = Checked {
+        nodes: Vec::new(),
+        parents: Vec::new(),
+        failed: Vec::new(),
+        chains: Vec::new(),
+    };
     let mut by_name: HashMap<String, usize> = HashMap::new();
-    let (mut nodes, mut failed) = (Vec::new(), Vec::new());
-    for n in decls {
+    walk(cx, items, None, &mut by_name, &mut out);
+    out
+}
+
+/// Where an item that is no node or edge starts, and what it is.
+fn declaration(item: &Item) -> Option<(Span, String)> {
+    Some(match item {
+        Item::Source(lit) => (lit.span(), "a source file".to_owned()),
+        Item::Kernel(k) => (k.name.span(), format!("kernel `{}`", k.name)),
+        Item::Buffer(b) => (b.name.span(), format!("buffer `{}`", b.name)),
+        Item::Param(p) => (p.name.span(), format!("param `{}`", p.name)),
+        Item::Callback(c) => (c.span(), format!("callback `{c}`")),
+        Item::Event(e) => (e.span(), format!("event `{e}`")),
+        Item::Cond(c) => (c.name.span(), format!("condition `{}`", c.name)),
+        Item::Node(_) | Item::Edges(_) => return None,
+    })
+}
+
+/// `parent`: the conditional node and body these items are in; `None` when that node was left
+/// out (its body's nodes are checked, then left out too) or at the top of the graph.
+fn walk(
+    cx: &mut Lower<'_>,
+    items: Vec<Item>,
+    place: Option<Option<(usize, u32)>>,
+    by_name: &mut HashMap<String, usize>,
+    out: &mut Checked,
+) {
+    for item in items {
+        let mut n = match item {
+            Item::Node(n) => n,
+            Item::Edges(e) => {
+                out.chains.push(e);
+                continue;
+            }
+            other => {
+                // Declarations are read at the top of the graph only.
+                if place.is_some() {
+                    let (span, what) = declaration(&other).expect("no node or edge");
+                    cx.errors.at(
+                        span,
+                        format!("only nodes and edges go inside a conditional body; declare {what} at the top of the graph"),
+                    );
+                }
+                continue;
+            }
+        };
         if by_name.contains_key(&n.name.to_string()) {
             cx.errors.at(
                 n.name.span(),
@@ -26,20 +87,65 @@ pub(super) fn check_nodes(
             );
             continue;
         }
+        // A conditional's bodies are walked after it, with it as their parent.
+        let bodies: Vec<Vec<Item>> = match &mut n.op {
+            Op::Conditional(c) => c
+                .bodies
+                .iter_mut()
+                .map(|b| std::mem::take(&mut b.items))
+                .collect(),
+            _ => Vec::new(),
+        };
         let mut uses = Uses::default();
-        let concurrent = n.concurrent;
-        match crate::kinds::lower(cx, n.op, &mut uses) {
-            Some(op) => {
-                by_name.insert(n.name.to_string(), nodes.len());
-                nodes.push(Node {
+        let index = out.nodes.len();
+        let lowered = crate::kinds::lower(cx, n.op, &mut uses, index);
+        let parent = match place {
+            None => Some(None),
+            Some(p) => p.map(Some),
+        };
+        let kept = match (lowered, parent) {
+            (Some(op), Some(parent)) => {
+                if let Some((p, _)) = parent {
+                    check_body_kind(cx, &n.name, &op, &out.nodes[p].name);
+                }
+                by_name.insert(n.name.to_string(), index);
+                out.nodes.push(Node {
                     name: n.name,
                     op,
                     uses,
-                    concurrent,
+                    concurrent: n.concurrent,
+                    scope: 0,
                 });
+                out.parents.push(parent);
+                true
             }
-            None => failed.push(n.name),
+            _ => {
+                by_name.insert(n.name.to_string(), usize::MAX);
+                out.failed.push(n.name);
+                false
+            }
+        };
+        for (b, items) in bodies.into_iter().enumerate() {
+            let inner = kept.then_some((index, b as u32));
+            walk(cx, items, Some(inner), by_name, out);
         }
     }
-    (nodes, failed)
+}
+
+/// Host and event nodes cannot go inside a conditional body.
+fn check_body_kind(cx: &mut Lower<'_>, name: &Ident, op: &NodeOp, owner: &Ident) {
+    let kind = op.kind();
+    if matches!(
+        kind,
+        NodeKind::Host | NodeKind::EventRecord | NodeKind::EventWait
+    ) {
+        cx.errors.at(
+            name.span(),
+            format!(
+                "{} {} node cannot go inside the body of conditional node `{owner}`: CUDA runs only kernel, memset, memcpy, empty, child graph and conditional nodes there; move `{name}` before or after `{owner}`",
+                if kind.as_str().starts_with('e') { "an" } else { "a" },
+                kind.as_str()
+            ),
+        );
+    }
 }

@@ -76,12 +76,12 @@ const _: () = {
         ) -> ::cuda_graph::__private::Result<Self> {
             let mut __cg_g = ::cuda_graph::__private::Graph::new(__cg_module.context())?
                 .with_name("Inner");
-            let __cg_s = __CgInputs {
+            let mut __cg_s = __CgInputs {
                 b_y: __cg_g.bind_mut(inputs.y)?,
                 p_v: inputs.v,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &__cg_s)?;
+            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
             ::core::result::Result::Ok(Self {
                 __cg_graph: __cg_g,
                 __cg: __CgState { inputs: __cg_s, nodes },
@@ -121,19 +121,19 @@ const _: () = {
             __cg_args: InnerChild,
         ) -> ::cuda_graph::__private::Result<::cuda_graph::__private::Graph<'a>> {
             let mut __cg_g = parent.child_graph()?;
-            let __cg_s = __CgInputs {
+            let mut __cg_s = __CgInputs {
                 b_y: __cg_args.y,
                 p_v: __cg_args.v,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            Self::__cg_populate(&mut __cg_g, __cg_module, &__cg_s)?;
+            Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
             ::core::result::Result::Ok(__cg_g)
         }
-        #[allow(unused_variables, clippy::all)]
+        #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(
             __cg_g: &mut ::cuda_graph::__private::Graph<'a>,
             __cg_module: &::cuda_graph::__private::Module,
-            __cg_s: &__CgInputs<'a>,
+            __cg_s: &mut __CgInputs<'a>,
         ) -> ::cuda_graph::__private::Result<__CgNodes> {
             let __cg_k0 = __cg_module.function("fill")?;
             __cg_g.reserve(1usize, 1usize, 0usize);
@@ -500,7 +500,7 @@ const _: () = {
         ) -> ::cuda_graph::__private::Result<Self> {
             let mut __cg_g = ::cuda_graph::__private::Graph::new(__cg_module.context())?
                 .with_name("Outer");
-            let __cg_s = __CgInputs {
+            let mut __cg_s = __CgInputs {
                 b_y: __cg_g.bind_mut(inputs.y)?,
                 b_out: __cg_g.bind_host_mut(inputs.out),
                 c_done: inputs.done,
@@ -508,7 +508,7 @@ const _: () = {
                 p_v: inputs.v,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &__cg_s)?;
+            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
             ::core::result::Result::Ok(Self {
                 __cg_graph: __cg_g,
                 __cg: __CgState { inputs: __cg_s, nodes },
@@ -548,7 +548,7 @@ const _: () = {
             __cg_args: OuterChild<'a>,
         ) -> ::cuda_graph::__private::Result<::cuda_graph::__private::Graph<'a>> {
             let mut __cg_g = parent.child_graph()?;
-            let __cg_s = __CgInputs {
+            let mut __cg_s = __CgInputs {
                 b_y: __cg_args.y,
                 b_out: __cg_args.out,
                 c_done: __cg_args.done,
@@ -556,14 +556,14 @@ const _: () = {
                 p_v: __cg_args.v,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            Self::__cg_populate(&mut __cg_g, __cg_module, &__cg_s)?;
+            Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
             ::core::result::Result::Ok(__cg_g)
         }
-        #[allow(unused_variables, clippy::all)]
+        #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(
             __cg_g: &mut ::cuda_graph::__private::Graph<'a>,
             __cg_module: &::cuda_graph::__private::Module,
-            __cg_s: &__CgInputs<'a>,
+            __cg_s: &mut __CgInputs<'a>,
         ) -> ::cuda_graph::__private::Result<__CgNodes> {
             let __cg_k0 = __cg_module.function("fill")?;
             __cg_g.reserve(6usize, 1usize, 6usize);

@@ -83,13 +83,13 @@ const _: () = {
         ) -> ::cuda_graph::__private::Result<Self> {
             let mut __cg_g = ::cuda_graph::__private::Graph::new(__cg_module.context())?
                 .with_name("Shared");
-            let __cg_s = __CgInputs {
+            let mut __cg_s = __CgInputs {
                 b_y: __cg_g.bind_mut(inputs.y)?,
                 p_a: inputs.a,
                 p_n: inputs.n,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &__cg_s)?;
+            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
             ::core::result::Result::Ok(Self {
                 __cg_graph: __cg_g,
                 __cg: __CgState { inputs: __cg_s, nodes },
@@ -129,20 +129,20 @@ const _: () = {
             __cg_args: SharedChild,
         ) -> ::cuda_graph::__private::Result<::cuda_graph::__private::Graph<'a>> {
             let mut __cg_g = parent.child_graph()?;
-            let __cg_s = __CgInputs {
+            let mut __cg_s = __CgInputs {
                 b_y: __cg_args.y,
                 p_a: __cg_args.a,
                 p_n: __cg_args.n,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            Self::__cg_populate(&mut __cg_g, __cg_module, &__cg_s)?;
+            Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
             ::core::result::Result::Ok(__cg_g)
         }
-        #[allow(unused_variables, clippy::all)]
+        #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(
             __cg_g: &mut ::cuda_graph::__private::Graph<'a>,
             __cg_module: &::cuda_graph::__private::Module,
-            __cg_s: &__CgInputs<'a>,
+            __cg_s: &mut __CgInputs<'a>,
         ) -> ::cuda_graph::__private::Result<__CgNodes> {
             let __cg_k0 = __cg_module.function("scale")?;
             __cg_g.reserve(4usize, 4usize, 3usize);

@@ -17,7 +17,7 @@ kind!(
     /// [`add_switch`](crate::Graph::add_switch).
     ///
     /// ```no_run
-    /// # fn demo(g: &mut cuda_graph_runtime::Graph<'_>, k: &cuda_graph_runtime::Kernel,
+    /// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, k: &'a cuda_graph_runtime::Kernel,
     /// #         x: cuda_graph_runtime::BufMut<f32>) -> cuda_graph_runtime::Result<()> {
     /// use cudarc::driver::LaunchConfig;
     /// let go = g.add_condition(1)?;                 // every launch starts at 1

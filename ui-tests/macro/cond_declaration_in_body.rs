@@ -1,0 +1,14 @@
+use cuda_graph::prelude::*;
+cuda_graph! {
+    graph G {
+        kernel step(n: &mut [u32], again: Cond);
+        buffer mut n: u32;
+        cond again = 1;
+        run = while again {
+            buffer mut extra: u32;
+            up = step<<<1, 1>>>(n, again);
+        }
+    }
+}
+
+fn main() {}

@@ -1,0 +1,17 @@
+use cuda_graph::prelude::*;
+cuda_graph! {
+    graph G {
+        kernel step(n: &mut [u32], again: Cond);
+        kernel fill(n: &mut [u32]);
+        buffer mut n: u32;
+        cond again = 1;
+        run = while again {
+            up = step<<<1, 1>>>(n, again);
+            up -> done;
+        }
+        done = fill<<<1, 1>>>(n);
+        run -> done;
+    }
+}
+
+fn main() {}

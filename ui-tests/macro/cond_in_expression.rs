@@ -1,0 +1,16 @@
+use cuda_graph::prelude::*;
+cuda_graph! {
+    graph G {
+        kernel step(n: &mut [u32], again: Cond);
+        kernel fill(n: &mut [u32], v: u32);
+        buffer mut n: u32;
+        cond again = 1;
+        run = while again {
+            up = step<<<1, 1>>>(n, again);
+        }
+        after = fill<<<1, 1>>>(n, again + 1);
+        run -> after;
+    }
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+use cuda_graph::prelude::*;
+cuda_graph! {
+    graph G {
+        kernel step(n: &mut [u32], again: u64);
+        buffer mut n: u32;
+        cond again = 1;
+        run = while again {
+            up = step<<<1, 1>>>(n, again);
+        }
+    }
+}
+
+fn main() {}
