@@ -42,6 +42,7 @@ fn load(dir: &str) -> (Vec<Value>, Vec<Row>) {
         "pytorch.json",
         "expansion.json",
         "compile.json",
+        "cg.json",
     ] {
         let Ok(text) = std::fs::read_to_string(format!("{dir}/{name}")) else {
             continue;
@@ -303,6 +304,7 @@ on the same kernel function, so both see the same machine state.\n"
             );
         }
     }
+    md.push_str(&cg_section(&raw));
     md.push_str(&misses(&ix));
     let notes = "\n## Notes\n\n\
 - `cudarc_capture`, `stream` and `pytorch` issue a fan-out on one stream, so it runs as a sequence; `raw` and `cuda_graph` build it as a real fan-out/fan-in graph.\n\
@@ -324,6 +326,52 @@ on the same kernel function, so both see the same machine state.\n"
 }
 
 /// The analysis of the targets at the line, with this run's numbers.
+/// The conjugate-gradient flagship (`benches/cg.rs`): whole solves, three ways.
+fn cg_section(raw: &[Value]) -> String {
+    let rows: Vec<&Value> = raw.iter().filter(|v| v["case"] == "cg_solve").collect();
+    let Some(first) = rows.first() else {
+        return String::new();
+    };
+    let mut md = format!(
+        "\n## Conjugate gradient: the whole solve as one launch\n\n2-D Poisson matrices (CSR, own SpMV), tolerance 1e-5, on an {}. `one launch`: a `cuda_graph!` graph whose iterations are a WHILE node (a kernel decides on the device); `per iteration`: the same kernels as one graph launch per iteration, the host reading the decision after each; `host loop`: the same kernels as stream launches, the host synchronizing after each iteration. Whole solves, medians.\n\n| grid | unknowns | iterations (CPU) | one launch | per iteration | host loop | host loop ÷ one launch | per iteration ÷ one launch |\n|---|---|---|---|---|---|---|---|\n",
+        first["gpu"].as_str().unwrap_or("unknown GPU")
+    );
+    let mut shapes: Vec<(u64, String)> = rows
+        .iter()
+        .filter_map(|v| Some((v["nodes"].as_u64()?, v["shape"].as_str()?.to_owned())))
+        .collect();
+    shapes.sort();
+    shapes.dedup();
+    for (n, shape) in shapes {
+        let find = |imp: &str| {
+            rows.iter()
+                .find(|v| v["shape"] == shape.as_str() && v["impl"] == imp)
+                .copied()
+        };
+        let us = |imp: &str| find(imp).and_then(|v| v["median_us"].as_f64());
+        let (Some(w), Some(p), Some(h)) = (
+            us("cuda_graph_while"),
+            us("cuda_graph_per_iteration"),
+            us("host_loop"),
+        ) else {
+            continue;
+        };
+        let it = find("cuda_graph_while").map_or(Value::Null, |v| v["iterations"].clone());
+        let cpu = find("cuda_graph_while").map_or(Value::Null, |v| v["cpu_iterations"].clone());
+        let _ = writeln!(
+            md,
+            "| {} | {n} | {it} ({cpu}) | {} | {} | {} | {:.2}× | {:.2}× |",
+            shape.trim_start_matches("poisson"),
+            fmt_us(Some(w)),
+            fmt_us(Some(p)),
+            fmt_us(Some(h)),
+            h / w,
+            p / w
+        );
+    }
+    md
+}
+
 fn misses(ix: &BTreeMap<Key, f64>) -> String {
     let cells = || {
         ["chain", "fanout"]

@@ -82,7 +82,9 @@ pub fn cuda_graph(input: TokenStream) -> TokenStream {
     // looked in second.
     let call = proc_macro::Span::call_site()
         .local_file()
-        .and_then(|f| f.parent().map(std::path::Path::to_path_buf));
+        .and_then(|f| f.parent().map(std::path::Path::to_path_buf))
+        // Absolute, so `include_str!` in the expansion finds the file from any directory.
+        .map(|d| std::fs::canonicalize(&d).unwrap_or(d));
     let dirs = cuda_graph_macros_core::validate::Dirs::from_env(call);
     cuda_graph_macros_core::cuda_graph_in(input.into(), dirs).into()
 }

@@ -1,0 +1,115 @@
+// Conjugate gradient on a sparse (CSR) symmetric positive definite matrix: vectors in float,
+// dot products accumulated in double. The scalars live in a small buffer `s` of doubles.
+typedef unsigned long long cudaGraphConditionalHandle;
+extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(
+    cudaGraphConditionalHandle handle, unsigned int value);
+
+#define RR 0      // r.r of the current residual
+#define PAP 1     // p.Ap of this iteration
+#define RR_NEW 2  // r.r after this iteration's update
+#define BETA 3    // rr_new / rr
+#define TOL2 4    // (tol * |b|)^2
+#define ITERS 5   // iterations done
+#define DONE 6    // 1 once converged or out of iterations
+
+// The sum of `v` over the block, in thread 0 (blockDim.x a multiple of 32, at most 1024).
+__device__ double block_sum(double v) {
+    __shared__ double part[32];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    if (lane == 0) part[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < (blockDim.x >> 5) ? part[lane] : 0.0;
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    }
+    return v;
+}
+
+// Zeroes the scalars.
+extern "C" __global__ void cg_reset(double* s) {
+    if (threadIdx.x < 8) s[threadIdx.x] = 0.0;
+}
+
+// x = 0, r = p = b, s[RR] = b.b.
+extern "C" __global__ void cg_init(const float* b, float* x, float* r, float* p, double* s,
+                                   unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    double v = 0.0;
+    if (i < n) {
+        float bi = b[i];
+        x[i] = 0.0f;
+        r[i] = bi;
+        p[i] = bi;
+        v = (double)bi * bi;
+    }
+    v = block_sum(v);
+    if (threadIdx.x == 0) atomicAdd(&s[RR], v);
+}
+
+// The stopping threshold: |r| <= tol * |b|.
+extern "C" __global__ void cg_start(double* s, double tol) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) s[TOL2] = tol * tol * s[RR];
+}
+
+// ap = A p, s[PAP] += p.ap.
+extern "C" __global__ void cg_spmv(const unsigned* rowptr, const unsigned* col, const float* val,
+                                   const float* p, float* ap, double* s, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    double v = 0.0;
+    if (i < n) {
+        float acc = 0.0f;
+        for (unsigned k = rowptr[i]; k < rowptr[i + 1]; k++) acc += val[k] * p[col[k]];
+        ap[i] = acc;
+        v = (double)p[i] * acc;
+    }
+    v = block_sum(v);
+    if (threadIdx.x == 0) atomicAdd(&s[PAP], v);
+}
+
+// alpha = rr / pAp; x += alpha p; r -= alpha ap; s[RR_NEW] += r.r.
+extern "C" __global__ void cg_update(const float* p, const float* ap, float* x, float* r,
+                                     double* s, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    float alpha = (float)(s[RR] / s[PAP]);
+    double v = 0.0;
+    if (i < n) {
+        x[i] += alpha * p[i];
+        float ri = r[i] - alpha * ap[i];
+        r[i] = ri;
+        v = (double)ri * ri;
+    }
+    v = block_sum(v);
+    if (threadIdx.x == 0) atomicAdd(&s[RR_NEW], v);
+}
+
+// Counts the iteration and decides whether to go on; prepares beta and the next accumulators.
+__device__ unsigned cg_decide(double* s, unsigned max_iters) {
+    s[ITERS] += 1.0;
+    double rr_new = s[RR_NEW];
+    unsigned go = rr_new > s[TOL2] && s[ITERS] < (double)max_iters;
+    s[BETA] = rr_new / s[RR];
+    s[RR] = rr_new;
+    s[RR_NEW] = 0.0;
+    s[PAP] = 0.0;
+    s[DONE] = go ? 0.0 : 1.0;
+    return go;
+}
+
+// The decision, as the condition of the WHILE node that runs the iterations.
+extern "C" __global__ void cg_check_loop(double* s, unsigned max_iters,
+                                         cudaGraphConditionalHandle again) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) cudaGraphSetConditional(again, cg_decide(s, max_iters));
+}
+
+// The decision, left in s[DONE] for the host to read.
+extern "C" __global__ void cg_check(double* s, unsigned max_iters) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) cg_decide(s, max_iters);
+}
+
+// p = r + beta p.
+extern "C" __global__ void cg_direction(const float* r, float* p, const double* s, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    float beta = (float)s[BETA];
+    if (i < n) p[i] = r[i] + beta * p[i];
+}
