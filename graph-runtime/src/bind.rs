@@ -232,6 +232,8 @@ pub(crate) enum Access<'a> {
     /// A buffer of the parent graph, seen by a child graph made with `Graph::child_graph`;
     /// the parent tracks it.
     Parent(End<'a>),
+    /// Graph-owned memory, made by an allocation node: it exists only during launches.
+    Owned,
 }
 
 /// One bound buffer.
@@ -245,13 +247,18 @@ pub struct Binding<'a> {
 }
 
 impl<'a> Binding<'a> {
+    /// Whether this is graph-owned memory.
+    pub(crate) fn is_owned(&self) -> bool {
+        matches!(self.access, Access::Owned)
+    }
+
     /// The binding as a memcpy end.
     pub(crate) fn end(&self) -> End<'a> {
         match &self.access {
             Access::Host(h) => End::Host(*h),
             Access::HostMut(h) => End::Host(h.ptr()),
             Access::Parent(e) => *e,
-            Access::Device(_) | Access::DeviceMut(_) => End::Device(self.addr),
+            Access::Device(_) | Access::DeviceMut(_) | Access::Owned => End::Device(self.addr),
         }
     }
 }
@@ -306,6 +313,15 @@ impl<'a> Bindings<'a> {
         })
     }
 
+    /// Graph-owned memory of `len` elements at `addr` (an allocation node's).
+    pub(crate) fn bind_owned(&mut self, addr: u64, len: usize) -> u32 {
+        self.push(Binding {
+            access: Access::Owned,
+            addr,
+            len,
+        })
+    }
+
     pub(crate) fn bind_host_mut<T: Copy + Send + Sync + 'static>(&mut self, s: &'a mut [T]) -> u32 {
         let (addr, len) = (s.as_mut_ptr() as u64, s.len());
         self.push(Binding {
@@ -327,6 +343,9 @@ impl<'a> Bindings<'a> {
         let Some(slot) = self.list.get_mut(index as usize).filter(|_| own) else {
             return Err(HandleError::Foreign { what: "buffer" }.into());
         };
+        if matches!(slot.access, Access::Owned) {
+            return Err(HandleError::GraphOwned.into());
+        }
         match (&slot.access, &new.access) {
             (Access::Device(_), Access::Device(_))
             | (Access::DeviceMut(_), Access::DeviceMut(_)) => Ok(std::mem::replace(slot, new)),
@@ -401,6 +420,7 @@ impl<'a> Bindings<'a> {
         let any = match &self.list[index as usize].access {
             Access::Device(s) => s.as_any(),
             Access::DeviceMut(s) => s.as_any(),
+            Access::Owned => return Err(HandleError::GraphOwned),
             _ => return Err(HandleError::ParentBuffer),
         };
         Ok(any
@@ -414,6 +434,7 @@ impl<'a> Bindings<'a> {
     ) -> Result<&mut CudaSlice<T>, HandleError> {
         let any = match &mut self.list[index as usize].access {
             Access::DeviceMut(s) => s.as_any_mut(),
+            Access::Owned => return Err(HandleError::GraphOwned),
             _ => return Err(HandleError::ParentBuffer),
         };
         Ok(any
@@ -464,7 +485,9 @@ impl<'a> Bindings<'a> {
                 match &mut first.access {
                     Access::Device(s) => s.guard_read(stream, &mut next),
                     Access::DeviceMut(s) => s.guard_write(stream, &mut next),
-                    Access::Host(_) | Access::HostMut(_) | Access::Parent(_) => next(),
+                    Access::Host(_) | Access::HostMut(_) | Access::Parent(_) | Access::Owned => {
+                        next()
+                    }
                 }
             }
         }

@@ -64,6 +64,12 @@ pub enum HandleError {
         /// `"node"`, `"buffer"` or `"condition"`.
         what: &'static str,
     },
+    /// A free node given a buffer that is not graph-owned memory.
+    #[error("this buffer is not graph-owned memory (made by `add_mem_alloc`); only that can be freed by a free node")]
+    NotGraphOwned,
+    /// Graph-owned memory (a temporary) reached from the host.
+    #[error("this buffer is graph-owned memory: it exists only while a launch runs, between its allocation and free nodes; copy what it holds into a bound buffer inside the graph")]
+    GraphOwned,
     /// A buffer bound to the parent graph, reached through a child graph.
     #[error(
         "this buffer was bound to the parent graph; reach it through the parent's executable graph"
@@ -277,6 +283,20 @@ pub enum BuildError {
         /// Where the handle was made.
         made_for: &'static str,
     },
+    /// Graph-owned memory of zero bytes.
+    #[error(
+        "node `{node}`: an allocation of zero bytes; graph-owned memory needs at least one element"
+    )]
+    EmptyAllocation {
+        /// The allocation node.
+        node: String,
+    },
+    /// A child graph holding allocation or free nodes.
+    #[error("node `{node}`: the child graph holds allocation or free nodes, which CUDA does not allow in a child graph; allocate in the parent graph and pass the buffer in")]
+    MemoryNodesInChild {
+        /// The child node.
+        node: String,
+    },
     /// A switch with no case.
     #[error("node `{node}`: a switch needs at least one case")]
     NoCases {
@@ -290,6 +310,16 @@ pub enum BuildError {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum EditError {
+    /// A new size for graph-owned memory larger than what its allocation node holds.
+    #[error("temporary `{node}` holds {bytes} bytes, fixed when the graph was built, but the new value needs {needed}; build the graph again for a larger size")]
+    TemporaryTooSmall {
+        /// The allocation node.
+        node: String,
+        /// Bytes allocated.
+        bytes: usize,
+        /// Bytes the new value needs.
+        needed: usize,
+    },
     /// A driver call failed (the driver refused the new parameters).
     #[error(transparent)]
     Driver(#[from] DriverFailure),

@@ -50,6 +50,7 @@ pub use kinds::empty::{EmptyMut, EmptyNode};
 pub use kinds::event::{EventRecordMut, EventRecordNode, EventWaitMut, EventWaitNode};
 pub use kinds::host::{HostMut, HostNode};
 pub use kinds::kernel::{KernelMut, KernelNode};
+pub use kinds::mem::{MemAllocMut, MemAllocNode, MemFreeMut, MemFreeNode};
 pub use kinds::memcpy::{Device, Host, Location, MemcpyDst, MemcpyMut, MemcpyNode, MemcpySrc};
 pub use kinds::memset::{MemsetMut, MemsetNode, MemsetValue};
 pub use kinds::{ChildGraph, IntoChild, NodeHandle, OnExec, OnTemplate, Parts, Side};

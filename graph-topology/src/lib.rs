@@ -42,6 +42,10 @@ pub enum NodeKind {
     EventWait,
     /// A conditional node (IF, IF/ELSE, WHILE, SWITCH) running one of its bodies.
     Conditional,
+    /// An allocation of graph-owned memory.
+    MemAlloc,
+    /// A free of graph-owned memory.
+    MemFree,
 }
 
 impl NodeKind {
@@ -57,6 +61,8 @@ impl NodeKind {
             NodeKind::EventRecord => "event record",
             NodeKind::EventWait => "event wait",
             NodeKind::Conditional => "conditional",
+            NodeKind::MemAlloc => "mem alloc",
+            NodeKind::MemFree => "mem free",
         }
     }
 
@@ -69,6 +75,8 @@ impl NodeKind {
             NodeKind::Child => "box3d",
             NodeKind::EventRecord | NodeKind::EventWait => "diamond",
             NodeKind::Conditional => "hexagon",
+            NodeKind::MemAlloc => "invtrapezium",
+            NodeKind::MemFree => "trapezium",
         }
     }
 }

@@ -102,7 +102,7 @@ impl<'a> RawGraph<'a> {
     }
 
     /// The driver graph nodes are added to.
-    fn target(&self) -> CUgraph {
+    pub(super) fn target(&self) -> CUgraph {
         self.graph_of(self.scope)
     }
 
@@ -189,7 +189,7 @@ impl<'a> RawGraph<'a> {
     }
 
     /// Runs a driver call that adds a node, with this graph's context current.
-    fn add(
+    pub(super) fn add(
         &self,
         call: &'static str,
         add: impl Fn(*mut CUgraphNode) -> sys::CUresult,
@@ -452,7 +452,7 @@ impl Drop for RawGraph<'_> {
 }
 
 /// The driver handles of `deps`, or null for none.
-fn nodes(deps: &[RawNode]) -> *const CUgraphNode {
+pub(super) fn nodes(deps: &[RawNode]) -> *const CUgraphNode {
     // `RawNode` is `repr(transparent)` over `CUgraphNode`: the slice is the array the driver
     // reads.
     deps.as_ptr() as *const CUgraphNode

@@ -20,6 +20,7 @@
 mod exec;
 mod graph;
 mod host;
+mod mem;
 mod params;
 mod probe;
 

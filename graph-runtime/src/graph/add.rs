@@ -135,7 +135,11 @@ impl<'a> Graph<'a> {
         if scope != 0
             && matches!(
                 kind,
-                NodeKind::Host | NodeKind::EventRecord | NodeKind::EventWait
+                NodeKind::Host
+                    | NodeKind::EventRecord
+                    | NodeKind::EventWait
+                    | NodeKind::MemAlloc
+                    | NodeKind::MemFree
             )
         {
             let owner = self.topo.owner(scope).expect("a body has an owner");
@@ -288,6 +292,13 @@ impl<'a> Graph<'a> {
         child: Graph<'a>,
     ) -> Result<ChildNode, BuildError> {
         self.check_ctx(&child.ctx, "the child graph")?;
+        let t = child.topology();
+        if (0..t.len() as u32).any(|i| matches!(t.kind(i), NodeKind::MemAlloc | NodeKind::MemFree))
+        {
+            return Err(BuildError::MemoryNodesInChild {
+                node: name.to_owned(),
+            });
+        }
         let index = self.children.push(child.into_child());
         let shadow = ChildShadow {
             child: index,

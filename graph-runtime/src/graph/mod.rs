@@ -4,6 +4,7 @@
 
 mod add;
 mod body;
+mod mem;
 mod width;
 
 pub use width::{DEFAULT_CAP_ABOVE, DEFAULT_LANES};

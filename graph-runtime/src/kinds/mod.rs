@@ -17,6 +17,7 @@ pub(crate) mod empty;
 pub(crate) mod event;
 pub(crate) mod host;
 pub(crate) mod kernel;
+pub(crate) mod mem;
 pub(crate) mod memcpy;
 pub(crate) mod memset;
 
@@ -36,6 +37,7 @@ use empty::EmptyShadow;
 use event::{RecordShadow, WaitShadow};
 use host::{HostShadow, PanicSlot};
 use kernel::KernelShadow;
+use mem::{MemAllocShadow, MemFreeShadow};
 use memcpy::MemcpyShadow;
 use memset::MemsetShadow;
 
@@ -159,6 +161,8 @@ pub(crate) struct Stores<'a> {
     pub record: Store<RecordShadow<'a>>,
     pub wait: Store<WaitShadow<'a>>,
     pub cond: Store<CondShadow>,
+    pub alloc: Store<MemAllocShadow>,
+    pub free: Store<MemFreeShadow>,
 }
 
 /// What a graph does with every store alike, whatever its kind.
@@ -260,7 +264,7 @@ impl<'a, S: Shadow<'a>> StoreOps<'a> for Store<S> {
 
 impl<'a> Stores<'a> {
     /// Every store, for what is done to all kinds alike.
-    pub fn all(&self) -> [&dyn StoreOps<'a>; 9] {
+    pub fn all(&self) -> [&dyn StoreOps<'a>; 11] {
         [
             &self.empty,
             &self.kernel,
@@ -271,11 +275,13 @@ impl<'a> Stores<'a> {
             &self.record,
             &self.wait,
             &self.cond,
+            &self.alloc,
+            &self.free,
         ]
     }
 
     /// Every store, mutable.
-    pub fn all_mut(&mut self) -> [&mut dyn StoreOps<'a>; 9] {
+    pub fn all_mut(&mut self) -> [&mut dyn StoreOps<'a>; 11] {
         [
             &mut self.empty,
             &mut self.kernel,
@@ -286,6 +292,8 @@ impl<'a> Stores<'a> {
             &mut self.record,
             &mut self.wait,
             &mut self.cond,
+            &mut self.alloc,
+            &mut self.free,
         ]
     }
 }
