@@ -26,8 +26,8 @@ pub mod __private {
         compile_cached, AccessError, Buf, BufMut, ChildNode, Cond, CondNode, Dep, Device,
         EditError, EmptyNode, Error, EventRecordNode, EventWaitNode, Graph, GraphExec, Host,
         HostBuf, HostBufMut, HostNode, Instantiate, KernelArg, KernelMut, KernelNode, LaunchConfig,
-        LaunchError, MemcpyNode, MemsetNode, Module, NodeHandle, OnExec, Result, UpdateError,
-        UpdatePath,
+        LaunchError, MemAllocNode, MemFreeNode, MemcpyNode, MemsetNode, Module, NodeHandle, OnExec,
+        Result, UpdateError, UpdatePath,
     };
     pub use std::sync::Arc;
 

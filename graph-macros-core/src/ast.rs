@@ -3,7 +3,7 @@
 //! ```text
 //! Input      := Graph*
 //! Graph      := OuterAttr* Vis 'graph' Ident '{' Item* '}'
-//! Item       := Source | Kernel | Buffer | Param | Callback | Event | Cond | Node | Edges
+//! Item       := Source | Kernel | Buffer | Temp | Param | Callback | Event | Cond | Node | Edges
 //! Kernel     := 'kernel' Ident ('(' (Ident ':' ParamTy),* ')')? ('in' LitStr)? ';'
 //!                                   no parameter list: the signature comes from the source
 //! Source     := 'source' LitStr ';'     the .cu file the graph's kernels are declared in
@@ -11,6 +11,8 @@
 //!             | '&' 'mut' '[' Type ']'      a device buffer the kernel writes
 //!             | Type                        a by-value scalar
 //! Buffer     := ('#[disjoint]')? ('buffer' | 'host_buffer') 'mut'? Ident ':' Type ';'
+//! Temp       := 'temp' Ident ':' '[' Type ';' Expr ']' ';'   graph-owned scratch, its length
+//!                                   an expression of params and constants
 //! Param      := 'param' Ident ':' Type ';'
 //! Callback   := 'callback' Ident ';'
 //! Event      := 'event' Ident ';'
@@ -61,6 +63,7 @@ pub mod kw {
     syn::custom_keyword!(wait);
     syn::custom_keyword!(source);
     syn::custom_keyword!(cond);
+    syn::custom_keyword!(temp);
     syn::custom_keyword!(switch);
 }
 
@@ -81,12 +84,20 @@ pub enum Item {
     Source(LitStr),
     Kernel(KernelDecl),
     Buffer(BufferDecl),
+    Temp(TempDecl),
     Param(ParamDecl),
     Callback(Ident),
     Event(Ident),
     Cond(CondDecl),
     Node(NodeDecl),
     Edges(EdgeChain),
+}
+
+/// `temp name: [T; len];`
+pub struct TempDecl {
+    pub name: Ident,
+    pub elem: Type,
+    pub len: Expr,
 }
 
 /// `cond name = default;`
@@ -291,6 +302,16 @@ impl Parse for Item {
         } else if la.peek(kw::event) {
             input.parse::<kw::event>()?;
             Item::Event(input.parse()?)
+        } else if la.peek(kw::temp) && !input.peek2(Token![=]) {
+            input.parse::<kw::temp>()?;
+            let name = input.parse()?;
+            input.parse::<Token![:]>()?;
+            let content;
+            bracketed!(content in input);
+            let elem = content.parse()?;
+            content.parse::<Token![;]>()?;
+            let len = content.parse()?;
+            Item::Temp(TempDecl { name, elem, len })
         } else if la.peek(kw::cond) && !input.peek2(Token![=]) {
             input.parse::<kw::cond>()?;
             let name = input.parse()?;

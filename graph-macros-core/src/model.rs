@@ -67,9 +67,13 @@ pub struct Buffer {
     pub elem: Type,
     /// Written by unordered nodes on purpose (disjoint parts): no race check.
     pub disjoint: bool,
+    /// Graph-owned memory (`temp`): its length, an expression of params and constants. Not an
+    /// input of `build`: allocation and free nodes are placed around the nodes that use it.
+    pub temp: Option<Value>,
 }
 
 /// What an input is.
+#[allow(clippy::large_enum_variant)] // a few per graph, built once per macro call
 pub enum InputKind {
     Buffer(Buffer),
     Param(Type),
@@ -81,6 +85,7 @@ impl InputKind {
     /// "a buffer", "a param", ...
     pub fn describe(&self) -> &'static str {
         match self {
+            InputKind::Buffer(Buffer { temp: Some(_), .. }) => "a temporary",
             InputKind::Buffer(Buffer { host: false, .. }) => "a buffer",
             InputKind::Buffer(Buffer { host: true, .. }) => "a host buffer",
             InputKind::Param(_) => "a param",
@@ -225,6 +230,10 @@ pub enum NodeOp {
     Record(usize),
     Wait(usize),
     Conditional(Conditional),
+    /// The allocation of temporary (input) `usize`, placed from the graph's structure.
+    MemAlloc(usize),
+    /// Its free.
+    MemFree(usize),
 }
 
 impl NodeOp {
@@ -240,6 +249,8 @@ impl NodeOp {
             NodeOp::Record(_) => NodeKind::EventRecord,
             NodeOp::Wait(_) => NodeKind::EventWait,
             NodeOp::Conditional(_) => NodeKind::Conditional,
+            NodeOp::MemAlloc(_) => NodeKind::MemAlloc,
+            NodeOp::MemFree(_) => NodeKind::MemFree,
         }
     }
 }

@@ -89,6 +89,23 @@ graph Cond {
 }
 "#;
 
+/// Temporaries: allocation and free nodes placed around their users, a length from a param
+/// (whose setter checks that the new length fits).
+const TEMPORARIES: &str = r#"
+graph Temps {
+    kernel fill(y: &mut [u32], n: u32);
+    kernel mix(a: &[u32], b: &[u32], out: &mut [u32], n: u32);
+    buffer mut out: u32;
+    param n: u32;
+    temp t: [u32; n];
+    temp u: [u32; 2 * n];
+    ft = fill<<<1, 32>>>(t, n);
+    fu = fill<<<1, 32>>>(u, n);
+    m = mix<<<1, 32>>>(t, u, out, n);
+    [ft, fu] -> m;
+}
+"#;
+
 /// One param shared by many nodes of one kernel (the setter loops over them), and a node of the
 /// same kernel that does not use it.
 const SHARED_PARAM: &str = r#"
@@ -166,4 +183,9 @@ fn param_shared_by_a_group() {
 #[test]
 fn conditional_nodes() {
     check("conditional", CONDITIONAL);
+}
+
+#[test]
+fn temporaries() {
+    check("temporaries", TEMPORARIES);
 }

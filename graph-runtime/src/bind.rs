@@ -112,6 +112,12 @@ macro_rules! handle_impls {
             pub(crate) fn new(graph: GraphId, index: u32) -> Self {
                 Self { graph, index, _t: PhantomData }
             }
+            /// A handle of no graph, which every graph refuses (what `cuda_graph!` holds for a
+            /// temporary until `build` allocates it).
+            #[doc(hidden)]
+            pub fn unset() -> Self {
+                Self::new(GraphId::none(), 0)
+            }
         }
     )*};
 }

@@ -77,6 +77,10 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
         if hidden(&n.to_string()) || hidden(&format!("set_{n}")) || hidden(&format!("{n}_mut")) {
             continue;
         }
+        // A temporary exists only during launches: no accessor, no setter.
+        if matches!(inp.kind.buffer(), Some(b) if b.temp.is_some()) {
+            continue;
+        }
         let set = format_ident!("set_{}", n);
         let refresh_fn = format_ident!("__cg_refresh_{}", i);
         let f = cx.input_field(i);
@@ -200,7 +204,12 @@ fn other_views(cx: &Cx<'_>, exec: &proc_macro2::Ident) -> TokenStream {
     let rt = rt();
     let mut out = TokenStream::new();
     for (ni, n) in cx.g.nodes.iter().enumerate() {
-        if matches!(n.op, NodeOp::Launch(_)) || cx.g.hidden.contains(&format!("node:{}", n.name)) {
+        // Allocation and free nodes are placed by the macro: no view.
+        let placed = matches!(n.op, NodeOp::MemAlloc(_) | NodeOp::MemFree(_));
+        if placed
+            || matches!(n.op, NodeOp::Launch(_))
+            || cx.g.hidden.contains(&format!("node:{}", n.name))
+        {
             continue;
         }
         let name = &n.name;
@@ -250,6 +259,11 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
             /// Applies template edits made through `inner_mut().graph_mut()`.
             pub fn update(&mut self) -> ::core::result::Result<#rt::UpdatePath, #rt::UpdateError> {
                 self.__cg_exec.update()
+            }
+            /// Bytes of graph-owned memory the temporaries hold, all together (sized from the
+            /// params when the graph was built).
+            pub fn temporary_bytes(&self) -> usize {
+                self.__cg_exec.graph().temporary_bytes()
             }
             /// The runtime executable graph.
             pub fn inner(&self) -> &#rt::GraphExec<'a> {

@@ -89,6 +89,14 @@ fn input_parts(cx: &Cx<'_>) -> InputParts {
         let n = &inp.name;
         let f = cx.input_field(i);
         let (ty, child_ty, state_ty, bind) = match &inp.kind {
+            // A temporary is no input: `build` allocates it.
+            InputKind::Buffer(b) if b.temp.is_some() => {
+                let h = handle_ty(&inp.kind);
+                p.state_fields.push(quote!(#f: #h));
+                p.from_inputs.push(quote!(#f: #rt::BufMut::unset()));
+                p.from_child.push(quote!(#f: #rt::BufMut::unset()));
+                continue;
+            }
             InputKind::Buffer(b) => {
                 let elem = &b.elem;
                 let (ty, method) = match (b.host, b.mutable) {
@@ -381,6 +389,16 @@ pub fn graph(g: &Graph) -> TokenStream {
         )
     });
     let prototypes = prototypes(g);
+    let temporaries = g.inputs.iter().filter_map(|i| {
+        let b = i.kind.buffer()?;
+        let len = b.temp.as_ref()?;
+        let (n, e, l) = (
+            i.name.to_string(),
+            b.elem.to_token_stream().to_string(),
+            len.expr.to_token_stream().to_string(),
+        );
+        Some(quote!((#n, #e, #l)))
+    });
     quote! {
         #checks
 
@@ -437,6 +455,11 @@ pub fn graph(g: &Graph) -> TokenStream {
                 /// The CUDA C prototypes of the kernels as declared here: a start for the `.cu`
                 /// file.
                 pub const PROTOTYPES: &'static str = #prototypes;
+
+                /// The temporaries (graph-owned memory): name, element type and length, as
+                /// written.
+                pub const TEMPORARIES: &'static [(&'static str, &'static str, &'static str)] =
+                    &[#(#temporaries),*];
 
                 #source
 

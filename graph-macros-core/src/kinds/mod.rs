@@ -10,6 +10,7 @@ mod host;
 mod kernel;
 mod memcpy;
 mod memset;
+mod temp;
 
 use proc_macro2::TokenStream;
 use syn::Type;
@@ -51,6 +52,8 @@ pub(crate) enum Key<'g> {
     Record,
     Wait,
     Conditional,
+    MemAlloc(&'g Type),
+    MemFree,
 }
 
 pub(crate) fn key<'g>(g: &'g Graph, op: &'g NodeOp) -> Key<'g> {
@@ -68,6 +71,8 @@ pub(crate) fn key<'g>(g: &'g Graph, op: &'g NodeOp) -> Key<'g> {
         NodeOp::Record(_) => Key::Record,
         NodeOp::Wait(_) => Key::Wait,
         NodeOp::Conditional(_) => Key::Conditional,
+        NodeOp::MemAlloc(t) => Key::MemAlloc(&g.buffer(*t).elem),
+        NodeOp::MemFree(_) => Key::MemFree,
     }
 }
 
@@ -83,6 +88,7 @@ pub(crate) fn handle_ty(g: &Graph, op: &NodeOp) -> TokenStream {
         NodeOp::Record(_) => event::handle_ty(true),
         NodeOp::Wait(_) => event::handle_ty(false),
         NodeOp::Conditional(_) => cond::handle_ty(),
+        NodeOp::MemAlloc(_) | NodeOp::MemFree(_) => temp::handle_ty(g, op),
     }
 }
 
@@ -93,6 +99,7 @@ pub(crate) fn value_fns(cx: &Cx<'_>, gi: usize) -> TokenStream {
     match &cx.g.nodes[first].op {
         NodeOp::Launch(_) => kernel::value_fns(cx, gi),
         NodeOp::Memset(_) => memset::value_fns(cx, gi),
+        NodeOp::MemAlloc(_) => temp::value_fns(cx, gi),
         _ => TokenStream::new(),
     }
 }
@@ -112,6 +119,7 @@ pub(crate) fn add(cx: &Cx<'_>, ni: usize, deps: TokenStream) -> TokenStream {
         NodeOp::Record(e) => event::add(cx, *e, true, &name, deps),
         NodeOp::Wait(e) => event::add(cx, *e, false, &name, deps),
         NodeOp::Conditional(c) => cond::add(cx, c, &name, deps),
+        NodeOp::MemAlloc(_) | NodeOp::MemFree(_) => temp::add(cx, ni, &n.op, &name, deps),
     }
 }
 
@@ -133,7 +141,10 @@ pub(crate) fn refresh(
         NodeOp::Memcpy(m) => memcpy::refresh(cx, m, input, view),
         NodeOp::Host(h) => host::refresh(cx, h, input, view),
         NodeOp::Record(e) | NodeOp::Wait(e) => event::refresh(cx, *e, input, view),
-        NodeOp::Empty | NodeOp::Child(_) | NodeOp::Conditional(_) => Vec::new(),
+        NodeOp::MemAlloc(_) => temp::refresh(cx, ni, input, view),
+        NodeOp::Empty | NodeOp::Child(_) | NodeOp::Conditional(_) | NodeOp::MemFree(_) => {
+            Vec::new()
+        }
     }
 }
 

@@ -110,8 +110,16 @@ fn race(model: &Graph, i: usize, j: usize, x: usize, j_writes: bool, errors: &mu
     errors.at(
         b.name.span(),
         format!(
-            "data race: nodes `{}` and `{}` both use buffer `{}` and `{writer}` writes it, but neither depends on the other; add an edge `{from} -> {to}` (or the reverse), or mark the buffer `#[disjoint]` if they touch disjoint parts",
-            a.name, b.name, model.inputs[x].name
+            "data race: nodes `{}` and `{}` both use {} `{}` and `{writer}` writes it, but neither depends on the other; add an edge `{from} -> {to}` (or the reverse){}",
+            a.name,
+            b.name,
+            model.inputs[x].kind.noun(),
+            model.inputs[x].name,
+            if model.buffer(x).temp.is_some() {
+                ""
+            } else {
+                ", or mark the buffer `#[disjoint]` if they touch disjoint parts"
+            }
         ),
     );
 }

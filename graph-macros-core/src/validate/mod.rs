@@ -9,6 +9,7 @@ mod conds;
 mod edges;
 mod nodes;
 mod source;
+mod temps;
 
 pub use source::Dirs;
 
@@ -30,6 +31,7 @@ const FIXED_METHODS: &[&str] = &[
     "inner_mut",
     "handles",
     "into_inner",
+    "temporary_bytes",
 ];
 
 /// `KernelMut` setters a per-node view reaches through `Deref`; kernel parameters may not
@@ -111,8 +113,22 @@ fn check_graph(
                     mutable: b.mutable,
                     elem: b.elem,
                     disjoint: b.disjoint,
+                    temp: None,
                 });
                 check_input(&mut inputs, b.name, kind, errors)
+            }
+            Item::Temp(t) => {
+                let kind = InputKind::Buffer(Buffer {
+                    host: false,
+                    mutable: true,
+                    elem: t.elem,
+                    disjoint: false,
+                    temp: Some(crate::model::Value {
+                        expr: t.len,
+                        params: Default::default(),
+                    }),
+                });
+                check_input(&mut inputs, t.name, kind, errors)
             }
             Item::Param(p) => check_input(&mut inputs, p.name, InputKind::Param(p.ty), errors),
             Item::Callback(name) => check_input(&mut inputs, name, InputKind::Callback, errors),
@@ -143,6 +159,7 @@ fn check_graph(
         graph: g.name.to_string(),
         errors,
     };
+    temps::check_lengths(&mut lower);
     let nodes::Checked {
         mut nodes,
         parents,
@@ -183,6 +200,11 @@ fn check_graph(
     }
     if !node_errors && !edge_errors {
         edges::check_races(&model, errors);
+        temps::check_initialised(&model, errors);
+    }
+    // Allocation and free nodes, placed around each temporary's users.
+    if !node_errors && !edge_errors {
+        temps::place(&mut model, errors);
     }
     model.order = conds::build_order(&model.topo);
     let mut preds = vec![Vec::new(); model.nodes.len()];
@@ -373,6 +395,8 @@ fn check_names(model: &Graph, errors: &mut Errors) -> BTreeSet<String> {
         let n = i.name.to_string();
         let by = format!("the accessor or setter of {} `{n}`", i.kind.describe());
         match &i.kind {
+            // Temporaries have no accessor or setter.
+            InputKind::Buffer(b) if b.temp.is_some() => continue,
             InputKind::Buffer(b) => {
                 claim(n.clone(), by.clone(), i.name.span(), errors);
                 if b.mutable {

@@ -41,6 +41,7 @@ fn declaration(item: &Item) -> Option<(Span, String)> {
         Item::Source(lit) => (lit.span(), "a source file".to_owned()),
         Item::Kernel(k) => (k.name.span(), format!("kernel `{}`", k.name)),
         Item::Buffer(b) => (b.name.span(), format!("buffer `{}`", b.name)),
+        Item::Temp(t) => (t.name.span(), format!("temporary `{}`", t.name)),
         Item::Param(p) => (p.name.span(), format!("param `{}`", p.name)),
         Item::Callback(c) => (c.span(), format!("callback `{c}`")),
         Item::Event(e) => (e.span(), format!("event `{e}`")),

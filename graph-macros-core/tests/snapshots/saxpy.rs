@@ -103,6 +103,9 @@ const _: () = {
         /// The CUDA C prototypes of the kernels as declared here: a start for the `.cu`
         /// file.
         pub const PROTOTYPES: &'static str = "extern \"C\" __global__ void saxpy(float a, const float* x, float* y, unsigned int n);\nextern \"C\" __global__ void sum(const float* y, float* total, unsigned int n);\n";
+        /// The temporaries (graph-owned memory): name, element type and length, as
+        /// written.
+        pub const TEMPORARIES: &'static [(&'static str, &'static str, &'static str)] = &[];
         /// The graph as DOT text (no GPU needed).
         pub fn to_dot() -> &'static str {
             Self::DOT
@@ -413,6 +416,11 @@ const _: () = {
             ::cuda_graph::__private::UpdateError,
         > {
             self.__cg_exec.update()
+        }
+        /// Bytes of graph-owned memory the temporaries hold, all together (sized from the
+        /// params when the graph was built).
+        pub fn temporary_bytes(&self) -> usize {
+            self.__cg_exec.graph().temporary_bytes()
         }
         /// The runtime executable graph.
         pub fn inner(&self) -> &::cuda_graph::__private::GraphExec<'a> {
