@@ -11,8 +11,9 @@ pub use cuda_graph_runtime::*;
 pub mod prelude {
     pub use cuda_graph_macros::cuda_graph;
     pub use cuda_graph_runtime::{
-        compile, context, gpu_available, Buf, BufMut, Cond, Dep, Graph, GraphExec, HostBuf,
-        HostBufMut, Instantiate, LaunchConfig, UpdatePath,
+        compile, context, gpu_available, Buf, BufMut, Capture, Cond, Dep, Graph, GraphExec,
+        HostBuf, HostBufMut, Instantiate, LaunchConfig, Region, RegionMut, UpdatePath, Work,
+        WorkResult,
     };
 }
 
@@ -23,11 +24,11 @@ pub mod __private {
         CudaContext, CudaEvent, CudaSlice, CudaStream, CudaViewMut, DeviceRepr,
     };
     pub use cuda_graph_runtime::{
-        compile_cached, AccessError, Buf, BufMut, ChildNode, Cond, CondNode, Dep, Device,
-        EditError, EmptyNode, Error, EventRecordNode, EventWaitNode, Graph, GraphExec, Host,
-        HostBuf, HostBufMut, HostNode, Instantiate, KernelArg, KernelMut, KernelNode, LaunchConfig,
-        LaunchError, MemAllocNode, MemFreeNode, MemcpyNode, MemsetNode, Module, NodeHandle, OnExec,
-        Result, UpdateError, UpdatePath,
+        compile_cached, AccessError, Buf, BufMut, CapturedNode, ChildNode, Cond, CondNode, Dep,
+        Device, EditError, EmptyNode, Error, EventRecordNode, EventWaitNode, Graph, GraphExec,
+        Host, HostBuf, HostBufMut, HostNode, Instantiate, KernelArg, KernelMut, KernelNode,
+        LaunchConfig, LaunchError, MemAllocNode, MemFreeNode, MemcpyNode, MemsetNode, Module,
+        NodeHandle, OnExec, Region, RegionMut, Result, UpdateError, UpdatePath, Work,
     };
     pub use std::sync::Arc;
 

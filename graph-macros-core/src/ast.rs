@@ -16,6 +16,7 @@
 //! Param      := 'param' Ident ':' Type ';'
 //! Callback   := 'callback' Ident ';'
 //! Event      := 'event' Ident ';'
+//! Work       := 'work' Ident ';'                a `Work` input: captured work (cuBLAS, ...)
 //! Cond       := 'cond' Ident ('=' Expr)? ';'      a condition handle and its default (0)
 //! Node       := ('#[concurrent]')? Ident '=' Op ';'
 //! Op         := Ident '<<<' Expr ',' Expr (',' Expr)? '>>>' '(' Expr,* ')'   kernel launch
@@ -25,6 +26,8 @@
 //!             | 'empty'
 //!             | 'child' '(' Path ('{' (Ident ':' Expr),* '}')? ')'
 //!             | 'record' '(' Ident ')' | 'wait' '(' Ident ')'
+//!             | 'capture' '(' Ident (',' 'reads' ':' '[' Ident,* ']')?
+//!                                    (',' 'writes' ':' '[' Ident,* ']')? ')'  captured work
 //!             | 'if' Ident Body ('else' Body)?           IF, IF/ELSE on a `cond`
 //!             | 'while' Ident Body                        WHILE
 //!             | 'switch' Ident '{' (LitInt '=>' Body ','?)+ '}'   SWITCH, cases 0, 1, ...
@@ -64,6 +67,10 @@ pub mod kw {
     syn::custom_keyword!(source);
     syn::custom_keyword!(cond);
     syn::custom_keyword!(temp);
+    syn::custom_keyword!(work);
+    syn::custom_keyword!(capture);
+    syn::custom_keyword!(reads);
+    syn::custom_keyword!(writes);
     syn::custom_keyword!(switch);
 }
 
@@ -88,6 +95,7 @@ pub enum Item {
     Param(ParamDecl),
     Callback(Ident),
     Event(Ident),
+    Work(Ident),
     Cond(CondDecl),
     Node(NodeDecl),
     Edges(EdgeChain),
@@ -191,6 +199,11 @@ pub enum Op {
     Record(Ident),
     Wait(Ident),
     Conditional(Conditional),
+    Capture {
+        work: Ident,
+        reads: Vec<Ident>,
+        writes: Vec<Ident>,
+    },
 }
 
 pub struct Launch {
@@ -302,6 +315,9 @@ impl Parse for Item {
         } else if la.peek(kw::event) {
             input.parse::<kw::event>()?;
             Item::Event(input.parse()?)
+        } else if la.peek(kw::work) && !input.peek2(Token![=]) {
+            input.parse::<kw::work>()?;
+            Item::Work(input.parse()?)
         } else if la.peek(kw::temp) && !input.peek2(Token![=]) {
             input.parse::<kw::temp>()?;
             let name = input.parse()?;
@@ -497,11 +513,44 @@ impl Parse for Op {
             let content;
             parenthesized!(content in input);
             Ok(Op::Wait(content.parse()?))
+        } else if la.peek(kw::capture) {
+            input.parse::<kw::capture>()?;
+            let content;
+            parenthesized!(content in input);
+            let work = content.parse()?;
+            let (mut reads, mut writes) = (Vec::new(), Vec::new());
+            while content.peek(Token![,]) {
+                content.parse::<Token![,]>()?;
+                if content.is_empty() {
+                    break;
+                }
+                let list = if content.peek(kw::reads) {
+                    content.parse::<kw::reads>()?;
+                    &mut reads
+                } else {
+                    content.parse::<kw::writes>().map_err(|e| {
+                        syn::Error::new(e.span(), "expected `reads: [..]` or `writes: [..]`")
+                    })?;
+                    &mut writes
+                };
+                content.parse::<Token![:]>()?;
+                let names;
+                bracketed!(names in content);
+                list.extend(Punctuated::<Ident, Token![,]>::parse_terminated(&names)?);
+            }
+            if !content.is_empty() {
+                return Err(content.error("expected `, reads: [..]` or `, writes: [..]`"));
+            }
+            Ok(Op::Capture {
+                work,
+                reads,
+                writes,
+            })
         } else if la.peek(Token![if]) || la.peek(Token![while]) || la.peek(kw::switch) {
             Ok(Op::Conditional(input.parse()?))
         } else if la.peek(Ident) {
             Err(input.error(
-                "expected a kernel launch `kernel<<<grid, block>>>(args)`, or one of `memset`, `memcpy`, `host`, `empty`, `child`, `record`, `wait`, `if`, `while`, `switch`",
+                "expected a kernel launch `kernel<<<grid, block>>>(args)`, or one of `memset`, `memcpy`, `host`, `empty`, `child`, `record`, `wait`, `capture`, `if`, `while`, `switch`",
             ))
         } else {
             Err(la.error())

@@ -44,6 +44,7 @@ impl<'g> Cx<'g> {
             InputKind::Buffer(_) => "b",
             InputKind::Callback => "c",
             InputKind::Event => "e",
+            InputKind::Work => "w",
         };
         format_ident!("{}_{}", prefix, input.name)
     }

@@ -79,6 +79,8 @@ pub enum InputKind {
     Param(Type),
     Callback,
     Event,
+    /// Captured work (`work name;`), given to one `capture(...)` node.
+    Work,
 }
 
 impl InputKind {
@@ -91,6 +93,7 @@ impl InputKind {
             InputKind::Param(_) => "a param",
             InputKind::Callback => "a callback",
             InputKind::Event => "an event",
+            InputKind::Work => "a work",
         }
     }
 
@@ -234,6 +237,15 @@ pub enum NodeOp {
     MemAlloc(usize),
     /// Its free.
     MemFree(usize),
+    /// Captured work (input `work`) and the buffers it reads and writes.
+    Captured(CapturedWork),
+}
+
+/// A captured node: which work input, which buffers.
+pub struct CapturedWork {
+    pub work: usize,
+    pub reads: Vec<usize>,
+    pub writes: Vec<usize>,
 }
 
 impl NodeOp {
@@ -251,6 +263,7 @@ impl NodeOp {
             NodeOp::Conditional(_) => NodeKind::Conditional,
             NodeOp::MemAlloc(_) => NodeKind::MemAlloc,
             NodeOp::MemFree(_) => NodeKind::MemFree,
+            NodeOp::Captured(_) => NodeKind::Captured,
         }
     }
 }

@@ -297,6 +297,17 @@ pub enum BuildError {
         /// The child node.
         node: String,
     },
+    /// Capturing a captured node's work failed.
+    #[error(transparent)]
+    Capture(crate::capture::CaptureError),
+    /// Work cannot be captured on the legacy default stream, or a stream of another context.
+    #[error("node `{node}`: {why}; capture on a stream made with `ctx.new_stream()` (and give the library handle that stream)")]
+    CaptureStream {
+        /// The node.
+        node: String,
+        /// What is wrong with the stream.
+        why: &'static str,
+    },
     /// A switch with no case.
     #[error("node `{node}`: a switch needs at least one case")]
     NoCases {
@@ -310,6 +321,9 @@ pub enum BuildError {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum EditError {
+    /// Capturing a captured node's work again failed.
+    #[error(transparent)]
+    Capture(crate::capture::CaptureError),
     /// A new size for graph-owned memory larger than what its allocation node holds.
     #[error("temporary `{node}` holds {bytes} bytes, fixed when the graph was built, but the new value needs {needed}; build the graph again for a larger size")]
     TemporaryTooSmall {

@@ -23,6 +23,7 @@
 mod args;
 mod bind;
 mod block;
+mod capture;
 mod driver;
 mod error;
 mod exec;
@@ -35,6 +36,7 @@ mod module;
 pub use args::{ArgAt, Cond, KernelArg, KernelArgs};
 pub use bind::{Buf, BufMut, BufferId, DeviceBuf, HostBuf, HostBufMut};
 pub use block::{ArgBlock, ArgLayout, ArgOffsets, MAX_ARGS};
+pub use capture::{Capture, CaptureError, CaptureFn, Region, RegionMut, Work, WorkResult};
 pub use cuda_graph_topology::{NodeKind, Reach, Topology, TopologyError};
 pub use error::{
     AccessError, BuildError, DriverFailure, EditError, Error, HandleError, InstantiateReason,
@@ -44,6 +46,7 @@ pub use exec::{BufferSlot, GraphExec, Instantiate, UpdatePath};
 pub use gpu::{compile, compile_cached, context, gpu_available, nvrtc_available};
 pub use graph::{Graph, DEFAULT_CAP_ABOVE, DEFAULT_LANES};
 pub use id::{Dep, GraphId, NodeId};
+pub use kinds::captured::{CapturedMut, CapturedNode};
 pub use kinds::child::{ChildMut, ChildNode};
 pub use kinds::cond::{Body, CondMut, CondNode};
 pub use kinds::empty::{EmptyMut, EmptyNode};

@@ -46,6 +46,8 @@ pub enum NodeKind {
     MemAlloc,
     /// A free of graph-owned memory.
     MemFree,
+    /// Work captured from a stream (a library call), run as a child graph.
+    Captured,
 }
 
 impl NodeKind {
@@ -63,6 +65,7 @@ impl NodeKind {
             NodeKind::Conditional => "conditional",
             NodeKind::MemAlloc => "mem alloc",
             NodeKind::MemFree => "mem free",
+            NodeKind::Captured => "captured",
         }
     }
 
@@ -77,6 +80,7 @@ impl NodeKind {
             NodeKind::Conditional => "hexagon",
             NodeKind::MemAlloc => "invtrapezium",
             NodeKind::MemFree => "trapezium",
+            NodeKind::Captured => "box3d",
         }
     }
 }

@@ -77,8 +77,11 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
         if hidden(&n.to_string()) || hidden(&format!("set_{n}")) || hidden(&format!("{n}_mut")) {
             continue;
         }
-        // A temporary exists only during launches: no accessor, no setter.
-        if matches!(inp.kind.buffer(), Some(b) if b.temp.is_some()) {
+        // A temporary exists only during launches: no accessor, no setter. A work has none
+        // either: its node's view re-captures it.
+        if matches!(inp.kind.buffer(), Some(b) if b.temp.is_some())
+            || matches!(inp.kind, InputKind::Work)
+        {
             continue;
         }
         let set = format_ident!("set_{}", n);
@@ -186,7 +189,7 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                     }
                 });
             }
-            InputKind::Callback | InputKind::Event => {}
+            InputKind::Callback | InputKind::Event | InputKind::Work => {}
         }
         methods.extend(quote! {
             #[allow(unused_variables, unreachable_code, clippy::all)]

@@ -116,6 +116,22 @@ fn input_parts(cx: &Cx<'_>) -> InputParts {
                 let ty = ty.to_token_stream();
                 (ty.clone(), ty.clone(), ty, quote!(inputs.#n))
             }
+            // Taken out of the state by the node that captures it.
+            InputKind::Work => {
+                let ty = kinds::work_ty(cx.g, i);
+                p.inputs_borrow = true;
+                p.child_borrows = true;
+                p.inputs_fields
+                    .push(quote!(#[doc = "A work, for a captured node."] pub #n: #ty));
+                p.child_fields
+                    .push(quote!(#[doc = "A work, for a captured node."] pub #n: #ty));
+                p.state_fields.push(quote!(#f: ::core::option::Option<#ty>));
+                p.from_inputs
+                    .push(quote!(#f: ::core::option::Option::Some(inputs.#n)));
+                p.from_child
+                    .push(quote!(#f: ::core::option::Option::Some(__cg_args.#n)));
+                continue;
+            }
             InputKind::Callback | InputKind::Event => {
                 let ty = if matches!(inp.kind, InputKind::Callback) {
                     callback_ty()

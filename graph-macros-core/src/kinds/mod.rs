@@ -2,6 +2,7 @@
 //! the model is expanded (its handle type, how `build` adds it, how setters refresh it, its view
 //! on the executable graph). This module only dispatches on the kind.
 
+mod captured;
 mod child;
 mod cond;
 mod empty;
@@ -20,6 +21,7 @@ use crate::gen::Cx;
 use crate::lower::Lower;
 use crate::model::{Graph, NodeOp, Uses};
 
+pub(crate) use captured::work_ty;
 pub(crate) use kernel::{add_run, kernel_views};
 
 /// Checks a node's operation and lowers it into the model, recording what it uses. `None`
@@ -28,6 +30,11 @@ pub(crate) use kernel::{add_run, kernel_views};
 pub(crate) fn lower(cx: &mut Lower<'_>, op: Op, uses: &mut Uses, node: usize) -> Option<NodeOp> {
     match op {
         Op::Conditional(c) => cond::lower(cx, &c, node).map(NodeOp::Conditional),
+        Op::Capture {
+            work,
+            reads,
+            writes,
+        } => captured::lower(cx, work, reads, writes, uses).map(NodeOp::Captured),
         Op::Launch(l) => kernel::lower(cx, l, uses).map(NodeOp::Launch),
         Op::Memset { dst, value } => memset::lower(cx, dst, value, uses).map(NodeOp::Memset),
         Op::Memcpy { dst, src } => memcpy::lower(cx, dst, src, uses).map(NodeOp::Memcpy),
@@ -54,6 +61,7 @@ pub(crate) enum Key<'g> {
     Conditional,
     MemAlloc(&'g Type),
     MemFree,
+    Captured,
 }
 
 pub(crate) fn key<'g>(g: &'g Graph, op: &'g NodeOp) -> Key<'g> {
@@ -73,6 +81,7 @@ pub(crate) fn key<'g>(g: &'g Graph, op: &'g NodeOp) -> Key<'g> {
         NodeOp::Conditional(_) => Key::Conditional,
         NodeOp::MemAlloc(t) => Key::MemAlloc(&g.buffer(*t).elem),
         NodeOp::MemFree(_) => Key::MemFree,
+        NodeOp::Captured(_) => Key::Captured,
     }
 }
 
@@ -89,6 +98,7 @@ pub(crate) fn handle_ty(g: &Graph, op: &NodeOp) -> TokenStream {
         NodeOp::Wait(_) => event::handle_ty(false),
         NodeOp::Conditional(_) => cond::handle_ty(),
         NodeOp::MemAlloc(_) | NodeOp::MemFree(_) => temp::handle_ty(g, op),
+        NodeOp::Captured(_) => captured::handle_ty(),
     }
 }
 
@@ -120,6 +130,7 @@ pub(crate) fn add(cx: &Cx<'_>, ni: usize, deps: TokenStream) -> TokenStream {
         NodeOp::Wait(e) => event::add(cx, *e, false, &name, deps),
         NodeOp::Conditional(c) => cond::add(cx, c, &name, deps),
         NodeOp::MemAlloc(_) | NodeOp::MemFree(_) => temp::add(cx, ni, &n.op, &name, deps),
+        NodeOp::Captured(c) => captured::add(cx, c, &name, deps),
     }
 }
 
@@ -142,9 +153,11 @@ pub(crate) fn refresh(
         NodeOp::Host(h) => host::refresh(cx, h, input, view),
         NodeOp::Record(e) | NodeOp::Wait(e) => event::refresh(cx, *e, input, view),
         NodeOp::MemAlloc(_) => temp::refresh(cx, ni, input, view),
-        NodeOp::Empty | NodeOp::Child(_) | NodeOp::Conditional(_) | NodeOp::MemFree(_) => {
-            Vec::new()
-        }
+        NodeOp::Empty
+        | NodeOp::Child(_)
+        | NodeOp::Conditional(_)
+        | NodeOp::MemFree(_)
+        | NodeOp::Captured(_) => Vec::new(),
     }
 }
 

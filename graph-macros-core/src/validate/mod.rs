@@ -133,6 +133,7 @@ fn check_graph(
             Item::Param(p) => check_input(&mut inputs, p.name, InputKind::Param(p.ty), errors),
             Item::Callback(name) => check_input(&mut inputs, name, InputKind::Callback, errors),
             Item::Event(name) => check_input(&mut inputs, name, InputKind::Event, errors),
+            Item::Work(name) => check_input(&mut inputs, name, InputKind::Work, errors),
             Item::Cond(c) => conds::check_cond_decl(&mut conds, c, errors),
             item @ (Item::Node(_) | Item::Edges(_)) => node_items.push(item),
         }
@@ -405,6 +406,8 @@ fn check_names(model: &Graph, errors: &mut Errors) -> BTreeSet<String> {
             }
             InputKind::Param(_) => claim(n.clone(), by.clone(), i.name.span(), errors),
             InputKind::Callback | InputKind::Event => {}
+            // A work has no setter: its node's view re-captures it.
+            InputKind::Work => continue,
         }
         claim(format!("set_{n}"), by, i.name.span(), errors);
     }

@@ -45,6 +45,7 @@ fn declaration(item: &Item) -> Option<(Span, String)> {
         Item::Param(p) => (p.name.span(), format!("param `{}`", p.name)),
         Item::Callback(c) => (c.span(), format!("callback `{c}`")),
         Item::Event(e) => (e.span(), format!("event `{e}`")),
+        Item::Work(w) => (w.span(), format!("work `{w}`")),
         Item::Cond(c) => (c.name.span(), format!("condition `{}`", c.name)),
         Item::Node(_) | Item::Edges(_) => return None,
     })

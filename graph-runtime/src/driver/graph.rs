@@ -72,6 +72,17 @@ impl<'a> RawGraph<'a> {
         })
     }
 
+    /// Takes ownership of driver graph `raw` (made by stream capture) of context `ctx`.
+    pub(super) fn from_raw(ctx: &Arc<CudaContext>, raw: CUgraph) -> Self {
+        RawGraph {
+            raw,
+            ctx: ctx.clone(),
+            kept: KeepAlive::default(),
+            bodies: Vec::new(),
+            scope: 0,
+        }
+    }
+
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
     }

@@ -17,6 +17,7 @@
 //! Every failed call names its entry point ([`CallError`]), so the layers above can say which
 //! call failed and for which node.
 
+mod capture;
 mod exec;
 mod graph;
 mod host;
@@ -31,6 +32,7 @@ use cudarc::driver::DriverError;
 
 use crate::error::DriverFailure;
 
+pub(crate) use capture::capture;
 pub(crate) use exec::{flags, InstantiateFailure, RawExec};
 pub(crate) use graph::{CondKind, RawGraph, RawNode};
 pub(crate) use host::Callback;

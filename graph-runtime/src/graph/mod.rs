@@ -4,6 +4,9 @@
 
 mod add;
 mod body;
+mod captured;
+#[cfg(feature = "cublas")]
+mod gemm;
 mod mem;
 mod width;
 

@@ -11,6 +11,7 @@
 //! Shadows live in [`Stores`], one typed store per kind; a handle carries its node's slot in
 //! its kind's store, so a view reaches its shadow without asking which kind it is.
 
+pub(crate) mod captured;
 pub(crate) mod child;
 pub(crate) mod cond;
 pub(crate) mod empty;
@@ -31,6 +32,7 @@ use crate::error::{DriverFailure, LaunchError};
 use crate::id::{Dep, NodeId};
 use cuda_graph_topology::{NodeKind, Topology};
 
+use captured::CapturedShadow;
 use child::ChildShadow;
 use cond::CondShadow;
 use empty::EmptyShadow;
@@ -163,6 +165,7 @@ pub(crate) struct Stores<'a> {
     pub cond: Store<CondShadow>,
     pub alloc: Store<MemAllocShadow>,
     pub free: Store<MemFreeShadow>,
+    pub captured: Store<CapturedShadow>,
 }
 
 /// What a graph does with every store alike, whatever its kind.
@@ -264,7 +267,7 @@ impl<'a, S: Shadow<'a>> StoreOps<'a> for Store<S> {
 
 impl<'a> Stores<'a> {
     /// Every store, for what is done to all kinds alike.
-    pub fn all(&self) -> [&dyn StoreOps<'a>; 11] {
+    pub fn all(&self) -> [&dyn StoreOps<'a>; 12] {
         [
             &self.empty,
             &self.kernel,
@@ -277,11 +280,12 @@ impl<'a> Stores<'a> {
             &self.cond,
             &self.alloc,
             &self.free,
+            &self.captured,
         ]
     }
 
     /// Every store, mutable.
-    pub fn all_mut(&mut self) -> [&mut dyn StoreOps<'a>; 11] {
+    pub fn all_mut(&mut self) -> [&mut dyn StoreOps<'a>; 12] {
         [
             &mut self.empty,
             &mut self.kernel,
@@ -294,6 +298,7 @@ impl<'a> Stores<'a> {
             &mut self.cond,
             &mut self.alloc,
             &mut self.free,
+            &mut self.captured,
         ]
     }
 }
@@ -324,6 +329,8 @@ pub struct ChildGraph<'a>(pub(crate) Box<dyn Subgraph<'a> + 'a>);
 #[derive(Default)]
 pub(crate) struct Children<'a> {
     pub list: Vec<ChildGraph<'a>>,
+    /// The work of captured nodes, kept to capture it again.
+    pub works: Vec<captured::Stored<'a>>,
 }
 
 impl<'a> Children<'a> {

@@ -1,0 +1,146 @@
+//! A 3-layer MLP inference step (`examples/support/mlp.rs`): the `cuda_graph!` graph (cuBLAS
+//! GEMMs captured as nodes, a new input from pinned memory each step) against the same work as
+//! cudarc stream launches without a graph, interleaved step by step. PyTorch's
+//! `torch.cuda.graph` of the same shapes and weights is `benches/pytorch_mlp.py`. A step is:
+//! write the new input into pinned memory, run, wait.
+//!
+//! Results go to `$OUT/mlp.json` on the device machine, else `docs/bench/raw/mlp.json`.
+
+#[path = "../examples/support/mlp.rs"]
+mod mlp;
+
+use std::time::Instant;
+
+use cuda_graph::cudarc::cublas::CudaBlas;
+use mlp::{DeviceWeights, Mlp, MlpInputs, Weights, IN, OUT};
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    let ctx = match cuda_graph::context(0) {
+        Ok(c) => c,
+        Err(e) => {
+            if std::env::var("CUDA_GRAPH_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("CUDA_GRAPH_REQUIRE_GPU=1 but no GPU: {e}");
+            }
+            println!("skipped: no GPU ({e})");
+            return;
+        }
+    };
+    let gpu_name = ctx.name().unwrap_or_default();
+    let stream = ctx.new_stream().unwrap();
+    let capture = ctx.new_stream().unwrap();
+    let blas = CudaBlas::new(capture.clone()).unwrap();
+    let sblas = CudaBlas::new(stream.clone()).unwrap();
+    let module = cuda_graph::compile(&ctx, mlp::SOURCE).unwrap();
+    let bias_act = module.function("bias_act").unwrap();
+    let wt = Weights::new();
+    let dw = DeviceWeights::upload(&stream, &wt);
+    mlp::warm_up(&capture, &blas, &dw);
+    mlp::warm_up(&stream, &sblas, &dw);
+    let mut rows = Vec::new();
+    println!("| batch | cuda-graph step | stream launches | stream / cuda-graph |");
+    println!("|---|---|---|---|");
+    for batch in [1u32, 32, 256] {
+        let n_in = (batch * IN) as usize;
+        let inputs: Vec<Vec<f32>> = (0..2)
+            .map(|s| (0..n_in).map(|i| mlp::input(s, i)).collect())
+            .collect();
+        // SAFETY: f32 is valid for any bits; written before read.
+        let mut pinned = unsafe { ctx.alloc_pinned::<f32>(n_in) }.unwrap();
+        let mut pinned2 = unsafe { ctx.alloc_pinned::<f32>(n_in) }.unwrap();
+        let mut x = stream.alloc_zeros::<f32>(n_in).unwrap();
+        let mut y = stream.alloc_zeros::<f32>((batch * OUT) as usize).unwrap();
+        let (l1, l2, l3) = (
+            mlp::layer(&blas, 0, batch),
+            mlp::layer(&blas, 1, batch),
+            mlp::layer(&blas, 2, batch),
+        );
+        let mut exec = Mlp::build(
+            &module,
+            MlpInputs {
+                x_host: pinned.as_mut_slice().unwrap(),
+                x: &mut x,
+                w1: &dw.w[0],
+                b1: &dw.b[0],
+                w2: &dw.w[1],
+                b2: &dw.b[1],
+                w3: &dw.w[2],
+                b3: &dw.b[2],
+                y: &mut y,
+                batch,
+                layer1: cuda_graph::Work::new(&capture, &l1),
+                layer2: cuda_graph::Work::new(&capture, &l2),
+                layer3: cuda_graph::Work::new(&capture, &l3),
+            },
+        )
+        .unwrap()
+        .instantiate()
+        .unwrap();
+        let mut xs = stream.alloc_zeros::<f32>(n_in).unwrap();
+        let mut h = [
+            stream
+                .alloc_zeros::<f32>((batch * mlp::H1) as usize)
+                .unwrap(),
+            stream
+                .alloc_zeros::<f32>((batch * mlp::H2) as usize)
+                .unwrap(),
+        ];
+        let mut ys = stream.alloc_zeros::<f32>((batch * OUT) as usize).unwrap();
+        let (mut tg, mut ts) = (Vec::new(), Vec::new());
+        for step in 0..300usize {
+            let input = &inputs[step % 2];
+            let t = Instant::now();
+            exec.x_host_mut().unwrap().copy_from_slice(input);
+            exec.launch(&stream).unwrap();
+            exec.synchronize().unwrap();
+            let g = t.elapsed().as_secs_f64() * 1e6;
+            let t = Instant::now();
+            let host = pinned2.as_mut_slice().unwrap();
+            host.copy_from_slice(input);
+            mlp::stream_step(
+                &stream, &sblas, &bias_act, &dw, host, &mut xs, &mut h, &mut ys, batch,
+            );
+            stream.synchronize().unwrap();
+            let s = t.elapsed().as_secs_f64() * 1e6;
+            if step >= 20 {
+                tg.push(g);
+                ts.push(s);
+            }
+        }
+        // Both compute the last input's output.
+        let (a, b) = (
+            stream.clone_dtoh(exec.y().unwrap()).unwrap(),
+            stream.clone_dtoh(&ys).unwrap(),
+        );
+        let diff = a
+            .iter()
+            .zip(&b)
+            .map(|(p, q)| (p - q).abs())
+            .fold(0.0f32, f32::max);
+        assert!(
+            diff < 1e-4,
+            "batch {batch}: graph and stream differ by {diff}"
+        );
+        let (g, s) = (median(tg), median(ts));
+        println!("| {batch} | {g:.1} µs | {s:.1} µs | {:.2}x |", s / g);
+        for (imp, us) in [("cuda_graph", g), ("cudarc_stream", s)] {
+            rows.push(format!(
+                "  {{\"case\": \"mlp_step\", \"shape\": \"batch{batch}\", \"nodes\": {batch}, \"impl\": \"{imp}\", \"via\": \"write pinned input + run + wait, 280 steps\", \"median_us\": {us:.3}, \"gpu\": \"{gpu_name}\"}}"
+            ));
+        }
+    }
+    let json = format!("[\n{}\n]\n", rows.join(",\n"));
+    let path = match std::env::var("OUT") {
+        Ok(dir) => format!("{dir}/mlp.json"),
+        Err(_) => concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/bench/raw/mlp.json").to_owned(),
+    };
+    std::fs::write(&path, json).expect("write the results");
+    println!("wrote {path}");
+}

@@ -1,0 +1,110 @@
+//! Stream capture into a graph of our own: work issued on a stream (by a library such as
+//! cuBLAS) becomes a driver graph, which a parent graph runs as a child node.
+
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::ptr;
+use std::sync::Arc;
+
+use cudarc::driver::sys::{self, CUgraph};
+use cudarc::driver::{CudaContext, CudaStream};
+
+use super::graph::RawGraph;
+use super::{check, make_current, CallResult};
+use cuda_graph_topology::{NodeKind, Topology};
+
+/// Runs `f` while `stream` is captured (thread-local mode: other threads' CUDA calls are not
+/// affected), and returns the graph of the work it issued with what `f` returned. The capture
+/// ends even if `f` panics (the panic then goes on).
+pub(crate) fn capture<'a, R>(
+    ctx: &Arc<CudaContext>,
+    stream: &CudaStream,
+    f: impl FnOnce() -> R,
+) -> CallResult<(RawGraph<'a>, R)> {
+    make_current(ctx.cu_ctx())?;
+    let s = stream.cu_stream();
+    let mode = sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+    // SAFETY: `s` is a live stream of the current context.
+    check("cuStreamBeginCapture_v2", unsafe {
+        sys::cuStreamBeginCapture_v2(s, mode)
+    })?;
+    let r = catch_unwind(AssertUnwindSafe(f));
+    let mut g: CUgraph = ptr::null_mut();
+    // SAFETY: the stream is capturing (begun above); `g` is a valid out-pointer.
+    let ended = check("cuStreamEndCapture", unsafe {
+        sys::cuStreamEndCapture(s, &mut g)
+    });
+    let r = match r {
+        Ok(r) => r,
+        Err(panic) => {
+            if !g.is_null() {
+                drop(RawGraph::from_raw(ctx, g));
+            }
+            resume_unwind(panic)
+        }
+    };
+    ended?;
+    Ok((RawGraph::from_raw(ctx, g), r))
+}
+
+impl RawGraph<'_> {
+    /// The kinds of the graph's nodes and its edges (by position in the driver's node list),
+    /// as a topology with names `prefix#i`.
+    pub fn describe(&self, prefix: &str) -> CallResult<Topology> {
+        let g = self.raw();
+        let mut n = 0usize;
+        // SAFETY: a null array asks for the count.
+        check("cuGraphGetNodes", unsafe {
+            sys::cuGraphGetNodes(g, ptr::null_mut(), &mut n)
+        })?;
+        let mut nodes = vec![ptr::null_mut(); n];
+        // SAFETY: `nodes` holds `n` entries.
+        check("cuGraphGetNodes", unsafe {
+            sys::cuGraphGetNodes(g, nodes.as_mut_ptr(), &mut n)
+        })?;
+        let mut t = Topology::new();
+        for (i, &node) in nodes.iter().enumerate() {
+            let mut ty = sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
+            // SAFETY: `node` is a node of this graph.
+            check("cuGraphNodeGetType", unsafe {
+                sys::cuGraphNodeGetType(node, &mut ty)
+            })?;
+            use sys::CUgraphNodeType as T;
+            let kind = match ty {
+                T::CU_GRAPH_NODE_TYPE_KERNEL => NodeKind::Kernel,
+                T::CU_GRAPH_NODE_TYPE_MEMSET => NodeKind::Memset,
+                T::CU_GRAPH_NODE_TYPE_MEMCPY => NodeKind::Memcpy,
+                T::CU_GRAPH_NODE_TYPE_HOST => NodeKind::Host,
+                T::CU_GRAPH_NODE_TYPE_GRAPH => NodeKind::Child,
+                T::CU_GRAPH_NODE_TYPE_EVENT_RECORD => NodeKind::EventRecord,
+                T::CU_GRAPH_NODE_TYPE_WAIT_EVENT => NodeKind::EventWait,
+                T::CU_GRAPH_NODE_TYPE_MEM_ALLOC => NodeKind::MemAlloc,
+                T::CU_GRAPH_NODE_TYPE_MEM_FREE => NodeKind::MemFree,
+                T::CU_GRAPH_NODE_TYPE_CONDITIONAL => NodeKind::Conditional,
+                _ => NodeKind::Empty,
+            };
+            t.add_node(&format!("{prefix}#{i}"), kind)
+                .expect("names are distinct");
+        }
+        let mut e = 0usize;
+        // SAFETY: null arrays ask for the count.
+        check("cuGraphGetEdges", unsafe {
+            sys::cuGraphGetEdges(g, ptr::null_mut(), ptr::null_mut(), &mut e)
+        })?;
+        let (mut from, mut to) = (vec![ptr::null_mut(); e], vec![ptr::null_mut(); e]);
+        // SAFETY: both arrays hold `e` entries.
+        check("cuGraphGetEdges", unsafe {
+            sys::cuGraphGetEdges(g, from.as_mut_ptr(), to.as_mut_ptr(), &mut e)
+        })?;
+        let pos = |x| {
+            nodes
+                .iter()
+                .position(|&m| m == x)
+                .expect("a node of this graph") as u32
+        };
+        for (&a, &b) in from.iter().zip(&to) {
+            // The driver's graph is acyclic and has no repeated edge.
+            let _ = t.add_edge(pos(a), pos(b));
+        }
+        Ok(t)
+    }
+}

@@ -1,0 +1,198 @@
+//! The MLP flagship (`examples/support/mlp.rs`) on a GPU: cuBLAS GEMMs captured as nodes, a new
+//! input per step from pinned memory, hidden activations in temporaries; agrees with a CPU
+//! forward pass and with the same work as stream launches; a captured node re-captures in
+//! place. Also `Graph::add_gemm` (runtime API) and the errors of captured nodes.
+
+mod common;
+
+#[path = "../examples/support/mlp.rs"]
+mod mlp;
+
+use cuda_graph::cudarc::cublas::CudaBlas;
+use cuda_graph::{BuildError, CaptureError, Graph};
+use mlp::{DeviceWeights, Mlp, MlpInputs, Weights, IN, OUT};
+
+fn max_rel(got: &[f32], want: &[f64]) -> f64 {
+    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-6);
+    got.iter()
+        .zip(want)
+        .map(|(&g, w)| (g as f64 - w).abs() / scale)
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn mlp_graph_matches_the_cpu_and_stream_launches() {
+    let gpu = gpu_or_skip!();
+    let capture = gpu.ctx.new_stream().unwrap();
+    let blas = CudaBlas::new(capture.clone()).unwrap();
+    let module = cuda_graph::compile(&gpu.ctx, mlp::SOURCE).unwrap();
+    let bias_act = module.function("bias_act").unwrap();
+    let wt = Weights::new();
+    let dw = DeviceWeights::upload(&gpu.stream, &wt);
+    mlp::warm_up(&capture, &blas, &dw);
+    for batch in [1u32, 32] {
+        let n_in = (batch * IN) as usize;
+        // SAFETY: f32 is valid for any bits; the slice is written before it is read.
+        let mut pinned = unsafe { gpu.ctx.alloc_pinned::<f32>(n_in) }.unwrap();
+        let mut x = gpu.stream.alloc_zeros::<f32>(n_in).unwrap();
+        let mut y = gpu
+            .stream
+            .clone_htod(&vec![f32::NAN; (batch * OUT) as usize])
+            .unwrap();
+        let (l1, l2, l3) = (
+            mlp::layer(&blas, 0, batch),
+            mlp::layer(&blas, 1, batch),
+            mlp::layer(&blas, 2, batch),
+        );
+        let graph = Mlp::build(
+            &module,
+            MlpInputs {
+                x_host: pinned.as_mut_slice().unwrap(),
+                x: &mut x,
+                w1: &dw.w[0],
+                b1: &dw.b[0],
+                w2: &dw.w[1],
+                b2: &dw.b[1],
+                w3: &dw.w[2],
+                b3: &dw.b[2],
+                y: &mut y,
+                batch,
+                layer1: cuda_graph::Work::new(&capture, &l1),
+                layer2: cuda_graph::Work::new(&capture, &l2),
+                layer3: cuda_graph::Work::new(&capture, &l3),
+            },
+        )
+        .unwrap();
+        let mut exec = graph.instantiate().unwrap();
+        assert_eq!(
+            exec.temporary_bytes(),
+            (batch * (mlp::H1 + mlp::H2)) as usize * 4
+        );
+        for step in 0..3u32 {
+            let xs: Vec<f32> = (0..n_in).map(|i| mlp::input(step, i)).collect();
+            exec.x_host_mut().unwrap().copy_from_slice(&xs);
+            exec.launch(&gpu.stream).unwrap();
+            exec.synchronize().unwrap();
+            let got = gpu.read(exec.y().unwrap());
+            let want = mlp::reference(&wt, &xs, batch as usize);
+            let err = max_rel(&got, &want);
+            assert!(err < 1e-4, "batch {batch}, step {step}: {err}");
+        }
+        // Re-captured in place (same shape): the same result.
+        exec.g2().unwrap().recapture().unwrap();
+        exec.launch(&gpu.stream).unwrap();
+        exec.synchronize().unwrap();
+        let xs: Vec<f32> = (0..n_in).map(|i| mlp::input(2, i)).collect();
+        assert!(
+            max_rel(
+                &gpu.read(exec.y().unwrap()),
+                &mlp::reference(&wt, &xs, batch as usize)
+            ) < 1e-4
+        );
+
+        // The same step as stream launches.
+        let mut xs_dev = gpu.stream.alloc_zeros::<f32>(n_in).unwrap();
+        let mut h = [
+            gpu.stream
+                .alloc_zeros::<f32>((batch * mlp::H1) as usize)
+                .unwrap(),
+            gpu.stream
+                .alloc_zeros::<f32>((batch * mlp::H2) as usize)
+                .unwrap(),
+        ];
+        let mut ys = gpu
+            .stream
+            .alloc_zeros::<f32>((batch * OUT) as usize)
+            .unwrap();
+        let sblas = CudaBlas::new(gpu.stream.clone()).unwrap();
+        mlp::stream_step(
+            &gpu.stream,
+            &sblas,
+            &bias_act,
+            &dw,
+            &xs,
+            &mut xs_dev,
+            &mut h,
+            &mut ys,
+            batch,
+        );
+        let got = gpu.read(&ys);
+        assert!(max_rel(&got, &mlp::reference(&wt, &xs, batch as usize)) < 1e-4);
+    }
+}
+
+#[test]
+fn add_gemm_and_captured_node_errors() {
+    let gpu = gpu_or_skip!();
+    let capture = gpu.ctx.new_stream().unwrap();
+    let blas = CudaBlas::new(capture.clone()).unwrap();
+    let wt = Weights::new();
+    let dw = DeviceWeights::upload(&gpu.stream, &wt);
+    mlp::warm_up(&capture, &blas, &dw);
+    let xs: Vec<f32> = (0..IN as usize).map(|i| mlp::input(0, i)).collect();
+    let x = gpu.upload(&xs);
+    let mut h = gpu.upload(&vec![f32::NAN; mlp::H1 as usize]);
+    let mut g = Graph::new(&gpu.ctx).unwrap();
+    let (xb, wb, hb) = (
+        g.bind(&x).unwrap(),
+        g.bind(&dw.w[0]).unwrap(),
+        g.bind_mut(&mut h).unwrap(),
+    );
+    // Too short a buffer for the GEMM's sizes: refused before capture.
+    let e = g
+        .add_gemm(
+            "short",
+            &[],
+            &blas,
+            &capture,
+            mlp::gemm_cfg(0, 2),
+            wb,
+            xb,
+            hb,
+        )
+        .unwrap_err();
+    assert!(matches!(e, BuildError::BufferTooShort { .. }), "{e}");
+    // The legacy default stream cannot be captured.
+    let e = g
+        .add_captured("default", &[], &gpu.stream, &[], &[], |_| Ok(()))
+        .unwrap_err();
+    assert!(matches!(e, BuildError::CaptureStream { .. }), "{e}");
+    // Work that reaches a buffer it did not declare.
+    let e = g
+        .add_captured("sneaky", &[], &capture, &[xb.into()], &[], move |cx| {
+            cx.write(hb)?;
+            Ok(())
+        })
+        .unwrap_err();
+    assert!(
+        matches!(e, BuildError::Capture(CaptureError::Undeclared { .. })),
+        "{e}"
+    );
+    assert!(e.to_string().contains("add it to the node's writes"), "{e}");
+    assert_eq!(g.len(), 0);
+
+    let gemm = g
+        .add_gemm(
+            "gemm",
+            &[],
+            &blas,
+            &capture,
+            mlp::gemm_cfg(0, 1),
+            wb,
+            xb,
+            hb,
+        )
+        .unwrap();
+    let mut exec = g.instantiate().unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    let got = gpu.read(exec.buffer(hb).unwrap());
+    for (c, &v) in got.iter().enumerate() {
+        let want: f64 = (0..IN as usize)
+            .map(|k| wt.w[0][c * IN as usize + k] as f64 * xs[k] as f64)
+            .sum();
+        assert!((v as f64 - want).abs() < 1e-4, "row {c}: {v} vs {want}");
+    }
+    exec.node(gemm).unwrap().recapture().unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    assert_eq!(gpu.read(exec.buffer(hb).unwrap()), got);
+}

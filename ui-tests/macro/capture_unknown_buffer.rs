@@ -1,0 +1,11 @@
+use cuda_graph::prelude::*;
+cuda_graph! {
+    graph G {
+        buffer x: f32;
+        buffer mut y: f32;
+        work gemm;
+        g = capture(gemm, reads: [x, wieghts], writes: [y]);
+    }
+}
+
+fn main() {}
