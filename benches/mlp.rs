@@ -42,8 +42,8 @@ fn main() {
     let bias_act = module.function("bias_act").unwrap();
     let wt = Weights::new();
     let dw = DeviceWeights::upload(&stream, &wt);
-    mlp::warm_up(&capture, &blas, &dw);
-    mlp::warm_up(&stream, &sblas, &dw);
+    let _workspace = mlp::warm_up(&capture, &blas, &dw);
+    let _stream_workspace = mlp::warm_up(&stream, &sblas, &dw);
     let mut rows = Vec::new();
     println!("| batch | cuda-graph step | stream launches | stream / cuda-graph |");
     println!("|---|---|---|---|");

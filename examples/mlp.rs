@@ -42,7 +42,7 @@ fn run(
     let module = cuda_graph::compile(ctx, mlp::SOURCE)?;
     let wt = Weights::new();
     let dw = DeviceWeights::upload(&stream, &wt);
-    mlp::warm_up(&capture, &blas, &dw);
+    let _workspace = mlp::warm_up(&capture, &blas, &dw);
     let batch = 32u32;
     let n_in = (batch * IN) as usize;
     // SAFETY: f32 is valid for any bits; written before read.

@@ -29,7 +29,7 @@ fn mlp_graph_matches_the_cpu_and_stream_launches() {
     let bias_act = module.function("bias_act").unwrap();
     let wt = Weights::new();
     let dw = DeviceWeights::upload(&gpu.stream, &wt);
-    mlp::warm_up(&capture, &blas, &dw);
+    let _workspace = mlp::warm_up(&capture, &blas, &dw);
     for batch in [1u32, 32] {
         let n_in = (batch * IN) as usize;
         // SAFETY: f32 is valid for any bits; the slice is written before it is read.
@@ -128,7 +128,7 @@ fn add_gemm_and_captured_node_errors() {
     let blas = CudaBlas::new(capture.clone()).unwrap();
     let wt = Weights::new();
     let dw = DeviceWeights::upload(&gpu.stream, &wt);
-    mlp::warm_up(&capture, &blas, &dw);
+    let _workspace = mlp::warm_up(&capture, &blas, &dw);
     let xs: Vec<f32> = (0..IN as usize).map(|i| mlp::input(0, i)).collect();
     let x = gpu.upload(&xs);
     let mut h = gpu.upload(&vec![f32::NAN; mlp::H1 as usize]);

@@ -71,18 +71,37 @@ fn temporaries_live_between_their_alloc_and_free_nodes() {
         Err(AccessError::Handle(HandleError::GraphOwned))
     ));
 
-    // A template edit, then a topology change: in place, then a new instantiation.
+    // A template edit: updated in place.
     exec.graph_mut()
         .node(scale)
         .unwrap()
         .set_arg::<2>(2)
         .unwrap();
-    exec.update().unwrap();
-    exec.graph_mut().add_edge(&fill, &fill_u).unwrap();
-    let path = exec.update().unwrap();
+    assert_eq!(exec.update().unwrap(), cuda_graph::UpdatePath::InPlace);
     exec.launch(&gpu.stream).unwrap();
-    let got = gpu.read(exec.buffer(ob).unwrap());
-    assert_eq!(got[10], 2 * (4 * 17 + 2) + 5 * 110, "after {path:?}");
+    assert_eq!(
+        gpu.read(exec.buffer(ob).unwrap())[10],
+        2 * (4 * 17 + 2) + 5 * 110
+    );
+    // A topology change needs a new instantiation, which CUDA refuses while this one lives:
+    // a clear error, and the executable graph still runs; then instantiated again.
+    exec.graph_mut().add_edge(&fill, &fill_u).unwrap();
+    let e = exec.update().unwrap_err();
+    assert!(
+        matches!(e, cuda_graph::UpdateError::MemoryNodes { .. }),
+        "{e}"
+    );
+    exec.launch(&gpu.stream).unwrap();
+    assert_eq!(
+        gpu.read(exec.buffer(ob).unwrap())[10],
+        2 * (4 * 17 + 2) + 5 * 110
+    );
+    let mut exec = exec.into_graph().instantiate().unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    assert_eq!(
+        gpu.read(exec.buffer(ob).unwrap())[10],
+        2 * (4 * 17 + 2) + 5 * 110
+    );
 }
 
 #[test]

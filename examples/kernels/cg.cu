@@ -12,18 +12,20 @@ extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(
 #define ITERS 5   // iterations done
 #define DONE 6    // 1 once converged or out of iterations
 
-// The sum of `v` over the block, in thread 0 (blockDim.x a multiple of 32, at most 1024).
-__device__ double block_sum(double v) {
-    __shared__ double part[32];
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-    unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    if (lane == 0) part[warp] = v;
+#define THREADS 256
+
+// Adds `v` over the block into `*acc`: a tree in shared memory, then one atomic per block.
+// Every thread of the block calls it, and every barrier is reached by all of them.
+__device__ void block_add(double v, double* acc) {
+    __shared__ double part[THREADS];
+    unsigned t = threadIdx.x;
+    part[t] = v;
     __syncthreads();
-    if (warp == 0) {
-        v = lane < (blockDim.x >> 5) ? part[lane] : 0.0;
-        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    for (unsigned s = THREADS / 2; s > 0; s >>= 1) {
+        if (t < s) part[t] += part[t + s];
+        __syncthreads();
     }
-    return v;
+    if (t == 0) atomicAdd(acc, part[0]);
 }
 
 // Zeroes the scalars.
@@ -43,8 +45,7 @@ extern "C" __global__ void cg_init(const float* b, float* x, float* r, float* p,
         p[i] = bi;
         v = (double)bi * bi;
     }
-    v = block_sum(v);
-    if (threadIdx.x == 0) atomicAdd(&s[RR], v);
+    block_add(v, &s[RR]);
 }
 
 // The stopping threshold: |r| <= tol * |b|.
@@ -63,8 +64,7 @@ extern "C" __global__ void cg_spmv(const unsigned* rowptr, const unsigned* col, 
         ap[i] = acc;
         v = (double)p[i] * acc;
     }
-    v = block_sum(v);
-    if (threadIdx.x == 0) atomicAdd(&s[PAP], v);
+    block_add(v, &s[PAP]);
 }
 
 // alpha = rr / pAp; x += alpha p; r -= alpha ap; s[RR_NEW] += r.r.
@@ -79,8 +79,7 @@ extern "C" __global__ void cg_update(const float* p, const float* ap, float* x, 
         r[i] = ri;
         v = (double)ri * ri;
     }
-    v = block_sum(v);
-    if (threadIdx.x == 0) atomicAdd(&s[RR_NEW], v);
+    block_add(v, &s[RR_NEW]);
 }
 
 // Counts the iteration and decides whether to go on; prepares beta and the next accumulators.

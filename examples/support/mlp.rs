@@ -13,9 +13,11 @@
 
 use std::sync::Arc;
 
-use cuda_graph::cudarc::cublas::sys::cublasOperation_t;
+use cuda_graph::cudarc::cublas::sys::{self as cublas_sys, cublasOperation_t};
 use cuda_graph::cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
-use cuda_graph::cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cuda_graph::cudarc::driver::{
+    CudaSlice, CudaStream, DevicePtrMut, LaunchConfig, PushKernelArg,
+};
 use cuda_graph::prelude::*;
 
 pub const IN: u32 = 512;
@@ -224,11 +226,33 @@ pub fn stream_step(
     launch(y, &dw.b[2], OUT, 0);
 }
 
-/// Runs one GEMM outside capture so cuBLAS is initialised before a graph captures it.
-pub fn warm_up(stream: &Arc<CudaStream>, blas: &CudaBlas, dw: &DeviceWeights) {
+/// Bytes of the workspace each cuBLAS handle gets.
+pub const WORKSPACE: usize = 32 << 20;
+
+/// Prepares `blas` (bound to `stream`) for capture: gives it a workspace, so cuBLAS allocates
+/// nothing while captured (a captured node cannot hold allocations), and runs one GEMM outside
+/// capture so it is initialised. Keep the returned workspace as long as `blas`.
+#[must_use = "the workspace must live as long as the cuBLAS handle"]
+pub fn warm_up(stream: &Arc<CudaStream>, blas: &CudaBlas, dw: &DeviceWeights) -> CudaSlice<u8> {
+    let mut ws = stream.alloc_zeros::<u8>(WORKSPACE).expect("alloc");
+    {
+        let (ptr, _sync) = ws.device_ptr_mut(stream);
+        // SAFETY: `ws` holds WORKSPACE bytes on `stream`'s device and outlives the handle's use
+        // (the caller keeps it).
+        unsafe {
+            cublas_sys::cublasSetWorkspace_v2(
+                *blas.handle(),
+                ptr as *mut std::ffi::c_void,
+                WORKSPACE,
+            )
+        }
+        .result()
+        .expect("cublasSetWorkspace");
+    }
     let x = stream.alloc_zeros::<f32>(IN as usize).expect("alloc");
     let mut h = stream.alloc_zeros::<f32>(H1 as usize).expect("alloc");
     // SAFETY: batch 1: `x` holds IN floats, `h` H1.
     unsafe { blas.gemm(gemm_cfg(0, 1), &dw.w[0], &x, &mut h) }.expect("warm-up gemm");
     stream.synchronize().expect("sync");
+    ws
 }

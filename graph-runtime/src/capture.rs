@@ -27,6 +27,13 @@ pub enum CaptureError {
         /// `"reads"` or `"writes"`.
         list: &'static str,
     },
+    /// The work allocated or freed memory while captured (a library calling
+    /// `cudaMallocAsync`): a child graph cannot hold allocation nodes.
+    #[error("captured node `{node}`: the work allocates or frees memory while captured (a library calling cudaMallocAsync), which a captured node cannot hold; give the library memory before (for cuBLAS, a workspace with cublasSetWorkspace), or allocate with a `temp` / `add_mem_alloc` in the graph")]
+    AllocatesMemory {
+        /// The node.
+        node: String,
+    },
     /// The work failed (cuBLAS, a launch, ...).
     #[error("captured node `{node}`: {source}")]
     Work {

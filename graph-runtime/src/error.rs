@@ -494,6 +494,13 @@ pub enum UpdateError {
         /// What was from the other context.
         what: &'static str,
     },
+    /// The update needs a new instantiation, which a graph with allocation nodes cannot have
+    /// while this executable graph lives.
+    #[error("the update needs a new instantiation ({reason:?}), but the graph holds allocation nodes (graph-owned memory) and CUDA lets such a graph have one executable graph at a time; the executable graph is left as it was: take the template back with `into_graph()` and instantiate it again")]
+    MemoryNodes {
+        /// Why the update could not be made in place.
+        reason: UpdateRefusal,
+    },
 }
 
 /// Reaching a bound buffer through an executable graph.

@@ -57,10 +57,12 @@ impl RawGraph<'_> {
             sys::cuGraphGetNodes(g, ptr::null_mut(), &mut n)
         })?;
         let mut nodes = vec![ptr::null_mut(); n];
-        // SAFETY: `nodes` holds `n` entries.
-        check("cuGraphGetNodes", unsafe {
-            sys::cuGraphGetNodes(g, nodes.as_mut_ptr(), &mut n)
-        })?;
+        if n > 0 {
+            // SAFETY: `nodes` holds `n` entries.
+            check("cuGraphGetNodes", unsafe {
+                sys::cuGraphGetNodes(g, nodes.as_mut_ptr(), &mut n)
+            })?;
+        }
         let mut t = Topology::new();
         for (i, &node) in nodes.iter().enumerate() {
             let mut ty = sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
@@ -86,15 +88,24 @@ impl RawGraph<'_> {
                 .expect("names are distinct");
         }
         let mut e = 0usize;
-        // SAFETY: null arrays ask for the count.
-        check("cuGraphGetEdges", unsafe {
-            sys::cuGraphGetEdges(g, ptr::null_mut(), ptr::null_mut(), &mut e)
+        // SAFETY: null arrays ask for the count. (The `_v2` form: the plain symbol changed its
+        // parameters in CUDA 13.)
+        check("cuGraphGetEdges_v2", unsafe {
+            sys::cuGraphGetEdges_v2(g, ptr::null_mut(), ptr::null_mut(), ptr::null_mut(), &mut e)
         })?;
         let (mut from, mut to) = (vec![ptr::null_mut(); e], vec![ptr::null_mut(); e]);
-        // SAFETY: both arrays hold `e` entries.
-        check("cuGraphGetEdges", unsafe {
-            sys::cuGraphGetEdges(g, from.as_mut_ptr(), to.as_mut_ptr(), &mut e)
-        })?;
+        if e > 0 {
+            // SAFETY: both arrays hold `e` entries; no edge data is asked for.
+            check("cuGraphGetEdges_v2", unsafe {
+                sys::cuGraphGetEdges_v2(
+                    g,
+                    from.as_mut_ptr(),
+                    to.as_mut_ptr(),
+                    ptr::null_mut(),
+                    &mut e,
+                )
+            })?;
+        }
         let pos = |x| {
             nodes
                 .iter()

@@ -29,7 +29,7 @@ const SYMBOLS: &[&str] = &[
     "cuStreamBeginCapture_v2",
     "cuStreamEndCapture",
     "cuGraphGetNodes",
-    "cuGraphGetEdges",
+    "cuGraphGetEdges_v2",
     "cuGraphNodeGetType",
     "cuGraphConditionalHandleCreate",
     "cuDriverGetVersion",

@@ -183,6 +183,11 @@ impl<'a> GraphExec<'a> {
             self.reapply()?;
             return Ok(UpdatePath::InPlace);
         };
+        // CUDA lets a graph with allocation nodes have one executable graph at a time.
+        if !self.graph.stores.alloc.items.is_empty() {
+            self.restore()?;
+            return Err(UpdateError::MemoryNodes { reason });
+        }
         self.graph.cap(self.core.cap)?;
         match instantiate(&self.graph, self.core.flags, None) {
             Ok(raw) => {

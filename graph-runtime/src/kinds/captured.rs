@@ -93,6 +93,13 @@ pub(crate) fn capture<'a>(
         })
     })?;
     let topo = raw.describe(node).map_err(named)?;
+    if (0..topo.len() as u32)
+        .any(|i| matches!(topo.kind(i), NodeKind::MemAlloc | NodeKind::MemFree))
+    {
+        return Err(CaptureFailure::Work(CaptureError::AllocatesMemory {
+            node: node.to_owned(),
+        }));
+    }
     Ok(Captured { raw, topo })
 }
 
