@@ -192,8 +192,9 @@ pub enum Host {
 pub enum ChildArg {
     /// An input of the parent, and where the user named it.
     Input(usize, Span),
-    /// A constant expression.
-    Expr(Expr),
+    /// An expression of the parent's params and constants (the child is built again when
+    /// one of those params changes).
+    Value(Value),
 }
 
 pub struct Child {

@@ -321,6 +321,14 @@ pub enum BuildError {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum EditError {
+    /// Building a child graph again (for a changed input that flows into it) failed.
+    #[error("node `{node}`: building its child graph again failed: {source}")]
+    ChildBuild {
+        /// The child node.
+        node: String,
+        /// Why.
+        source: Box<crate::error::Error>,
+    },
     /// Capturing a captured node's work again failed.
     #[error(transparent)]
     Capture(crate::capture::CaptureError),
@@ -501,6 +509,17 @@ pub enum UpdateError {
         /// Why the update could not be made in place.
         reason: UpdateRefusal,
     },
+}
+
+impl EditError {
+    /// Building child node `node`'s graph again failed (what `cuda_graph!` setters report).
+    #[doc(hidden)]
+    pub fn child_build(node: &str, e: Error) -> Self {
+        EditError::ChildBuild {
+            node: node.to_owned(),
+            source: Box::new(e),
+        }
+    }
 }
 
 /// Reaching a bound buffer through an executable graph.

@@ -36,6 +36,23 @@ pub struct Module {
     loaded: Mutex<Vec<Kernel>>,
 }
 
+impl Clone for Module {
+    /// Another handle to the same loaded module (the kernels it handed out are shared).
+    fn clone(&self) -> Self {
+        let loaded = self
+            .loaded
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        Module {
+            ctx: self.ctx.clone(),
+            inner: self.inner.clone(),
+            params: self.params.clone(),
+            loaded: Mutex::new(loaded),
+        }
+    }
+}
+
 impl Module {
     /// Loads PTX text into the context.
     pub fn from_ptx(ctx: &Arc<CudaContext>, ptx: &str) -> Result<Self, ModuleError> {

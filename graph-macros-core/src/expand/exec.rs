@@ -89,7 +89,6 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
         let f = cx.input_field(i);
         let field = quote!(self.__cg.inputs.#f);
         let body = refresh(cx, i);
-        let to_child = g.nodes.iter().any(|n| kinds::passes_to_child(&n.op, i));
         match &inp.kind {
             InputKind::Param(ty) => {
                 let doc_get = format!("The current value of param `{n}`.");
@@ -127,7 +126,7 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                         }
                     });
                 }
-                if !to_child {
+                {
                     let (swap, ty) = if b.mutable {
                         (
                             quote!(swap_buffer_mut),
@@ -172,7 +171,7 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                 });
             }
             InputKind::Buffer(_) => {}
-            InputKind::Callback | InputKind::Event if !to_child => {
+            InputKind::Callback | InputKind::Event => {
                 let ty = if matches!(inp.kind, InputKind::Callback) {
                     callback_ty()
                 } else {
@@ -189,7 +188,7 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                     }
                 });
             }
-            InputKind::Callback | InputKind::Event | InputKind::Work => {}
+            InputKind::Work => {}
         }
         methods.extend(quote! {
             #[allow(unused_variables, unreachable_code, clippy::all)]

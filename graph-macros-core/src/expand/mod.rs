@@ -396,6 +396,19 @@ pub fn graph(g: &Graph) -> TokenStream {
     let child_doc = format!("The inputs of [`{name}`] used as a child graph (`child({name} {{ ... }})`): buffer handles of the parent, constant params, callbacks and events.");
     let state = quote!(<#name<'a> as #rt::Generated<'a>>::State);
     let checks = type_checks(g);
+    // Child graphs are built again when an input they use changes: the module is kept.
+    let has_child = g
+        .nodes
+        .iter()
+        .any(|n| matches!(n.op, crate::model::NodeOp::Child(_)));
+    let (module_field, module_value) = if has_child {
+        (
+            quote!(module: #rt::Module,),
+            quote!(module: ::core::clone::Clone::clone(__cg_module)),
+        )
+    } else {
+        (quote!(), quote!())
+    };
     let source = source_items(g, &inputs_name, &inputs_lt);
     // Each CUDA file read, read by the compiler too: editing it rebuilds the crate.
     let tracked = g.sources.iter().map(|p| {
@@ -458,6 +471,7 @@ pub fn graph(g: &Graph) -> TokenStream {
             pub struct __CgState<'a> {
                 inputs: __CgInputs<'a>,
                 nodes: __CgNodes,
+                #module_field
             }
 
             impl<'a> #rt::Generated<'a> for #name<'a> {
@@ -499,7 +513,7 @@ pub fn graph(g: &Graph) -> TokenStream {
                     let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
                     ::core::result::Result::Ok(Self {
                         __cg_graph: __cg_g,
-                        __cg: __CgState { inputs: __cg_s, nodes },
+                        __cg: __CgState { inputs: __cg_s, nodes, #module_value },
                     })
                 }
 

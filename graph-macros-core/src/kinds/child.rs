@@ -1,6 +1,10 @@
-//! Child graph nodes: `sub = child(Other { y: y, k: 3 })`, another `cuda_graph!` graph.
+//! Child graph nodes: `sub = child(Other { y: y, k: 3 })`, another `cuda_graph!` graph. A
+//! field is an input of the parent passed by name (a buffer, callback or event), or an
+//! expression of the parent's params and constants. When one of those changes on the executable
+//! graph, the child graph is built again with the new inputs and swapped into the node in place
+//! (same nodes and edges, one driver call).
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Path};
@@ -9,8 +13,8 @@ use crate::gen::{rt, Cx};
 use crate::lower::Lower;
 use crate::model::{Child, ChildArg, InputKind, Uses};
 
-/// Each field is an input of the parent (a buffer, callback or event, passed by name) or a
-/// constant expression; params cannot flow in (the child is built once).
+/// Each field is an input of the parent (a buffer, callback or event, passed by name) or an
+/// expression of params and constants.
 pub(super) fn lower(
     cx: &mut Lower<'_>,
     ty: Path,
@@ -44,35 +48,13 @@ pub(super) fn lower(
                 }
                 out.push((name, ChildArg::Input(i, value.span())));
             }
-            Some(i) => {
-                param_into_child(cx, value.span(), i);
-                ok = false;
-            }
-            None => {
-                // A constant expression: its names are checked, and must use no param.
-                let span = value.span();
-                match cx.value(&mut Uses::default(), value, "a child graph input") {
-                    Some(v) => match v.params.first() {
-                        Some(&p) => {
-                            param_into_child(cx, span, p);
-                            ok = false;
-                        }
-                        None => out.push((name, ChildArg::Expr(v.expr))),
-                    },
-                    None => ok = false,
-                }
-            }
+            _ => match cx.value(uses, value, "a child graph input") {
+                Some(v) => out.push((name, ChildArg::Value(v))),
+                None => ok = false,
+            },
         }
     }
     ok.then_some(Child { ty, fields: out })
-}
-
-fn param_into_child(cx: &mut Lower<'_>, span: Span, param: usize) {
-    let name = &cx.inputs[param].name;
-    let msg = format!(
-        "param `{name}` cannot flow into a child graph (the child is built once); pass a constant"
-    );
-    cx.errors.at(span, msg);
 }
 
 pub(super) fn handle_ty() -> TokenStream {
@@ -80,8 +62,13 @@ pub(super) fn handle_ty() -> TokenStream {
     quote!(#rt::ChildNode)
 }
 
-/// Builds the child graph (`Other::__cg_child`) with the parent's inputs, then adds the node.
-pub(super) fn add(cx: &Cx<'_>, c: &Child, name: &str, deps: TokenStream) -> TokenStream {
+/// `OtherChild { ... }` from the parent's state `state` (`__cg_s` in `build`, the stored
+/// inputs in a setter), with the params the values use bound first.
+fn child_args(cx: &Cx<'_>, c: &Child, state: &TokenStream) -> TokenStream {
+    let lets = cx.bind_params(c.fields.iter().filter_map(|(_, a)| match a {
+        ChildArg::Value(v) => Some(&v.params),
+        ChildArg::Input(..) => None,
+    }));
     let fields = c.fields.iter().map(|(f, a)| {
         let v = match a {
             ChildArg::Input(i, span) => {
@@ -93,16 +80,49 @@ pub(super) fn add(cx: &Cx<'_>, c: &Child, name: &str, deps: TokenStream) -> Toke
                     _ => quote!(__cg_s.#field),
                 }
             }
-            ChildArg::Expr(e) => e.to_token_stream(),
+            ChildArg::Value(v) => v.expr.to_token_stream(),
         };
         quote!(#f: #v)
     });
+    let child_ty = child_struct_path(&c.ty);
+    quote!({
+        let __cg_s = &#state;
+        #lets
+        #child_ty { #(#fields,)* }
+    })
+}
+
+/// Builds the child graph (`Other::__cg_child`) with the parent's inputs, then adds the node.
+pub(super) fn add(cx: &Cx<'_>, c: &Child, name: &str, deps: TokenStream) -> TokenStream {
     let ty = &c.ty;
-    let child_ty = child_struct_path(ty);
+    let args = child_args(cx, c, &quote!(*__cg_s));
     quote! {{
-        let __cg_child = #ty::__cg_child(&*__cg_g, __cg_module, #child_ty { #(#fields,)* })?;
+        let __cg_child = #ty::__cg_child(&*__cg_g, __cg_module, #args)?;
         __cg_g.add_child(#name, #deps, __cg_child)?
     }}
+}
+
+/// When an input the child uses changes: the child graph built again from the stored inputs,
+/// and swapped into the node (same shape, one driver call; on failure nothing changes).
+pub(super) fn refresh(
+    cx: &Cx<'_>,
+    c: &Child,
+    name: &str,
+    input: usize,
+    uses_param: bool,
+    view: &TokenStream,
+) -> Vec<TokenStream> {
+    if !passes(c, input) && !uses_param {
+        return Vec::new();
+    }
+    let rt = rt();
+    let ty = &c.ty;
+    let args = child_args(cx, c, &quote!(self.__cg.inputs));
+    vec![quote! {
+        let __cg_child = #ty::__cg_child(self.__cg_exec.graph(), &self.__cg.module, #args)
+            .map_err(|e| #rt::EditError::child_build(#name, e))?;
+        #view.set_graph(__cg_child)?;
+    }]
 }
 
 /// `Other` becomes `OtherChild` (same path, last segment suffixed).

@@ -153,19 +153,12 @@ pub(crate) fn refresh(
         NodeOp::Host(h) => host::refresh(cx, h, input, view),
         NodeOp::Record(e) | NodeOp::Wait(e) => event::refresh(cx, *e, input, view),
         NodeOp::MemAlloc(_) => temp::refresh(cx, ni, input, view),
-        NodeOp::Empty
-        | NodeOp::Child(_)
-        | NodeOp::Conditional(_)
-        | NodeOp::MemFree(_)
-        | NodeOp::Captured(_) => Vec::new(),
-    }
-}
-
-/// Whether a child node passes input `input` to its child graph (then the input cannot be
-/// re-pointed later: the child is built once).
-pub(crate) fn passes_to_child(op: &NodeOp, input: usize) -> bool {
-    match op {
-        NodeOp::Child(c) => child::passes(c, input),
-        _ => false,
+        NodeOp::Child(c) => {
+            let name = n.name.to_string();
+            child::refresh(cx, c, &name, input, n.uses.params.contains(&input), view)
+        }
+        NodeOp::Empty | NodeOp::Conditional(_) | NodeOp::MemFree(_) | NodeOp::Captured(_) => {
+            Vec::new()
+        }
     }
 }

@@ -486,6 +486,7 @@ const _: () = {
     pub struct __CgState<'a> {
         inputs: __CgInputs<'a>,
         nodes: __CgNodes,
+        module: ::cuda_graph::__private::Module,
     }
     impl<'a> ::cuda_graph::__private::Generated<'a> for Outer<'a> {
         type State = __CgState<'a>;
@@ -522,7 +523,11 @@ const _: () = {
             let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
             ::core::result::Result::Ok(Self {
                 __cg_graph: __cg_g,
-                __cg: __CgState { inputs: __cg_s, nodes },
+                __cg: __CgState {
+                    inputs: __cg_s,
+                    nodes,
+                    module: ::core::clone::Clone::clone(__cg_module),
+                },
             })
         }
         /// Makes the executable graph.
@@ -622,9 +627,12 @@ const _: () = {
                     let __cg_child = Inner::__cg_child(
                         &*__cg_g,
                         __cg_module,
-                        InnerChild {
-                            y: ::core::convert::From::from(__cg_s.b_y),
-                            v: 7,
+                        {
+                            let __cg_s = &*__cg_s;
+                            InnerChild {
+                                y: ::core::convert::From::from(__cg_s.b_y),
+                                v: 7,
+                            }
                         },
                     )?;
                     __cg_g
@@ -826,6 +834,22 @@ const _: () = {
         > {
             self.__cg_exec.buffer_mut(self.__cg.inputs.b_y)
         }
+        ///Binds another buffer as `y` and re-points every node that uses it. On failure nothing changes.
+        pub fn set_y(
+            &mut self,
+            buffer: &'a mut ::cuda_graph::__private::CudaSlice<u32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            let __cg_h = self.__cg.inputs.b_y;
+            let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
+            match self.__cg_refresh_0() {
+                ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
+                ::core::result::Result::Err(e) => {
+                    let _ = self.__cg_exec.restore_buffer(__cg_h, __cg_old);
+                    let _ = self.__cg_refresh_0();
+                    ::core::result::Result::Err(e)
+                }
+            }
+        }
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_0(
             &mut self,
@@ -835,6 +859,25 @@ const _: () = {
                 self.__cg_exec
                     .node(self.__cg.nodes.n0[__cg_j])?
                     .set_arg::<0usize>(Outer::__cg_args_0(__cg_j, &self.__cg.inputs).0)?;
+            }
+            {
+                let __cg_j: usize = 0usize;
+                let __cg_child = Inner::__cg_child(
+                        self.__cg_exec.graph(),
+                        &self.__cg.module,
+                        {
+                            let __cg_s = &self.__cg.inputs;
+                            InnerChild {
+                                y: ::core::convert::From::from(__cg_s.b_y),
+                                v: 7,
+                            }
+                        },
+                    )
+                    .map_err(|e| ::cuda_graph::__private::EditError::child_build(
+                        "sub",
+                        e,
+                    ))?;
+                self.__cg_exec.node(self.__cg.nodes.n1[__cg_j])?.set_graph(__cg_child)?;
             }
             {
                 let __cg_j: usize = 0usize;

@@ -171,7 +171,10 @@ impl<'a> CapturedMut<'_, 'a, OnExec> {
         cx.exec()
             .set_child(node, &made.raw)
             .map_err(|e| e.at(Some(&name)))?;
-        let index = cx.children.push(super::ChildGraph(Box::new(made)));
+        let (current, embedded) = (cx.shadow.child, cx.shadow.embedded);
+        let index = cx
+            .children
+            .swap_in(current, embedded, super::ChildGraph(Box::new(made)));
         cx.shadow.child = index;
         cx.mirror(|m| m.child = index);
         Ok(())

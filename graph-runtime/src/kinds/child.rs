@@ -81,8 +81,9 @@ impl<'a> Shadow<'a> for ChildShadow {
 impl<'a> ChildMut<'_, 'a, OnExec> {
     /// Runs another child graph in this node: a [`Graph`](crate::Graph) of the same nodes and
     /// edges as the one the node was made with (made with
-    /// [`child_graph`](crate::Graph::child_graph)). The executable graph keeps it (and the one
-    /// it replaces, which a running launch may still use) until it is dropped.
+    /// [`child_graph`](crate::Graph::child_graph)). The driver copies its nodes' parameters;
+    /// the executable graph keeps it (in place of a child swapped in earlier) and everything
+    /// its nodes call.
     pub fn set_graph(&mut self, child: impl IntoChild<'a>) -> Result<(), EditError> {
         let child = child.into_child();
         let cx = &mut self.cx;
@@ -103,7 +104,9 @@ impl<'a> ChildMut<'_, 'a, OnExec> {
         cx.exec()
             .set_child(node, child.0.raw())
             .map_err(|e| e.at(Some(name)))?;
-        let index = cx.children.push(child);
+        let index = cx
+            .children
+            .swap_in(cx.shadow.child, cx.shadow.embedded, child);
         cx.shadow.child = index;
         cx.mirror(|m| m.child = index);
         Ok(())

@@ -325,7 +325,7 @@ pub trait IntoChild<'a>: sealed::Sealed {
 pub struct ChildGraph<'a>(pub(crate) Box<dyn Subgraph<'a> + 'a>);
 
 /// The child graphs of a graph: those its child nodes were made with, and those swapped into
-/// them on its executable graph (kept, as a running launch may still use them).
+/// them on its executable graph (the latest one per node).
 #[derive(Default)]
 pub(crate) struct Children<'a> {
     pub list: Vec<ChildGraph<'a>>,
@@ -341,6 +341,19 @@ impl<'a> Children<'a> {
 
     pub fn get(&self, i: u32) -> &dyn Subgraph<'a> {
         &*self.list[i as usize].0
+    }
+
+    /// Stores `c`, which a node of an executable graph now runs in place of child `current`
+    /// (the node embeds `embedded`). A child swapped in earlier is replaced (the executable
+    /// graph copied its parameters, and keeps what its nodes call), so swapping again and
+    /// again does not grow the list; the embedded one stays, for the template.
+    pub fn swap_in(&mut self, current: u32, embedded: u32, c: ChildGraph<'a>) -> u32 {
+        if current == embedded {
+            self.push(c)
+        } else {
+            self.list[current as usize] = c;
+            current
+        }
     }
 }
 
