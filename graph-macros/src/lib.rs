@@ -49,8 +49,16 @@ use proc_macro::TokenStream;
 ///   and memset values are expressions of params and constants. A lowercase name in them must
 ///   be a param; names starting with an uppercase letter and paths (`u32::MAX`) come from the
 ///   surrounding scope. Parenthesise an expression that contains `>>`.
-/// - A child graph gets the parent's buffers, callbacks and events by name, and constants for
-///   its params.
+/// - A child graph gets the parent's buffers, callbacks and events by name, and expressions of
+///   the parent's params and constants; a setter of one of those inputs builds the child again
+///   and swaps it into its node in place.
+/// - `cond c = 1;` declares a condition handle (a kernel parameter of type `Cond`, set on the
+///   device with `cudaGraphSetConditional`); `if c { .. } else { .. }`, `while c { .. }` and
+///   `switch c { 0 => { .. } .. }` nodes run inline bodies of nodes and edges.
+/// - `temp t: [T; len];` is graph-owned scratch memory, allocated before its first users and
+///   freed after its last (placed by the macro); reading it before any write is an error.
+/// - `work w;` and `g = capture(w, reads: [..], writes: [..])` run a closure's stream work (a
+///   cuBLAS call) captured as a node.
 /// - `///` doc comments are allowed on every item.
 ///
 /// For `graph Name`, the macro generates `NameInputs<'a>` (what `Name::build(&module, inputs)`
