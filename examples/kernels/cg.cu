@@ -20,6 +20,7 @@ __device__ void block_add(double v, double* acc) {
     __shared__ double part[THREADS];
     unsigned t = threadIdx.x;
     part[t] = v;
+    __syncwarp();
     __syncthreads();
     for (unsigned s = THREADS / 2; s > 0; s >>= 1) {
         if (t < s) part[t] += part[t + s];
