@@ -37,6 +37,8 @@ pub mod __private {
     pub trait Generated<'a> {
         /// The state: the inputs bound to the graph and the node handles.
         type State;
+        /// The node handles.
+        type Nodes;
     }
 
     /// A launch dimension: a block or grid size as `u32` or a tuple of up to three.

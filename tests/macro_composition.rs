@@ -97,6 +97,20 @@ fn parent_inputs_flow_into_the_child_and_their_setters_reach_it() {
         (first.load(Ordering::SeqCst), second.load(Ordering::SeqCst)),
         (3, 1)
     );
+    // Typed edits of a node inside the child, through the parent's executable graph: one
+    // driver call for the child, no rebuild.
+    exec.edit_sub(|g, h| g.node(h.scale())?.set_arg::<1>(3))
+        .unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    exec.synchronize().unwrap();
+    let got = gpu.read(exec.y().unwrap());
+    assert!((0..n).all(|i| got[i as usize] == 3 * (50 + i) + 1));
+    // A later rebuild (an input the child uses changed) starts from the inputs again.
+    exec.set_k(6).unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    exec.synchronize().unwrap();
+    let got = gpu.read(exec.y().unwrap());
+    assert!((0..n).all(|i| got[i as usize] == 2 * (60 + i) + 1));
     drop(exec);
     // The first buffer kept what the third launch wrote.
     assert_eq!(gpu.read(&y)[99], 2 * (50 + 99) + 1);

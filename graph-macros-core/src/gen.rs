@@ -65,6 +65,11 @@ impl<'g> Cx<'g> {
         }
     }
 
+    /// Child node `node`'s field in `__CgInputs`: the handles of the graph it runs.
+    pub fn kid_field(node: &Ident) -> Ident {
+        format_ident!("k_{}", node)
+    }
+
     /// Group `gi`'s field in `__CgNodes`.
     pub fn group_field(gi: usize) -> Ident {
         format_ident!("n{}", gi)

@@ -380,6 +380,12 @@ pub enum EditError {
         /// Elements the node transfers.
         needed: usize,
     },
+    /// A child node whose graph cannot be edited as a template (captured work).
+    #[error("node `{node}`: its graph is captured work, which cannot be edited as a template; capture it again with `recapture`")]
+    NotEditable {
+        /// The node.
+        node: String,
+    },
     /// A child graph swapped for one of another shape.
     #[error("node `{node}`: the new child graph differs from the one it replaces ({difference}); a child graph can only be swapped for one with the same nodes and edges")]
     ChildShape {

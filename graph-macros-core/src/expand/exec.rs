@@ -230,6 +230,43 @@ fn other_views(cx: &Cx<'_>, exec: &proc_macro2::Ident) -> TokenStream {
     out
 }
 
+/// `edit_<node>` for each child node: typed edits of the graph it runs.
+fn child_edits(cx: &Cx<'_>, exec: &proc_macro2::Ident) -> TokenStream {
+    let rt = rt();
+    let mut out = TokenStream::new();
+    for (ni, n) in cx.g.nodes.iter().enumerate() {
+        let NodeOp::Child(c) = &n.op else { continue };
+        let m = format_ident!("edit_{}", n.name);
+        if cx.g.hidden.contains(&m.to_string()) {
+            continue;
+        }
+        let (kid, handle) = (Cx::kid_field(&n.name), cx.handle(ni));
+        let nodes = kinds::child_nodes_path(&c.ty);
+        let doc = format!(
+            "Edits the graph child node `{}` runs, through its typed node handles (`f` gets the child template and its handles, e.g. `|g, h| g.node(h.step())?.set_arg::<1>(7)`), then runs the edited graph in the node: one driver call for the whole child, no rebuild. The child must keep its nodes and edges. A later change of an input the child uses builds it again from the inputs, without these edits.",
+            n.name
+        );
+        out.extend(quote! {
+            impl<'a> #exec<'a> {
+                #[doc = #doc]
+                pub fn #m<R>(
+                    &mut self,
+                    f: impl ::core::ops::FnOnce(&mut #rt::Graph<'a>, &#nodes) -> ::core::result::Result<R, #rt::EditError>,
+                ) -> ::core::result::Result<R, #rt::EditError> {
+                    let __cg_nodes = self
+                        .__cg
+                        .inputs
+                        .#kid
+                        .as_ref()
+                        .expect("a child node's handles are kept when it is built");
+                    self.__cg_exec.node(#handle)?.edit(|g| f(g, __cg_nodes))
+                }
+            }
+        });
+    }
+    out
+}
+
 pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
     let rt = rt();
     let g = cx.g;
@@ -237,6 +274,7 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
     let inputs = input_methods(cx);
     let kernel_views = kinds::kernel_views(cx, &exec);
     let other_views = other_views(cx, &exec);
+    let child_edits = child_edits(cx, &exec);
     let buffers: Vec<usize> = (0..g.inputs.len())
         .filter(|&i| g.inputs[i].kind.buffer().is_some())
         .collect();
@@ -297,5 +335,6 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
 
         #kernel_views
         #other_views
+        #child_edits
     }
 }

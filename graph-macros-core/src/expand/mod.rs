@@ -372,6 +372,38 @@ pub fn graph(g: &Graph) -> TokenStream {
     let name_str = name.to_string();
     let p = input_parts(&cx);
     let cond_fields: Vec<_> = (0..g.conds.len()).map(|c| cx.cond_field(c)).collect();
+    let nodes_name = format_ident!("{}Nodes", name);
+    let nodes_doc = format!("The node handles of a [`{name}`] graph built as a child of another (`child({name} {{ ... }})`): one accessor per node, for the parent's `edit_<node>`.");
+    // Per child node: the handles of the graph it runs.
+    let (kid_fields, kid_tys): (Vec<_>, Vec<_>) = g
+        .nodes
+        .iter()
+        .filter_map(|n| match &n.op {
+            crate::model::NodeOp::Child(c) => {
+                Some((Cx::kid_field(&n.name), kinds::child_nodes_path(&c.ty)))
+            }
+            _ => None,
+        })
+        .unzip();
+    let node_accessors = g
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| !g.hidden.contains(&format!("node:{}", n.name)))
+        .map(|(ni, n)| {
+            let (gi, j) = cx.groups.of[ni];
+            let f = Cx::group_field(gi);
+            let j = proc_macro2::Literal::usize_unsuffixed(j);
+            let ty = &cx.groups.tys[gi];
+            let nm = &n.name;
+            let doc = format!("The handle of node `{nm}`.");
+            quote! {
+                #[doc = #doc]
+                pub fn #nm(&self) -> #ty {
+                    self.__cg.#f[#j]
+                }
+            }
+        });
     let (inputs_fields, child_fields, state_fields) =
         (&p.inputs_fields, &p.child_fields, &p.state_fields);
     let (from_inputs, from_child) = (&p.from_inputs, &p.from_child);
@@ -441,6 +473,11 @@ pub fn graph(g: &Graph) -> TokenStream {
             #(#child_fields,)*
         }
 
+        #[doc = #nodes_doc]
+        #vis struct #nodes_name {
+            __cg: <#name<'static> as #rt::Generated<'static>>::Nodes,
+        }
+
         #(#attrs)*
         #vis struct #name<'a> {
             __cg_graph: #rt::Graph<'a>,
@@ -460,6 +497,7 @@ pub fn graph(g: &Graph) -> TokenStream {
             pub struct __CgInputs<'a> {
                 #(#state_fields,)*
                 #(#cond_fields: #rt::Cond,)*
+                #(#kid_fields: ::core::option::Option<#kid_tys>,)*
                 __cg_borrow: ::core::marker::PhantomData<&'a ()>,
             }
 
@@ -476,6 +514,11 @@ pub fn graph(g: &Graph) -> TokenStream {
 
             impl<'a> #rt::Generated<'a> for #name<'a> {
                 type State = __CgState<'a>;
+                type Nodes = __CgNodes;
+            }
+
+            impl #nodes_name {
+                #(#node_accessors)*
             }
 
             impl<'a> #name<'a> {
@@ -508,6 +551,7 @@ pub fn graph(g: &Graph) -> TokenStream {
                     let mut __cg_s = __CgInputs {
                         #(#from_inputs,)*
                         #(#cond_fields: #rt::Cond::unset(),)*
+                        #(#kid_fields: ::core::option::Option::None,)*
                         __cg_borrow: ::core::marker::PhantomData,
                     };
                     let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
@@ -544,15 +588,16 @@ pub fn graph(g: &Graph) -> TokenStream {
                     parent: &#rt::Graph<'a>,
                     __cg_module: &#rt::Module,
                     __cg_args: #child_name #child_lt,
-                ) -> #rt::Result<#rt::Graph<'a>> {
+                ) -> #rt::Result<(#rt::Graph<'a>, #nodes_name)> {
                     let mut __cg_g = parent.child_graph()?;
                     let mut __cg_s = __CgInputs {
                         #(#from_child,)*
                         #(#cond_fields: #rt::Cond::unset(),)*
+                        #(#kid_fields: ::core::option::Option::None,)*
                         __cg_borrow: ::core::marker::PhantomData,
                     };
-                    Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-                    ::core::result::Result::Ok(__cg_g)
+                    let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
+                    ::core::result::Result::Ok((__cg_g, #nodes_name { __cg: nodes }))
                 }
 
                 #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]

@@ -92,14 +92,26 @@ fn child_args(cx: &Cx<'_>, c: &Child, state: &TokenStream) -> TokenStream {
     })
 }
 
-/// Builds the child graph (`Other::__cg_child`) with the parent's inputs, then adds the node.
-pub(super) fn add(cx: &Cx<'_>, c: &Child, name: &str, deps: TokenStream) -> TokenStream {
+/// Builds the child graph (`Other::__cg_child`) with the parent's inputs, keeps its node
+/// handles, then adds the node.
+pub(super) fn add(cx: &Cx<'_>, c: &Child, node: &Ident, deps: TokenStream) -> TokenStream {
     let ty = &c.ty;
     let args = child_args(cx, c, &quote!(*__cg_s));
+    let (name, kid) = (node.to_string(), Cx::kid_field(node));
     quote! {{
-        let __cg_child = #ty::__cg_child(&*__cg_g, __cg_module, #args)?;
+        let (__cg_child, __cg_nodes) = #ty::__cg_child(&*__cg_g, __cg_module, #args)?;
+        __cg_s.#kid = ::core::option::Option::Some(__cg_nodes);
         __cg_g.add_child(#name, #deps, __cg_child)?
     }}
+}
+
+/// `Other` becomes `OtherNodes`.
+pub(crate) fn child_nodes_path(ty: &Path) -> TokenStream {
+    let mut p = ty.clone();
+    if let Some(last) = p.segments.last_mut() {
+        last.ident = format_ident!("{}Nodes", last.ident, span = last.ident.span());
+    }
+    p.to_token_stream()
 }
 
 /// When an input the child uses changes: the child graph built again from the stored inputs,
@@ -107,7 +119,7 @@ pub(super) fn add(cx: &Cx<'_>, c: &Child, name: &str, deps: TokenStream) -> Toke
 pub(super) fn refresh(
     cx: &Cx<'_>,
     c: &Child,
-    name: &str,
+    node: &Ident,
     input: usize,
     uses_param: bool,
     view: &TokenStream,
@@ -118,10 +130,13 @@ pub(super) fn refresh(
     let rt = rt();
     let ty = &c.ty;
     let args = child_args(cx, c, &quote!(self.__cg.inputs));
+    let (name, kid) = (node.to_string(), Cx::kid_field(node));
     vec![quote! {
-        let __cg_child = #ty::__cg_child(self.__cg_exec.graph(), &self.__cg.module, #args)
-            .map_err(|e| #rt::EditError::child_build(#name, e))?;
+        let (__cg_child, __cg_nodes) =
+            #ty::__cg_child(self.__cg_exec.graph(), &self.__cg.module, #args)
+                .map_err(|e| #rt::EditError::child_build(#name, e))?;
         #view.set_graph(__cg_child)?;
+        self.__cg.inputs.#kid = ::core::option::Option::Some(__cg_nodes);
     }]
 }
 

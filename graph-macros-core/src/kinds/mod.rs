@@ -22,6 +22,7 @@ use crate::lower::Lower;
 use crate::model::{Graph, NodeOp, Uses};
 
 pub(crate) use captured::work_ty;
+pub(crate) use child::child_nodes_path;
 pub(crate) use kernel::{add_run, kernel_views};
 
 /// Checks a node's operation and lowers it into the model, recording what it uses. `None`
@@ -125,7 +126,7 @@ pub(crate) fn add(cx: &Cx<'_>, ni: usize, deps: TokenStream) -> TokenStream {
         NodeOp::Memcpy(m) => memcpy::add(cx, m, &name, deps),
         NodeOp::Host(h) => host::add(cx, h, &name, deps),
         NodeOp::Empty => empty::add(&name, deps),
-        NodeOp::Child(c) => child::add(cx, c, &name, deps),
+        NodeOp::Child(c) => child::add(cx, c, &n.name, deps),
         NodeOp::Record(e) => event::add(cx, *e, true, &name, deps),
         NodeOp::Wait(e) => event::add(cx, *e, false, &name, deps),
         NodeOp::Conditional(c) => cond::add(cx, c, &name, deps),
@@ -154,8 +155,7 @@ pub(crate) fn refresh(
         NodeOp::Record(e) | NodeOp::Wait(e) => event::refresh(cx, *e, input, view),
         NodeOp::MemAlloc(_) => temp::refresh(cx, ni, input, view),
         NodeOp::Child(c) => {
-            let name = n.name.to_string();
-            child::refresh(cx, c, &name, input, n.uses.params.contains(&input), view)
+            child::refresh(cx, c, &n.name, input, n.uses.params.contains(&input), view)
         }
         NodeOp::Empty | NodeOp::Conditional(_) | NodeOp::MemFree(_) | NodeOp::Captured(_) => {
             Vec::new()

@@ -418,6 +418,14 @@ fn check_names(model: &Graph, errors: &mut Errors) -> BTreeSet<String> {
             n.name.span(),
             errors,
         );
+        if matches!(n.op, crate::model::NodeOp::Child(_)) {
+            claim(
+                format!("edit_{}", n.name),
+                format!("the child edit of node `{}`", n.name),
+                n.name.span(),
+                errors,
+            );
+        }
     }
     hidden
 }

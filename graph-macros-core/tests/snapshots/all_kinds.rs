@@ -27,6 +27,10 @@ struct InnerChild {
     ///a param `v`.
     pub v: u32,
 }
+///The node handles of a [`Inner`] graph built as a child of another (`child(Inner { ... })`): one accessor per node, for the parent's `edit_<node>`.
+struct InnerNodes {
+    __cg: <Inner<'static> as ::cuda_graph::__private::Generated<'static>>::Nodes,
+}
 struct Inner<'a> {
     __cg_graph: ::cuda_graph::__private::Graph<'a>,
     __cg: <Inner<'a> as ::cuda_graph::__private::Generated<'a>>::State,
@@ -57,6 +61,17 @@ const _: () = {
     }
     impl<'a> ::cuda_graph::__private::Generated<'a> for Inner<'a> {
         type State = __CgState<'a>;
+        type Nodes = __CgNodes;
+    }
+    impl InnerNodes {
+        ///The handle of node `f`.
+        pub fn f(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::BufMut<u32>, u32),
+        > {
+            self.__cg.n0[0]
+        }
     }
     impl<'a> Inner<'a> {
         /// The graph as DOT text, computed at compile time from the names written here.
@@ -122,15 +137,17 @@ const _: () = {
             parent: &::cuda_graph::__private::Graph<'a>,
             __cg_module: &::cuda_graph::__private::Module,
             __cg_args: InnerChild,
-        ) -> ::cuda_graph::__private::Result<::cuda_graph::__private::Graph<'a>> {
+        ) -> ::cuda_graph::__private::Result<
+            (::cuda_graph::__private::Graph<'a>, InnerNodes),
+        > {
             let mut __cg_g = parent.child_graph()?;
             let mut __cg_s = __CgInputs {
                 b_y: __cg_args.y,
                 p_v: __cg_args.v,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            ::core::result::Result::Ok(__cg_g)
+            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
+            ::core::result::Result::Ok((__cg_g, InnerNodes { __cg: nodes }))
         }
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(
@@ -444,6 +461,10 @@ struct OuterChild<'a> {
     ///a param `v`.
     pub v: u32,
 }
+///The node handles of a [`Outer`] graph built as a child of another (`child(Outer { ... })`): one accessor per node, for the parent's `edit_<node>`.
+struct OuterNodes {
+    __cg: <Outer<'static> as ::cuda_graph::__private::Generated<'static>>::Nodes,
+}
 struct Outer<'a> {
     __cg_graph: ::cuda_graph::__private::Graph<'a>,
     __cg: <Outer<'a> as ::cuda_graph::__private::Generated<'a>>::State,
@@ -462,6 +483,7 @@ const _: () = {
         ) + ::core::marker::Send + ::core::marker::Sync + 'a),
         e_ev: &'a ::cuda_graph::__private::CudaEvent,
         p_v: u32,
+        k_sub: ::core::option::Option<InnerNodes>,
         __cg_borrow: ::core::marker::PhantomData<&'a ()>,
     }
     /// The node handles, one array per handle type.
@@ -490,6 +512,43 @@ const _: () = {
     }
     impl<'a> ::cuda_graph::__private::Generated<'a> for Outer<'a> {
         type State = __CgState<'a>;
+        type Nodes = __CgNodes;
+    }
+    impl OuterNodes {
+        ///The handle of node `first`.
+        pub fn first(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::BufMut<u32>, u32),
+        > {
+            self.__cg.n0[0]
+        }
+        ///The handle of node `sub`.
+        pub fn sub(&self) -> ::cuda_graph::__private::ChildNode {
+            self.__cg.n1[0]
+        }
+        ///The handle of node `back`.
+        pub fn back(
+            &self,
+        ) -> ::cuda_graph::__private::MemcpyNode<
+            u32,
+            ::cuda_graph::__private::Host,
+            ::cuda_graph::__private::Device,
+        > {
+            self.__cg.n2[0]
+        }
+        ///The handle of node `tell`.
+        pub fn tell(&self) -> ::cuda_graph::__private::HostNode {
+            self.__cg.n3[0]
+        }
+        ///The handle of node `rec`.
+        pub fn rec(&self) -> ::cuda_graph::__private::EventRecordNode {
+            self.__cg.n4[0]
+        }
+        ///The handle of node `join`.
+        pub fn join(&self) -> ::cuda_graph::__private::EmptyNode {
+            self.__cg.n5[0]
+        }
     }
     impl<'a> Outer<'a> {
         /// The graph as DOT text, computed at compile time from the names written here.
@@ -518,6 +577,7 @@ const _: () = {
                 c_done: inputs.done,
                 e_ev: inputs.ev,
                 p_v: inputs.v,
+                k_sub: ::core::option::Option::None,
                 __cg_borrow: ::core::marker::PhantomData,
             };
             let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
@@ -562,7 +622,9 @@ const _: () = {
             parent: &::cuda_graph::__private::Graph<'a>,
             __cg_module: &::cuda_graph::__private::Module,
             __cg_args: OuterChild<'a>,
-        ) -> ::cuda_graph::__private::Result<::cuda_graph::__private::Graph<'a>> {
+        ) -> ::cuda_graph::__private::Result<
+            (::cuda_graph::__private::Graph<'a>, OuterNodes),
+        > {
             let mut __cg_g = parent.child_graph()?;
             let mut __cg_s = __CgInputs {
                 b_y: __cg_args.y,
@@ -570,10 +632,11 @@ const _: () = {
                 c_done: __cg_args.done,
                 e_ev: __cg_args.ev,
                 p_v: __cg_args.v,
+                k_sub: ::core::option::Option::None,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            ::core::result::Result::Ok(__cg_g)
+            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
+            ::core::result::Result::Ok((__cg_g, OuterNodes { __cg: nodes }))
         }
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(
@@ -624,7 +687,7 @@ const _: () = {
             }
             {
                 let __cg_n = {
-                    let __cg_child = Inner::__cg_child(
+                    let (__cg_child, __cg_nodes) = Inner::__cg_child(
                         &*__cg_g,
                         __cg_module,
                         {
@@ -635,6 +698,7 @@ const _: () = {
                             }
                         },
                     )?;
+                    __cg_s.k_sub = ::core::option::Option::Some(__cg_nodes);
                     __cg_g
                         .add_child(
                             "sub",
@@ -862,7 +926,7 @@ const _: () = {
             }
             {
                 let __cg_j: usize = 0usize;
-                let __cg_child = Inner::__cg_child(
+                let (__cg_child, __cg_nodes) = Inner::__cg_child(
                         self.__cg_exec.graph(),
                         &self.__cg.module,
                         {
@@ -878,6 +942,7 @@ const _: () = {
                         e,
                     ))?;
                 self.__cg_exec.node(self.__cg.nodes.n1[__cg_j])?.set_graph(__cg_child)?;
+                self.__cg.inputs.k_sub = ::core::option::Option::Some(__cg_nodes);
             }
             {
                 let __cg_j: usize = 0usize;
@@ -1137,6 +1202,24 @@ const _: () = {
             ::cuda_graph::__private::EditError,
         > {
             self.__cg_exec.node(self.__cg.nodes.n5[0])
+        }
+    }
+    impl<'a> OuterExec<'a> {
+        ///Edits the graph child node `sub` runs, through its typed node handles (`f` gets the child template and its handles, e.g. `|g, h| g.node(h.step())?.set_arg::<1>(7)`), then runs the edited graph in the node: one driver call for the whole child, no rebuild. The child must keep its nodes and edges. A later change of an input the child uses builds it again from the inputs, without these edits.
+        pub fn edit_sub<R>(
+            &mut self,
+            f: impl ::core::ops::FnOnce(
+                &mut ::cuda_graph::__private::Graph<'a>,
+                &InnerNodes,
+            ) -> ::core::result::Result<R, ::cuda_graph::__private::EditError>,
+        ) -> ::core::result::Result<R, ::cuda_graph::__private::EditError> {
+            let __cg_nodes = self
+                .__cg
+                .inputs
+                .k_sub
+                .as_ref()
+                .expect("a child node's handles are kept when it is built");
+            self.__cg_exec.node(self.__cg.nodes.n1[0])?.edit(|g| f(g, __cg_nodes))
         }
     }
 };

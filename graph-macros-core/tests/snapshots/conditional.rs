@@ -37,6 +37,10 @@ struct CondChild {
     ///a param `by`.
     pub by: u32,
 }
+///The node handles of a [`Cond`] graph built as a child of another (`child(Cond { ... })`): one accessor per node, for the parent's `edit_<node>`.
+struct CondNodes {
+    __cg: <Cond<'static> as ::cuda_graph::__private::Generated<'static>>::Nodes,
+}
 struct Cond<'a> {
     __cg_graph: ::cuda_graph::__private::Graph<'a>,
     __cg: <Cond<'a> as ::cuda_graph::__private::Generated<'a>>::State,
@@ -83,6 +87,105 @@ const _: () = {
     }
     impl<'a> ::cuda_graph::__private::Generated<'a> for Cond<'a> {
         type State = __CgState<'a>;
+        type Nodes = __CgNodes;
+    }
+    impl CondNodes {
+        ///The handle of node `init`.
+        pub fn init(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::BufMut<u32>, u32),
+        > {
+            self.__cg.n0[0]
+        }
+        ///The handle of node `run`.
+        pub fn run(&self) -> ::cuda_graph::__private::CondNode {
+            self.__cg.n1[0]
+        }
+        ///The handle of node `up`.
+        pub fn up(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::BufMut<u32>, u32, Cond),
+        > {
+            self.__cg.n2[0]
+        }
+        ///The handle of node `test`.
+        pub fn test(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::Buf<u32>, Cond),
+        > {
+            self.__cg.n3[0]
+        }
+        ///The handle of node `bump`.
+        pub fn bump(&self) -> ::cuda_graph::__private::CondNode {
+            self.__cg.n1[1]
+        }
+        ///The handle of node `mark`.
+        pub fn mark(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::BufMut<u32>, u32),
+        > {
+            self.__cg.n0[1]
+        }
+        ///The handle of node `choose`.
+        pub fn choose(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::Buf<u32>, Cond),
+        > {
+            self.__cg.n3[1]
+        }
+        ///The handle of node `branch`.
+        pub fn branch(&self) -> ::cuda_graph::__private::CondNode {
+            self.__cg.n1[2]
+        }
+        ///The handle of node `a`.
+        pub fn a(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::BufMut<u32>, u32),
+        > {
+            self.__cg.n0[2]
+        }
+        ///The handle of node `b`.
+        pub fn b(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::BufMut<u32>, u32),
+        > {
+            self.__cg.n0[3]
+        }
+        ///The handle of node `sel`.
+        pub fn sel(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::Buf<u32>, Cond),
+        > {
+            self.__cg.n3[2]
+        }
+        ///The handle of node `cases`.
+        pub fn cases(&self) -> ::cuda_graph::__private::CondNode {
+            self.__cg.n1[3]
+        }
+        ///The handle of node `c0`.
+        pub fn c0(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::BufMut<u32>, u32),
+        > {
+            self.__cg.n0[4]
+        }
+        ///The handle of node `c1`.
+        pub fn c1(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::BufMut<u32>, u32),
+        > {
+            self.__cg.n0[5]
+        }
     }
     impl<'a> Cond<'a> {
         /// The graph as DOT text, computed at compile time from the names written here.
@@ -147,7 +250,9 @@ const _: () = {
             parent: &::cuda_graph::__private::Graph<'a>,
             __cg_module: &::cuda_graph::__private::Module,
             __cg_args: CondChild,
-        ) -> ::cuda_graph::__private::Result<::cuda_graph::__private::Graph<'a>> {
+        ) -> ::cuda_graph::__private::Result<
+            (::cuda_graph::__private::Graph<'a>, CondNodes),
+        > {
             let mut __cg_g = parent.child_graph()?;
             let mut __cg_s = __CgInputs {
                 b_count: __cg_args.count,
@@ -159,8 +264,8 @@ const _: () = {
                 q_which: ::cuda_graph::__private::Cond::unset(),
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            ::core::result::Result::Ok(__cg_g)
+            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
+            ::core::result::Result::Ok((__cg_g, CondNodes { __cg: nodes }))
         }
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(

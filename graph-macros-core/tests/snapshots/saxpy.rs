@@ -47,6 +47,10 @@ pub struct SaxpyChild {
     ///a param `n`.
     pub n: u32,
 }
+///The node handles of a [`Saxpy`] graph built as a child of another (`child(Saxpy { ... })`): one accessor per node, for the parent's `edit_<node>`.
+pub struct SaxpyNodes {
+    __cg: <Saxpy<'static> as ::cuda_graph::__private::Generated<'static>>::Nodes,
+}
 /// y = a*x + y, then total = sum(y).
 pub struct Saxpy<'a> {
     __cg_graph: ::cuda_graph::__private::Graph<'a>,
@@ -96,6 +100,38 @@ const _: () = {
     }
     impl<'a> ::cuda_graph::__private::Generated<'a> for Saxpy<'a> {
         type State = __CgState<'a>;
+        type Nodes = __CgNodes;
+    }
+    impl SaxpyNodes {
+        ///The handle of node `clear`.
+        pub fn clear(&self) -> ::cuda_graph::__private::MemsetNode<f32> {
+            self.__cg.n0[0]
+        }
+        ///The handle of node `step`.
+        pub fn step(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (
+                f32,
+                ::cuda_graph::__private::Buf<f32>,
+                ::cuda_graph::__private::BufMut<f32>,
+                u32,
+            ),
+        > {
+            self.__cg.n1[0]
+        }
+        ///The handle of node `reduce`.
+        pub fn reduce(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (
+                ::cuda_graph::__private::Buf<f32>,
+                ::cuda_graph::__private::BufMut<f32>,
+                u32,
+            ),
+        > {
+            self.__cg.n2[0]
+        }
     }
     impl<'a> Saxpy<'a> {
         /// The graph as DOT text, computed at compile time from the names written here.
@@ -164,7 +200,9 @@ const _: () = {
             parent: &::cuda_graph::__private::Graph<'a>,
             __cg_module: &::cuda_graph::__private::Module,
             __cg_args: SaxpyChild,
-        ) -> ::cuda_graph::__private::Result<::cuda_graph::__private::Graph<'a>> {
+        ) -> ::cuda_graph::__private::Result<
+            (::cuda_graph::__private::Graph<'a>, SaxpyNodes),
+        > {
             let mut __cg_g = parent.child_graph()?;
             let mut __cg_s = __CgInputs {
                 b_x: __cg_args.x,
@@ -174,8 +212,8 @@ const _: () = {
                 p_n: __cg_args.n,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            ::core::result::Result::Ok(__cg_g)
+            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
+            ::core::result::Result::Ok((__cg_g, SaxpyNodes { __cg: nodes }))
         }
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(

@@ -33,6 +33,10 @@ struct SharedChild {
     ///a param `n`.
     pub n: u32,
 }
+///The node handles of a [`Shared`] graph built as a child of another (`child(Shared { ... })`): one accessor per node, for the parent's `edit_<node>`.
+struct SharedNodes {
+    __cg: <Shared<'static> as ::cuda_graph::__private::Generated<'static>>::Nodes,
+}
 struct Shared<'a> {
     __cg_graph: ::cuda_graph::__private::Graph<'a>,
     __cg: <Shared<'a> as ::cuda_graph::__private::Generated<'a>>::State,
@@ -64,6 +68,41 @@ const _: () = {
     }
     impl<'a> ::cuda_graph::__private::Generated<'a> for Shared<'a> {
         type State = __CgState<'a>;
+        type Nodes = __CgNodes;
+    }
+    impl SharedNodes {
+        ///The handle of node `s0`.
+        pub fn s0(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::BufMut<f32>, f32, u32),
+        > {
+            self.__cg.n0[0]
+        }
+        ///The handle of node `s1`.
+        pub fn s1(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::BufMut<f32>, f32, u32),
+        > {
+            self.__cg.n0[1]
+        }
+        ///The handle of node `s2`.
+        pub fn s2(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::BufMut<f32>, f32, u32),
+        > {
+            self.__cg.n0[2]
+        }
+        ///The handle of node `s3`.
+        pub fn s3(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::BufMut<f32>, f32, u32),
+        > {
+            self.__cg.n0[3]
+        }
     }
     impl<'a> Shared<'a> {
         /// The graph as DOT text, computed at compile time from the names written here.
@@ -130,7 +169,9 @@ const _: () = {
             parent: &::cuda_graph::__private::Graph<'a>,
             __cg_module: &::cuda_graph::__private::Module,
             __cg_args: SharedChild,
-        ) -> ::cuda_graph::__private::Result<::cuda_graph::__private::Graph<'a>> {
+        ) -> ::cuda_graph::__private::Result<
+            (::cuda_graph::__private::Graph<'a>, SharedNodes),
+        > {
             let mut __cg_g = parent.child_graph()?;
             let mut __cg_s = __CgInputs {
                 b_y: __cg_args.y,
@@ -138,8 +179,8 @@ const _: () = {
                 p_n: __cg_args.n,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            ::core::result::Result::Ok(__cg_g)
+            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
+            ::core::result::Result::Ok((__cg_g, SharedNodes { __cg: nodes }))
         }
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(

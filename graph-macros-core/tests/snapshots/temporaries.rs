@@ -33,6 +33,10 @@ struct TempsChild {
     ///a param `n`.
     pub n: u32,
 }
+///The node handles of a [`Temps`] graph built as a child of another (`child(Temps { ... })`): one accessor per node, for the parent's `edit_<node>`.
+struct TempsNodes {
+    __cg: <Temps<'static> as ::cuda_graph::__private::Generated<'static>>::Nodes,
+}
 struct Temps<'a> {
     __cg_graph: ::cuda_graph::__private::Graph<'a>,
     __cg: <Temps<'a> as ::cuda_graph::__private::Generated<'a>>::State,
@@ -77,6 +81,54 @@ const _: () = {
     }
     impl<'a> ::cuda_graph::__private::Generated<'a> for Temps<'a> {
         type State = __CgState<'a>;
+        type Nodes = __CgNodes;
+    }
+    impl TempsNodes {
+        ///The handle of node `ft`.
+        pub fn ft(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::BufMut<u32>, u32),
+        > {
+            self.__cg.n1[0]
+        }
+        ///The handle of node `fu`.
+        pub fn fu(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (::cuda_graph::__private::BufMut<u32>, u32),
+        > {
+            self.__cg.n1[1]
+        }
+        ///The handle of node `m`.
+        pub fn m(
+            &self,
+        ) -> ::cuda_graph::__private::KernelNode<
+            (
+                ::cuda_graph::__private::Buf<u32>,
+                ::cuda_graph::__private::Buf<u32>,
+                ::cuda_graph::__private::BufMut<u32>,
+                u32,
+            ),
+        > {
+            self.__cg.n2[0]
+        }
+        ///The handle of node `alloc_t`.
+        pub fn alloc_t(&self) -> ::cuda_graph::__private::MemAllocNode<u32> {
+            self.__cg.n0[0]
+        }
+        ///The handle of node `free_t`.
+        pub fn free_t(&self) -> ::cuda_graph::__private::MemFreeNode {
+            self.__cg.n3[1]
+        }
+        ///The handle of node `alloc_u`.
+        pub fn alloc_u(&self) -> ::cuda_graph::__private::MemAllocNode<u32> {
+            self.__cg.n0[1]
+        }
+        ///The handle of node `free_u`.
+        pub fn free_u(&self) -> ::cuda_graph::__private::MemFreeNode {
+            self.__cg.n3[0]
+        }
     }
     impl<'a> Temps<'a> {
         /// The graph as DOT text, computed at compile time from the names written here.
@@ -147,7 +199,9 @@ const _: () = {
             parent: &::cuda_graph::__private::Graph<'a>,
             __cg_module: &::cuda_graph::__private::Module,
             __cg_args: TempsChild,
-        ) -> ::cuda_graph::__private::Result<::cuda_graph::__private::Graph<'a>> {
+        ) -> ::cuda_graph::__private::Result<
+            (::cuda_graph::__private::Graph<'a>, TempsNodes),
+        > {
             let mut __cg_g = parent.child_graph()?;
             let mut __cg_s = __CgInputs {
                 b_out: __cg_args.out,
@@ -156,8 +210,8 @@ const _: () = {
                 b_u: ::cuda_graph::__private::BufMut::unset(),
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            ::core::result::Result::Ok(__cg_g)
+            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
+            ::core::result::Result::Ok((__cg_g, TempsNodes { __cg: nodes }))
         }
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(

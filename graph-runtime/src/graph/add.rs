@@ -303,6 +303,7 @@ impl<'a> Graph<'a> {
         let shadow = ChildShadow {
             child: index,
             embedded: index,
+            edited: false,
         };
         match self.add_node(name, Deps::Handles(deps), shadow) {
             Ok(at) => Ok(ChildNode::new(at)),

@@ -376,4 +376,8 @@ impl<'a> Subgraph<'a> for Graph<'a> {
     fn tracked(&mut self, stream: &CudaStream, f: &mut dyn FnMut() -> Tracking) -> Tracking {
         Graph::tracked(&mut self.bindings, &mut self.children, stream, f)
     }
+
+    fn as_graph_mut(&mut self) -> Option<&mut Graph<'a>> {
+        Some(self)
+    }
 }

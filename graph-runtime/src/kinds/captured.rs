@@ -53,6 +53,9 @@ impl<'a> Subgraph<'a> for Captured<'a> {
     fn tracked(&mut self, _: &CudaStream, f: &mut dyn FnMut() -> Tracking) -> Tracking {
         f()
     }
+    fn as_graph_mut(&mut self) -> Option<&mut crate::graph::Graph<'a>> {
+        None
+    }
 }
 
 /// Why capturing failed: the driver, or the work.

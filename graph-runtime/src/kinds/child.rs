@@ -41,6 +41,9 @@ pub(crate) struct ChildShadow {
     pub child: u32,
     /// The one the template node embeds (the driver cloned it when the node was added).
     pub embedded: u32,
+    /// The child graph was edited after it was embedded (`GraphExec::edit_child`): the node
+    /// must be sent it again after an instantiation or update.
+    pub edited: bool,
 }
 
 impl<'a> Shadow<'a> for ChildShadow {
@@ -70,7 +73,7 @@ impl<'a> Shadow<'a> for ChildShadow {
     }
 
     fn reapply(&self, e: &mut RawExec<'a>, n: RawNode, children: &Children<'a>) -> CallResult<()> {
-        if self.child == self.embedded {
+        if self.child == self.embedded && !self.edited {
             Ok(())
         } else {
             e.set_child(n, children.get(self.child).raw())
@@ -110,5 +113,40 @@ impl<'a> ChildMut<'_, 'a, OnExec> {
         cx.shadow.child = index;
         cx.mirror(|m| m.child = index);
         Ok(())
+    }
+}
+
+impl<'a> ChildMut<'_, 'a, OnExec> {
+    /// Runs `f` on the template graph this node runs (typed: its own handles and views; edits
+    /// go into its driver graph), then runs the edited graph in the node (one driver call,
+    /// `cuGraphExecChildGraphNodeSetParams`). The graph must keep its nodes and edges. A graph
+    /// of captured work cannot be edited this way (`EditError::NotEditable`).
+    pub fn edit<R>(
+        &mut self,
+        f: impl FnOnce(&mut crate::Graph<'a>) -> Result<R, EditError>,
+    ) -> Result<R, EditError> {
+        let cx = &mut self.cx;
+        let name = cx.name().to_owned();
+        let child = cx.children.list[cx.shadow.child as usize].0.as_graph_mut();
+        let Some(g) = child else {
+            return Err(EditError::NotEditable { node: name });
+        };
+        let shape = g.topology().clone();
+        let r = f(g)?;
+        if let Some(difference) = shape.differs_from(g.topology()) {
+            return Err(EditError::ChildShape {
+                node: name,
+                difference,
+            });
+        }
+        let node = cx.node;
+        let Target::Exec(e) = &mut cx.target else {
+            unreachable!("an `OnExec` view targets an executable graph")
+        };
+        e.set_child(node, cx.children.get(cx.shadow.child).raw())
+            .map_err(|e| e.at(Some(&name)))?;
+        cx.shadow.edited = true;
+        cx.mirror(|m| m.edited = true);
+        Ok(r)
     }
 }

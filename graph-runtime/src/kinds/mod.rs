@@ -312,6 +312,8 @@ pub(crate) trait Subgraph<'a>: Send + Sync {
     fn take_panic(&self) -> Option<LaunchError>;
     /// Runs `f` (a launch) with cudarc's stream-ordering events kept for the child's buffers.
     fn tracked(&mut self, stream: &CudaStream, f: &mut dyn FnMut() -> Tracking) -> Tracking;
+    /// The child as a template graph to edit (none for captured work).
+    fn as_graph_mut(&mut self) -> Option<&mut crate::graph::Graph<'a>>;
 }
 
 /// A graph a child node can run: a [`Graph`](crate::Graph).
