@@ -14,19 +14,24 @@ extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(
 
 #define THREADS 256
 
-// Adds `v` over the block into `*acc`: a tree in shared memory, then one atomic per block.
-// Every thread of the block calls it, and every barrier is reached by all of them.
+// Adds `v` over the block into `*acc`: a tree in shared memory down to one warp, shuffles
+// within it, then one atomic per block. Every thread of the block calls it; every branch before
+// a barrier is taken by whole warps (`__syncthreads` needs converged warps).
 __device__ void block_add(double v, double* acc) {
     __shared__ double part[THREADS];
     unsigned t = threadIdx.x;
     part[t] = v;
-    __syncwarp();
+    __syncwarp();  // the caller's branches (`i < n`) end here: each warp reaches the barrier whole
     __syncthreads();
-    for (unsigned s = THREADS / 2; s > 0; s >>= 1) {
+    for (unsigned s = THREADS / 2; s >= 32; s >>= 1) {
         if (t < s) part[t] += part[t + s];
         __syncthreads();
     }
-    if (t == 0) atomicAdd(acc, part[0]);
+    if (t < 32) {
+        double w = part[t];
+        for (int o = 16; o > 0; o >>= 1) w += __shfl_down_sync(0xffffffffu, w, o);
+        if (t == 0) atomicAdd(acc, w);
+    }
 }
 
 // Zeroes the scalars.
@@ -54,18 +59,21 @@ extern "C" __global__ void cg_start(double* s, double tol) {
     if (threadIdx.x == 0 && blockIdx.x == 0) s[TOL2] = tol * tol * s[RR];
 }
 
-// ap = A p, s[PAP] += p.ap.
+// ap = A p.
 extern "C" __global__ void cg_spmv(const unsigned* rowptr, const unsigned* col, const float* val,
-                                   const float* p, float* ap, double* s, unsigned n) {
+                                   const float* p, float* ap, unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    double v = 0.0;
     if (i < n) {
         float acc = 0.0f;
         for (unsigned k = rowptr[i]; k < rowptr[i + 1]; k++) acc += val[k] * p[col[k]];
         ap[i] = acc;
-        v = (double)p[i] * acc;
     }
-    block_add(v, &s[PAP]);
+}
+
+// s[PAP] += p.ap (a kernel of its own: no barrier follows the row loops above).
+extern "C" __global__ void cg_pap(const float* p, const float* ap, double* s, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    block_add(i < n ? (double)p[i] * ap[i] : 0.0, &s[PAP]);
 }
 
 // alpha = rr / pAp; x += alpha p; r -= alpha ap; s[RR_NEW] += r.r.

@@ -28,6 +28,7 @@ cuda_graph! {
         kernel cg_init;
         kernel cg_start;
         kernel cg_spmv;
+        kernel cg_pap;
         kernel cg_update;
         kernel cg_check_loop;
         kernel cg_direction;
@@ -50,11 +51,12 @@ cuda_graph! {
         init  = cg_init<<<n.div_ceil(256), 256>>>(b, x, r, p, s, n);
         start = cg_start<<<1, 1>>>(s, tol);
         solve = while again {
-            spmv      = cg_spmv<<<n.div_ceil(256), 256>>>(rowptr, col, val, p, ap, s, n);
+            spmv      = cg_spmv<<<n.div_ceil(256), 256>>>(rowptr, col, val, p, ap, n);
+            pap       = cg_pap<<<n.div_ceil(256), 256>>>(p, ap, s, n);
             descend   = cg_update<<<n.div_ceil(256), 256>>>(p, ap, x, r, s, n);
             check     = cg_check_loop<<<1, 1>>>(s, max_iters, again);
             direction = cg_direction<<<n.div_ceil(256), 256>>>(r, p, s, n);
-            spmv -> descend -> check -> direction;
+            spmv -> pap -> descend -> check -> direction;
         }
         reset -> init -> start -> solve;
     }
@@ -66,6 +68,7 @@ cuda_graph! {
         kernel cg_init;
         kernel cg_start;
         kernel cg_spmv;
+        kernel cg_pap;
         kernel cg_update;
         kernel cg_check;
         kernel cg_direction;
@@ -86,11 +89,12 @@ cuda_graph! {
         reset     = cg_reset<<<1, 32>>>(s);
         init      = cg_init<<<n.div_ceil(256), 256>>>(b, x, r, p, s, n);
         start     = cg_start<<<1, 1>>>(s, tol);
-        spmv      = cg_spmv<<<n.div_ceil(256), 256>>>(rowptr, col, val, p, ap, s, n);
+        spmv      = cg_spmv<<<n.div_ceil(256), 256>>>(rowptr, col, val, p, ap, n);
+        pap       = cg_pap<<<n.div_ceil(256), 256>>>(p, ap, s, n);
         descend   = cg_update<<<n.div_ceil(256), 256>>>(p, ap, x, r, s, n);
         check     = cg_check<<<1, 1>>>(s, max_iters);
         direction = cg_direction<<<n.div_ceil(256), 256>>>(r, p, s, n);
-        reset -> init -> start -> spmv -> descend -> check -> direction;
+        reset -> init -> start -> spmv -> pap -> descend -> check -> direction;
     }
 }
 
@@ -341,6 +345,7 @@ pub struct Kernels {
     pub init: cuda_graph::Kernel,
     pub start: cuda_graph::Kernel,
     pub spmv: cuda_graph::Kernel,
+    pub pap: cuda_graph::Kernel,
     pub update: cuda_graph::Kernel,
     pub check: cuda_graph::Kernel,
     pub direction: cuda_graph::Kernel,
@@ -353,6 +358,7 @@ impl Kernels {
             init: module.function("cg_init")?,
             start: module.function("cg_start")?,
             spmv: module.function("cg_spmv")?,
+            pap: module.function("cg_pap")?,
             update: module.function("cg_update")?,
             check: module.function("cg_check")?,
             direction: module.function("cg_direction")?,
@@ -383,7 +389,8 @@ pub fn host_loop(
     };
     let f = |k: &cuda_graph::Kernel| k.cuda_function().clone();
     let (reset, init, start) = (f(&k.reset), f(&k.init), f(&k.start));
-    let (spmv, update, check, direction) = (f(&k.spmv), f(&k.update), f(&k.check), f(&k.direction));
+    let (spmv, pap, update) = (f(&k.spmv), f(&k.pap), f(&k.update));
+    let (check, direction) = (f(&k.check), f(&k.direction));
     // SAFETY (every launch below): the arguments match the kernels' parameter lists in
     // `cg.cu`, and every buffer holds `n` elements (`s`: SCALARS).
     unsafe {
@@ -416,8 +423,12 @@ pub fn host_loop(
                 .arg(&d.col)
                 .arg(&d.val)
                 .arg(&d.p)
-                .arg(&mut d.ap);
-            l.arg(&mut d.s).arg(&n).launch(wide).unwrap();
+                .arg(&mut d.ap)
+                .arg(&n);
+            l.launch(wide).unwrap();
+            let mut l = stream.launch_builder(&pap);
+            l.arg(&d.p).arg(&d.ap).arg(&mut d.s).arg(&n);
+            l.launch(wide).unwrap();
             let mut l = stream.launch_builder(&update);
             l.arg(&d.p)
                 .arg(&d.ap)
