@@ -17,7 +17,7 @@ extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(
 // Adds `v` over the block into `*acc`: a tree in shared memory down to one warp, shuffles
 // within it, then one atomic per block. Every thread of the block calls it; every branch before
 // a barrier is taken by whole warps (`__syncthreads` needs converged warps).
-__device__ void block_add(double v, double* acc) {
+__device__ __noinline__ void block_add(double v, double* acc) {
     __shared__ double part[THREADS];
     unsigned t = threadIdx.x;
     part[t] = v;
@@ -43,15 +43,15 @@ extern "C" __global__ void cg_reset(double* s) {
 extern "C" __global__ void cg_init(const float* b, float* x, float* r, float* p, double* s,
                                    unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    double v = 0.0;
+    // Loads from a clamped index and a select, no branch, so every warp calls block_add whole.
+    unsigned j = min(i, n - 1);
+    float bi = b[j];
     if (i < n) {
-        float bi = b[i];
         x[i] = 0.0f;
         r[i] = bi;
         p[i] = bi;
-        v = (double)bi * bi;
     }
-    block_add(v, &s[RR]);
+    block_add(i < n ? (double)bi * bi : 0.0, &s[RR]);
 }
 
 // The stopping threshold: |r| <= tol * |b|.
@@ -73,7 +73,9 @@ extern "C" __global__ void cg_spmv(const unsigned* rowptr, const unsigned* col, 
 // s[PAP] += p.ap (a kernel of its own: no barrier follows the row loops above).
 extern "C" __global__ void cg_pap(const float* p, const float* ap, double* s, unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    block_add(i < n ? (double)p[i] * ap[i] : 0.0, &s[PAP]);
+    unsigned j = min(i, n - 1);
+    double v = (double)p[j] * ap[j];
+    block_add(i < n ? v : 0.0, &s[PAP]);
 }
 
 // alpha = rr / pAp; x += alpha p; r -= alpha ap; s[RR_NEW] += r.r.
@@ -81,14 +83,13 @@ extern "C" __global__ void cg_update(const float* p, const float* ap, float* x, 
                                      double* s, unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     float alpha = (float)(s[RR] / s[PAP]);
-    double v = 0.0;
+    unsigned j = min(i, n - 1);
+    float ri = r[j] - alpha * ap[j];
     if (i < n) {
         x[i] += alpha * p[i];
-        float ri = r[i] - alpha * ap[i];
         r[i] = ri;
-        v = (double)ri * ri;
     }
-    block_add(v, &s[RR_NEW]);
+    block_add(i < n ? (double)ri * ri : 0.0, &s[RR_NEW]);
 }
 
 // Counts the iteration and decides whether to go on; prepares beta and the next accumulators.
