@@ -12,7 +12,7 @@ mod mlp;
 use std::time::Instant;
 
 use cuda_graph::cudarc::cublas::CudaBlas;
-use mlp::{DeviceWeights, Mlp, MlpInputs, Weights, IN, OUT};
+use mlp::{DeviceWeights, Mlp, Weights, IN, OUT};
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -57,28 +57,18 @@ fn main() {
         let mut pinned2 = unsafe { ctx.alloc_pinned::<f32>(n_in) }.unwrap();
         let mut x = stream.alloc_zeros::<f32>(n_in).unwrap();
         let mut y = stream.alloc_zeros::<f32>((batch * OUT) as usize).unwrap();
-        let (l1, l2, l3) = (
-            mlp::layer(&blas, 0, batch),
-            mlp::layer(&blas, 1, batch),
-            mlp::layer(&blas, 2, batch),
-        );
+        let layers = [0, 1, 2].map(|l| mlp::layer(&blas, l, batch));
         let mut exec = Mlp::build(
             &module,
-            MlpInputs {
-                x_host: pinned.as_mut_slice().unwrap(),
-                x: &mut x,
-                w1: &dw.w[0],
-                b1: &dw.b[0],
-                w2: &dw.w[1],
-                b2: &dw.b[1],
-                w3: &dw.w[2],
-                b3: &dw.b[2],
-                y: &mut y,
+            mlp::inputs(
+                pinned.as_mut_slice().unwrap(),
+                &mut x,
+                &dw,
+                &mut y,
                 batch,
-                layer1: cuda_graph::Work::new(&capture, &l1),
-                layer2: cuda_graph::Work::new(&capture, &l2),
-                layer3: cuda_graph::Work::new(&capture, &l3),
-            },
+                &capture,
+                &layers,
+            ),
         )
         .unwrap()
         .instantiate()

@@ -12,7 +12,7 @@ use cuda_graph::cudarc::cublas::CudaBlas;
 #[path = "support/mlp.rs"]
 mod mlp;
 
-use mlp::{DeviceWeights, Mlp, MlpInputs, Weights, IN, OUT};
+use mlp::{DeviceWeights, Mlp, Weights, IN, OUT};
 
 fn main() -> ExitCode {
     println!("{}", Mlp::DOT);
@@ -52,21 +52,15 @@ fn run(
     let layers = [0, 1, 2].map(|l| mlp::layer(&blas, l, batch));
     let mut exec = Mlp::build(
         &module,
-        MlpInputs {
-            x_host: pinned.as_mut_slice()?,
-            x: &mut x,
-            w1: &dw.w[0],
-            b1: &dw.b[0],
-            w2: &dw.w[1],
-            b2: &dw.b[1],
-            w3: &dw.w[2],
-            b3: &dw.b[2],
-            y: &mut y,
+        mlp::inputs(
+            pinned.as_mut_slice()?,
+            &mut x,
+            &dw,
+            &mut y,
             batch,
-            layer1: cuda_graph::Work::new(&capture, &layers[0]),
-            layer2: cuda_graph::Work::new(&capture, &layers[1]),
-            layer3: cuda_graph::Work::new(&capture, &layers[2]),
-        },
+            &capture,
+            &layers,
+        ),
     )?
     .instantiate()?;
     println!(

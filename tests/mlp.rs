@@ -10,7 +10,7 @@ mod mlp;
 
 use cuda_graph::cudarc::cublas::CudaBlas;
 use cuda_graph::{BuildError, CaptureError, Graph};
-use mlp::{DeviceWeights, Mlp, MlpInputs, Weights, IN, OUT};
+use mlp::{DeviceWeights, Mlp, Weights, IN, OUT};
 
 fn max_rel(got: &[f32], want: &[f64]) -> f64 {
     let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-6);
@@ -39,28 +39,18 @@ fn mlp_graph_matches_the_cpu_and_stream_launches() {
             .stream
             .clone_htod(&vec![f32::NAN; (batch * OUT) as usize])
             .unwrap();
-        let (l1, l2, l3) = (
-            mlp::layer(&blas, 0, batch),
-            mlp::layer(&blas, 1, batch),
-            mlp::layer(&blas, 2, batch),
-        );
+        let layers = [0, 1, 2].map(|l| mlp::layer(&blas, l, batch));
         let graph = Mlp::build(
             &module,
-            MlpInputs {
-                x_host: pinned.as_mut_slice().unwrap(),
-                x: &mut x,
-                w1: &dw.w[0],
-                b1: &dw.b[0],
-                w2: &dw.w[1],
-                b2: &dw.b[1],
-                w3: &dw.w[2],
-                b3: &dw.b[2],
-                y: &mut y,
+            mlp::inputs(
+                pinned.as_mut_slice().unwrap(),
+                &mut x,
+                &dw,
+                &mut y,
                 batch,
-                layer1: cuda_graph::Work::new(&capture, &l1),
-                layer2: cuda_graph::Work::new(&capture, &l2),
-                layer3: cuda_graph::Work::new(&capture, &l3),
-            },
+                &capture,
+                &layers,
+            ),
         )
         .unwrap();
         let mut exec = graph.instantiate().unwrap();

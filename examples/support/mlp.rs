@@ -180,6 +180,41 @@ pub fn layer<'b>(
     }
 }
 
+/// The inputs of an [`Mlp`] graph of `batch` rows: the pinned input, the device buffers, and
+/// the three layers' GEMMs (from [`layer`]) captured on `stream`.
+#[allow(clippy::type_complexity)]
+pub fn inputs<'a, F>(
+    x_host: &'a mut [f32],
+    x: &'a mut CudaSlice<f32>,
+    dw: &'a DeviceWeights,
+    y: &'a mut CudaSlice<f32>,
+    batch: u32,
+    stream: &Arc<CudaStream>,
+    layers: &'a [F; 3],
+) -> MlpInputs<'a>
+where
+    F: Fn(&Capture<'_, '_>, (Region<f32>, Region<f32>), (RegionMut<f32>,)) -> WorkResult
+        + Send
+        + Sync
+        + 'a,
+{
+    MlpInputs {
+        x_host,
+        x,
+        w1: &dw.w[0],
+        b1: &dw.b[0],
+        w2: &dw.w[1],
+        b2: &dw.b[1],
+        w3: &dw.w[2],
+        b3: &dw.b[2],
+        y,
+        batch,
+        layer1: Work::new(stream, &layers[0]),
+        layer2: Work::new(stream, &layers[1]),
+        layer3: Work::new(stream, &layers[2]),
+    }
+}
+
 /// One step without a graph: copy the input, then the three layers, as stream launches.
 #[allow(clippy::too_many_arguments)]
 pub fn stream_step(

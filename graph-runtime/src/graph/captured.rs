@@ -13,6 +13,7 @@ use crate::capture::Work;
 use crate::error::BuildError;
 use crate::id::Dep;
 use crate::kinds::captured::{capture, CaptureFailure, CapturedNode, CapturedShadow, Stored};
+use crate::kinds::child::ChildShadow;
 use crate::kinds::ChildGraph;
 
 impl<'a> Graph<'a> {
@@ -69,8 +70,11 @@ impl<'a> Graph<'a> {
         let child = self.children.push(ChildGraph(Box::new(made)));
         self.children.works.push(work);
         let shadow = CapturedShadow {
-            child,
-            embedded: child,
+            run: ChildShadow {
+                child,
+                embedded: child,
+                edited: false,
+            },
             work: self.children.works.len() as u32 - 1,
         };
         match self.add_node(name, Deps::Handles(deps), shadow) {

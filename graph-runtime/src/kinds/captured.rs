@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaStream};
 
+use super::child::ChildShadow;
 use super::{kind, Children, OnExec, Shadow, Store, Stores, Subgraph, Target};
 use crate::bind::{Bindings, BufferId, Tracking};
 use crate::capture::{Capture, CaptureError, CaptureFn};
@@ -106,14 +107,14 @@ pub(crate) fn capture<'a>(
     Ok(Captured { raw, topo })
 }
 
-/// The captured graph the node runs (in the graph's `Children`), and its work.
+/// The captured graph the node runs (a child node's, in the graph's `Children`), and its work.
 #[derive(Clone, Copy)]
 pub(crate) struct CapturedShadow {
-    pub child: u32,
-    pub embedded: u32,
+    pub run: ChildShadow,
     pub work: u32,
 }
 
+/// Added, sent and re-sent as a child node.
 impl<'a> Shadow<'a> for CapturedShadow {
     const KIND: NodeKind = NodeKind::Captured;
 
@@ -131,21 +132,15 @@ impl<'a> Shadow<'a> for CapturedShadow {
         deps: &[RawNode],
         children: &Children<'a>,
     ) -> CallResult<RawNode> {
-        g.add_child(deps, children.get(self.child).raw())
+        self.run.add(g, deps, children)
     }
 
-    /// Nothing to resend: a template node keeps what it embeds, and work captured again on an
-    /// executable graph is sent again by `reapply`.
-    fn apply(&self, _: &mut Target<'_, 'a>, _: RawNode) -> CallResult<()> {
-        Ok(())
+    fn apply(&self, t: &mut Target<'_, 'a>, n: RawNode) -> CallResult<()> {
+        self.run.apply(t, n)
     }
 
     fn reapply(&self, e: &mut RawExec<'a>, n: RawNode, children: &Children<'a>) -> CallResult<()> {
-        if self.child == self.embedded {
-            Ok(())
-        } else {
-            e.set_child(n, children.get(self.child).raw())
-        }
+        self.run.reapply(e, n, children)
     }
 }
 
@@ -163,7 +158,7 @@ impl<'a> CapturedMut<'_, 'a, OnExec> {
             Err(CaptureFailure::Driver(e)) => return Err(e.into()),
             Err(CaptureFailure::Work(e)) => return Err(EditError::Capture(e)),
         };
-        let current = cx.children.get(cx.shadow.child);
+        let current = cx.children.get(cx.shadow.run.child);
         if let Some(difference) = current.topology().differs_from(&made.topo) {
             return Err(EditError::ChildShape {
                 node: name,
@@ -174,12 +169,12 @@ impl<'a> CapturedMut<'_, 'a, OnExec> {
         cx.exec()
             .set_child(node, &made.raw)
             .map_err(|e| e.at(Some(&name)))?;
-        let (current, embedded) = (cx.shadow.child, cx.shadow.embedded);
+        let (current, embedded) = (cx.shadow.run.child, cx.shadow.run.embedded);
         let index = cx
             .children
             .swap_in(current, embedded, super::ChildGraph(Box::new(made)));
-        cx.shadow.child = index;
-        cx.mirror(|m| m.child = index);
+        cx.shadow.run.child = index;
+        cx.mirror(|m| m.run.child = index);
         Ok(())
     }
 }
