@@ -14,21 +14,18 @@ extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(
 
 #define THREADS 256
 
-// Adds `v` over the block into `*acc`: a tree in shared memory down to one warp, shuffles
-// within it, then one atomic per block. Every thread of the block calls it; every branch before
-// a barrier is taken by whole warps (`__syncthreads` needs converged warps).
+// Adds `v` over the block into `*acc`: shuffles within each warp, one barrier, shuffles over the
+// warps' sums, one atomic per block. Every thread of the block calls it, with its warp whole
+// (callers do not branch before it), and nothing branches before the barrier.
 __device__ __noinline__ void block_add(double v, double* acc) {
     __shared__ double part[THREADS];
     unsigned t = threadIdx.x;
-    part[t] = v;
-    __syncwarp();  // the caller's branches (`i < n`) end here: each warp reaches the barrier whole
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    part[t] = __shfl_sync(0xffffffffu, v, 0);  // each lane keeps its warp's sum
     __syncthreads();
-    for (unsigned s = THREADS / 2; s >= 32; s >>= 1) {
-        if (t < s) part[t] += part[t + s];
-        __syncthreads();
-    }
     if (t < 32) {
-        double w = part[t];
+        double w = part[min(t, THREADS / 32 - 1) * 32];
+        w = t < THREADS / 32 ? w : 0.0;
         for (int o = 16; o > 0; o >>= 1) w += __shfl_down_sync(0xffffffffu, w, o);
         if (t == 0) atomicAdd(acc, w);
     }
