@@ -76,26 +76,6 @@ impl<'a> Graph<'a> {
         Ok((n, (0..cases).map(|i| self.body_at(first + i)).collect()))
     }
 
-    /// Like the `add_if`/`add_while`/... methods, with dependencies given as node indices
-    /// (what `cuda_graph!` uses); `kind` is 0 (IF), 1 (WHILE) or 2 (SWITCH). Returns the node
-    /// and the scope of its first body.
-    #[doc(hidden)]
-    pub fn add_conditional_after(
-        &mut self,
-        name: &'static str,
-        deps: &[u32],
-        cond: Cond,
-        kind: u32,
-        size: u32,
-    ) -> Result<(CondNode, u32), BuildError> {
-        let kind = match kind {
-            0 => CondKind::If,
-            1 => CondKind::While,
-            _ => CondKind::Switch,
-        };
-        self.add_conditional(name, Deps::Indices { deps, name }, cond, kind, size)
-    }
-
     fn body_at(&self, scope: u32) -> Body {
         Body {
             graph: self.id,
