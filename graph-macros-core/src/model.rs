@@ -217,6 +217,8 @@ pub struct Cond {
 /// (scopes `first..first + size` of the topology).
 pub struct Conditional {
     pub op: CondOp,
+    /// The `if`, `while` or `switch` keyword, where errors about the node's control flow point.
+    pub keyword: Span,
     pub cond: usize,
     pub size: u32,
     pub first: u32,

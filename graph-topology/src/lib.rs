@@ -593,9 +593,13 @@ impl Reach {
         &self.bwd[v * self.words..(v + 1) * self.words]
     }
 
+    /// Whether a path leads from `a` to `b`.
+    pub fn reaches(&self, a: u32, b: u32) -> bool {
+        self.forward(a)[b as usize / 64] & (1 << (b % 64)) != 0
+    }
+
     /// Whether a path leads from `a` to `b` or from `b` to `a`.
     pub fn ordered(&self, a: u32, b: u32) -> bool {
-        let bit = |set: &[u64], i: u32| set[i as usize / 64] & (1 << (i % 64)) != 0;
-        bit(self.forward(a), b) || bit(self.backward(a), b)
+        self.reaches(a, b) || self.reaches(b, a)
     }
 }

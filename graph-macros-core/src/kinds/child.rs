@@ -43,7 +43,9 @@ pub(super) fn lower(
             Some(i) if !matches!(cx.inputs[i].kind, InputKind::Param(_)) => {
                 cx.inputs[i].used = true;
                 if cx.inputs[i].kind.buffer().is_some() {
-                    // What the child does with it is unknown here: count it as a write.
+                    // What the child does with it is unknown here: count it as read (so a
+                    // temporary must be written before) and written.
+                    uses.reads.insert(i);
                     uses.writes.insert(i);
                 }
                 out.push((name, ChildArg::Input(i, value.span())));

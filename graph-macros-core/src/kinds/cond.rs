@@ -56,6 +56,7 @@ pub(super) fn lower(cx: &mut Lower<'_>, c: &ast::Conditional, node: usize) -> Op
     cx.conds[k].conditional = Some(node);
     Some(Conditional {
         op: c.op,
+        keyword: c.keyword,
         cond: k,
         size: c.bodies.len() as u32,
         first: 0,

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use cuda_graph_topology::Topology;
 
 use crate::ast;
-use crate::model::{Cond, Errors, Graph, Node, NodeOp};
+use cuda_graph_topology::Reach;
+
+use crate::model::{Cond, CondOp, Conditional, Errors, Graph, Node, NodeOp};
 
 /// The topology of the nodes: a conditional node's bodies become scopes right after it, and
 /// each node of a body goes into its scope (recorded in the node and its conditional).
@@ -130,6 +132,11 @@ pub(super) fn check_conds(model: &Graph, errors: &mut Errors) {
             continue;
         }
         let home = model.topo.scope(owner as u32);
+        if let NodeOp::Conditional(w) = &model.nodes[owner].op {
+            if w.op == CondOp::While {
+                check_loop_ends(model, c, owner, w, errors);
+            }
+        }
         for &k in &c.setters {
             // The scopes around the setter, innermost first.
             let mut s = model.nodes[k].scope;
@@ -157,4 +164,101 @@ pub(super) fn check_conds(model: &Graph, errors: &mut Errors) {
             }
         }
     }
+}
+
+/// A WHILE node whose condition no node of its body (nested bodies included) sets runs forever
+/// once it starts.
+fn check_loop_ends(model: &Graph, c: &Cond, owner: usize, w: &Conditional, errors: &mut Errors) {
+    let topo = &model.topo;
+    if c.setters
+        .iter()
+        .any(|&k| within(topo, model.nodes[k].scope, w.first))
+    {
+        return;
+    }
+    let outside: Vec<String> = c
+        .setters
+        .iter()
+        .map(|&k| format!("`{}`", model.nodes[k].name))
+        .collect();
+    errors.at(
+        w.keyword,
+        format!(
+            "`{}` can never stop once it starts: no node inside its body sets `{}` (only {}, outside the loop, does); pass `{}` to a kernel inside the body that decides whether to go on",
+            model.nodes[owner].name,
+            c.name,
+            outside.join(", "),
+            c.name
+        ),
+    );
+}
+
+/// Whether scope `inner` is scope `outer` or a body nested in it.
+pub(super) fn within(topo: &Topology, mut inner: u32, outer: u32) -> bool {
+    loop {
+        if inner == outer {
+            return true;
+        }
+        match topo.owner(inner) {
+            Some(o) => inner = topo.scope(o),
+            None => return false,
+        }
+    }
+}
+
+/// The node that stands for node `i` in scope `s`: `i` itself, or the conditional node of `s`
+/// whose bodies hold it; `None` when `i` is not in `s` or a body nested in it.
+pub(super) fn lift_to(topo: &Topology, mut i: u32, s: u32) -> Option<u32> {
+    loop {
+        if topo.scope(i) == s {
+            return Some(i);
+        }
+        i = topo.owner(topo.scope(i))?;
+    }
+}
+
+/// Why the body of WHILE node `w` may run zero times the first time `w` runs in a launch, or
+/// `None` when it provably runs at least once then: its condition's default is a non-zero
+/// literal (applied at every launch) and every node that sets the condition outside `w`'s body
+/// runs after `w`. (Inside another loop's body, `w` may start again with its condition left at
+/// 0, but what its first run wrote stays written: this is enough for initialisation.)
+pub(super) fn may_skip(g: &Graph, reach: &Reach, w: usize) -> Option<String> {
+    let NodeOp::Conditional(c) = &g.nodes[w].op else {
+        return Some(String::new());
+    };
+    let (topo, cond, name) = (&g.topo, &g.conds[c.cond], &g.nodes[w].name);
+    let default = match &cond.default {
+        None => Some(0),
+        Some(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        })) => i.base10_parse::<u128>().ok(),
+        Some(_) => None,
+    };
+    match default {
+        Some(0) => return Some(format!("`{}` starts at 0", cond.name)),
+        None => {
+            return Some(format!(
+                "the default of `{}` is no integer literal, so it may be 0",
+                cond.name
+            ))
+        }
+        Some(_) => {}
+    }
+    let home = topo.scope(w as u32);
+    for &k in &cond.setters {
+        if within(topo, g.nodes[k].scope, c.first) {
+            continue;
+        }
+        match lift_to(topo, k as u32, home) {
+            Some(x) if x != w as u32 && reach.reaches(w as u32, x) => {}
+            _ => {
+                return Some(format!(
+                    "`{}` may set `{}` to 0 before `{name}` starts",
+                    g.nodes[k].name, cond.name
+                ))
+            }
+        }
+    }
+    None
 }

@@ -1,0 +1,21 @@
+use cuda_graph::prelude::*;
+cuda_graph! {
+    graph G {
+        kernel fill(y: &mut [u32], n: u32);
+        kernel copy(src: &[u32], dst: &mut [u32], n: u32);
+        kernel pick(c: Cond);
+        buffer mut out: u32;
+        param n: u32;
+        temp t: [u32; n];
+        cond mode;
+        choose = pick<<<1, 1>>>(mode);
+        cases = switch mode {
+            0 => { small = fill<<<1, 32>>>(t, n); }
+            1 => { large = fill<<<4, 32>>>(t, n); }
+        }
+        read = copy<<<1, 32>>>(t, out, n);
+        choose -> cases -> read;
+    }
+}
+
+fn main() {}
