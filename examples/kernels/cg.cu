@@ -12,23 +12,15 @@ extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(
 #define ITERS 5   // iterations done
 #define DONE 6    // 1 once converged or out of iterations
 
-#define THREADS 256
-
-// Adds `v` over the block into `*acc`: shuffles within each warp, one barrier, shuffles over the
-// warps' sums, one atomic per block. Every thread of the block calls it, with its warp whole
-// (callers do not branch before it), and nothing branches before the barrier.
-__device__ __noinline__ void block_add(double v, double* acc) {
-    __shared__ double part[THREADS];
-    unsigned t = threadIdx.x;
+// Adds `v` over the warp into `*acc`: shuffles, then one atomic per warp. Every lane of the warp
+// calls it (callers load from a clamped index instead of branching). No block barrier: the
+// kernels of the WHILE body run under compute-sanitizer too, and its synccheck (CUDA 13.0,
+// driver 580) reports every `__syncthreads()` of a kernel in a WHILE body as "divergent
+// thread(s) in warp", even a lone barrier in a one-warp block, while the same kernels in a plain
+// graph or an IF body are clean (docs/notes/synccheck_while.cu).
+__device__ __forceinline__ void warp_add(double v, double* acc) {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-    part[t] = __shfl_sync(0xffffffffu, v, 0);  // each lane keeps its warp's sum
-    __syncthreads();
-    if (t < 32) {
-        double w = part[min(t, THREADS / 32 - 1) * 32];
-        w = t < THREADS / 32 ? w : 0.0;
-        for (int o = 16; o > 0; o >>= 1) w += __shfl_down_sync(0xffffffffu, w, o);
-        if (t == 0) atomicAdd(acc, w);
-    }
+    if ((threadIdx.x & 31) == 0) atomicAdd(acc, v);
 }
 
 // Zeroes the scalars.
@@ -40,7 +32,7 @@ extern "C" __global__ void cg_reset(double* s) {
 extern "C" __global__ void cg_init(const float* b, float* x, float* r, float* p, double* s,
                                    unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    // Loads from a clamped index and a select, no branch, so every warp calls block_add whole.
+    // Loads from a clamped index and a select, no branch, so every warp calls warp_add whole.
     unsigned j = min(i, n - 1);
     float bi = b[j];
     if (i < n) {
@@ -48,7 +40,7 @@ extern "C" __global__ void cg_init(const float* b, float* x, float* r, float* p,
         r[i] = bi;
         p[i] = bi;
     }
-    block_add(i < n ? (double)bi * bi : 0.0, &s[RR]);
+    warp_add(i < n ? (double)bi * bi : 0.0, &s[RR]);
 }
 
 // The stopping threshold: |r| <= tol * |b|.
@@ -72,7 +64,7 @@ extern "C" __global__ void cg_pap(const float* p, const float* ap, double* s, un
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned j = min(i, n - 1);
     double v = (double)p[j] * ap[j];
-    block_add(i < n ? v : 0.0, &s[PAP]);
+    warp_add(i < n ? v : 0.0, &s[PAP]);
 }
 
 // alpha = rr / pAp; x += alpha p; r -= alpha ap; s[RR_NEW] += r.r.
@@ -86,7 +78,7 @@ extern "C" __global__ void cg_update(const float* p, const float* ap, float* x, 
         x[i] += alpha * p[i];
         r[i] = ri;
     }
-    block_add(i < n ? (double)ri * ri : 0.0, &s[RR_NEW]);
+    warp_add(i < n ? (double)ri * ri : 0.0, &s[RR_NEW]);
 }
 
 // Counts the iteration and decides whether to go on; prepares beta and the next accumulators.
