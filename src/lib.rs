@@ -67,6 +67,76 @@ pub mod __private {
         }
     }
 
+    /// A buffer handle given to a child graph's input (a child graph of another macro call,
+    /// which the macro cannot see): the same handle, or a writable one where the child reads.
+    #[diagnostic::on_unimplemented(
+        message = "this buffer cannot be the child graph's input: it is `{Self}`, the child takes `{To}`",
+        label = "a read-only buffer where the child graph writes, or another element type",
+        note = "a child graph that writes an input needs a writable buffer (`buffer mut name: T;`) of the element type the child declares"
+    )]
+    pub trait ChildBuffer<To> {
+        /// The handle as the child's input.
+        fn into_child(self) -> To;
+    }
+    #[diagnostic::do_not_recommend]
+    impl<T> ChildBuffer<Buf<T>> for Buf<T> {
+        fn into_child(self) -> Buf<T> {
+            self
+        }
+    }
+    #[diagnostic::do_not_recommend]
+    impl<T> ChildBuffer<BufMut<T>> for BufMut<T> {
+        fn into_child(self) -> BufMut<T> {
+            self
+        }
+    }
+    #[diagnostic::do_not_recommend]
+    impl<T> ChildBuffer<Buf<T>> for BufMut<T> {
+        fn into_child(self) -> Buf<T> {
+            self.read()
+        }
+    }
+    #[diagnostic::do_not_recommend]
+    impl<T> ChildBuffer<HostBuf<T>> for HostBuf<T> {
+        fn into_child(self) -> HostBuf<T> {
+            self
+        }
+    }
+    #[diagnostic::do_not_recommend]
+    impl<T> ChildBuffer<HostBufMut<T>> for HostBufMut<T> {
+        fn into_child(self) -> HostBufMut<T> {
+            self
+        }
+    }
+    #[diagnostic::do_not_recommend]
+    impl<T> ChildBuffer<HostBuf<T>> for HostBufMut<T> {
+        fn into_child(self) -> HostBuf<T> {
+            self.read()
+        }
+    }
+
+    /// Never a child's input: its impls make every handle type have two candidate targets, so
+    /// the compiler takes the target from the child's field (and reports a mismatch there with
+    /// [`ChildBuffer`]'s message) instead of from the one impl it would otherwise pick.
+    pub struct NoChildInput<T>(::core::marker::PhantomData<T>);
+    #[diagnostic::do_not_recommend]
+    impl<T> ChildBuffer<NoChildInput<T>> for Buf<T> {
+        fn into_child(self) -> NoChildInput<T> {
+            NoChildInput(::core::marker::PhantomData)
+        }
+    }
+    #[diagnostic::do_not_recommend]
+    impl<T> ChildBuffer<NoChildInput<T>> for HostBuf<T> {
+        fn into_child(self) -> NoChildInput<T> {
+            NoChildInput(::core::marker::PhantomData)
+        }
+    }
+
+    /// `b` as a child graph's input.
+    pub fn child_buffer<B: ChildBuffer<To>, To>(b: B) -> To {
+        b.into_child()
+    }
+
     /// `d` as `(x, y, z)`.
     pub fn dim3(d: impl Dim3) -> (u32, u32, u32) {
         d.dim3()

@@ -155,7 +155,12 @@ pub struct KernelParam {
 #[derive(Clone)]
 pub enum ParamTy {
     Scalar(Type),
-    Slice { mutable: bool, elem: Type },
+    /// `&[T]` or `&mut [T]`; `access` spans `&` (and `mut`), where a wrong access is reported.
+    Slice {
+        mutable: bool,
+        elem: Type,
+        access: (Span, Span),
+    },
 }
 
 pub struct BufferDecl {
@@ -397,12 +402,16 @@ impl Parse for KernelParam {
         let name = input.parse()?;
         input.parse::<Token![:]>()?;
         let ty = if input.peek(Token![&]) {
-            input.parse::<Token![&]>()?;
-            let mutable = input.parse::<Option<Token![mut]>>()?.is_some();
+            let amp = input.parse::<Token![&]>()?;
+            let mutability = input.parse::<Option<Token![mut]>>()?;
             let content;
             bracketed!(content in input);
             let elem = content.parse()?;
-            ParamTy::Slice { mutable, elem }
+            ParamTy::Slice {
+                mutable: mutability.is_some(),
+                elem,
+                access: (amp.span, mutability.map_or(amp.span, |m| m.span)),
+            }
         } else {
             ParamTy::Scalar(input.parse()?)
         };

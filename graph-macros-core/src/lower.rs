@@ -10,6 +10,70 @@ use syn::{Expr, Ident};
 
 use crate::model::{Cond, Errors, Input, InputKind, Kernel, Uses, Value};
 
+/// The primitive scalar type `ty` names (`f32`, `u32`, ...), as written; `None` for any other
+/// type (a struct, an alias), whose comparisons are left to the compiler.
+pub fn primitive(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let id = p.path.get_ident()?.to_string();
+            crate::csrc::c_of(&id).map(|_| id)
+        }
+        _ => None,
+    }
+}
+
+/// Another graph of the same macro call, as a node that makes it a child sees it: the inputs of
+/// its `NameChild` struct.
+pub struct KnownGraph {
+    pub name: Ident,
+    pub inputs: Vec<(Ident, KnownInput)>,
+}
+
+/// An input of a [`KnownGraph`].
+pub enum KnownInput {
+    Buffer {
+        host: bool,
+        mutable: bool,
+        elem: syn::Type,
+    },
+    Param(syn::Type),
+    Callback,
+    Event,
+    Work,
+}
+
+impl KnownGraph {
+    /// The inputs `def` declares (temporaries are no inputs).
+    pub fn of(def: &crate::ast::GraphDef) -> Self {
+        use crate::ast::Item;
+        let inputs = def
+            .items
+            .iter()
+            .filter_map(|item| {
+                Some(match item {
+                    Item::Buffer(b) => (
+                        b.name.clone(),
+                        KnownInput::Buffer {
+                            host: b.host,
+                            mutable: b.mutable,
+                            elem: b.elem.clone(),
+                        },
+                    ),
+                    Item::Param(p) => (p.name.clone(), KnownInput::Param(p.ty.clone())),
+                    Item::Callback(n) => (n.clone(), KnownInput::Callback),
+                    Item::Event(n) => (n.clone(), KnownInput::Event),
+                    Item::Work(n) => (n.clone(), KnownInput::Work),
+                    _ => return None,
+                })
+            })
+            .collect();
+        KnownGraph {
+            name: def.name.clone(),
+            inputs,
+        }
+    }
+}
+
 /// What a node kind's lowering reads and marks: the declarations, and where errors go.
 pub struct Lower<'m> {
     pub kernels: &'m mut Vec<Kernel>,
@@ -17,6 +81,8 @@ pub struct Lower<'m> {
     pub conds: &'m mut Vec<Cond>,
     /// Condition handles of the other graphs of the macro call, and their graph.
     pub foreign: &'m [(String, String)],
+    /// The other graphs of the macro call, for the nodes that make one a child.
+    pub known: &'m [KnownGraph],
     /// The graph's name, for messages.
     pub graph: String,
     pub errors: &'m mut Errors,

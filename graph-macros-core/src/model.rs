@@ -20,6 +20,17 @@ impl Errors {
         self.0.push(syn::Error::new(span, msg));
     }
 
+    /// An error over the tokens from `start` to `end` (`&mut`, say).
+    pub fn range(&mut self, start: Span, end: Span, msg: impl std::fmt::Display) {
+        let tokens: TokenStream = [
+            proc_macro2::TokenTree::Ident(Ident::new("start", start)),
+            proc_macro2::TokenTree::Ident(Ident::new("end", end)),
+        ]
+        .into_iter()
+        .collect();
+        self.0.push(syn::Error::new_spanned(tokens, msg));
+    }
+
     /// A parse error.
     pub fn push(&mut self, e: syn::Error) {
         self.0.push(e);

@@ -3,9 +3,9 @@ use cuda_graph::cuda_graph;
 cuda_graph! {
     graph G {
         source "cu/kernels.cu";
-        kernel saxpy(a: f64, x: &[f32], y: &mut [u32], n: u32);
+        kernel saxpy(a: f64, x: &[f32], y: &mut [f32], n: u32);
         buffer x: f32;
-        buffer mut y: u32;
+        buffer mut y: f32;
         step = saxpy<<<1, 32>>>(2.0, x, y, 32);
     }
 }

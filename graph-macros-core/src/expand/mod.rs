@@ -202,10 +202,12 @@ fn prototypes(g: &Graph) -> String {
                     ParamTy::Slice {
                         mutable: false,
                         elem,
+                        ..
                     } => format!("const {}* {n}", c(elem)),
                     ParamTy::Slice {
                         mutable: true,
                         elem,
+                        ..
                     } => format!("{}* {n}", c(elem)),
                 }
             })

@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Path};
 
 use crate::gen::{rt, Cx};
-use crate::lower::Lower;
+use crate::lower::{hint, primitive, KnownInput, Lower};
 use crate::model::{Child, ChildArg, InputKind, Uses};
 
 /// Each field is an input of the parent (a buffer, callback or event, passed by name) or an
@@ -23,6 +23,13 @@ pub(super) fn lower(
 ) -> Option<Child> {
     let mut ok = true;
     let mut out = Vec::new();
+    let known = ty
+        .get_ident()
+        .filter(|id| **id != cx.graph)
+        .and_then(|id| cx.known.iter().position(|k| k.name == *id));
+    if let Some(k) = known {
+        ok &= check_fields(cx, k, &ty, &fields);
+    }
     for (name, value) in fields {
         let named = match &value {
             Expr::Path(p) => p.path.get_ident().cloned(),
@@ -41,6 +48,9 @@ pub(super) fn lower(
         }
         match named.as_ref().and_then(|id| cx.find(id)) {
             Some(i) if !matches!(cx.inputs[i].kind, InputKind::Param(_)) => {
+                if let Some(k) = known {
+                    ok &= check_passed(cx, k, &name, named.as_ref().expect("found by name"), i);
+                }
                 cx.inputs[i].used = true;
                 if cx.inputs[i].kind.buffer().is_some() {
                     // What the child does with it is unknown here: count it as read (so a
@@ -57,6 +67,129 @@ pub(super) fn lower(
         }
     }
     ok.then_some(Child { ty, fields: out })
+}
+
+/// A child graph of this macro call gets each of its inputs once, and no other field.
+fn check_fields(cx: &mut Lower<'_>, k: usize, ty: &Path, fields: &[(Ident, Expr)]) -> bool {
+    let child = &cx.known[k];
+    let mut ok = true;
+    for (name, _) in fields {
+        if !child.inputs.iter().any(|(n, _)| n == name) {
+            let names: Vec<String> = child.inputs.iter().map(|(n, _)| n.to_string()).collect();
+            let fallback = if names.is_empty() {
+                "; it has no inputs"
+            } else {
+                ""
+            };
+            cx.errors.at(
+                name.span(),
+                format!(
+                    "graph `{}` has no input `{name}`{}",
+                    child.name,
+                    hint(&name.to_string(), names, fallback)
+                ),
+            );
+            ok = false;
+        }
+    }
+    let missing: Vec<String> = child
+        .inputs
+        .iter()
+        .filter(|(n, _)| !fields.iter().any(|(f, _)| f == n))
+        .map(|(n, _)| format!("`{n}`"))
+        .collect();
+    if ok && !missing.is_empty() {
+        let span = ty
+            .segments
+            .last()
+            .map_or_else(|| ty.span(), |s| s.ident.span());
+        cx.errors.at(
+            span,
+            format!(
+                "child graph `{}` needs {} {}: write `{} {{ ..., {}: ... }}`",
+                child.name,
+                if missing.len() == 1 {
+                    "its input"
+                } else {
+                    "its inputs"
+                },
+                missing.join(", "),
+                child.name,
+                missing[0].trim_matches('`')
+            ),
+        );
+        ok = false;
+    }
+    ok
+}
+
+/// Input `i` of this graph, passed by name as the child's input `field`: a buffer where the
+/// child takes one, writable where it writes, of the element type it takes.
+fn check_passed(cx: &mut Lower<'_>, k: usize, field: &Ident, id: &Ident, i: usize) -> bool {
+    let child = &cx.known[k];
+    let Some((_, want)) = child.inputs.iter().find(|(n, _)| n == field) else {
+        return true; // reported by `check_fields`
+    };
+    let g = &child.name;
+    let msg = match (want, &cx.inputs[i].kind) {
+        (
+            KnownInput::Buffer {
+                host,
+                mutable,
+                elem,
+            },
+            InputKind::Buffer(b),
+        ) => {
+            let kw = if b.host { "host_buffer" } else { "buffer" };
+            if *host != b.host {
+                let (what, other) = if *host {
+                    ("a host buffer", "a device buffer")
+                } else {
+                    ("a device buffer", "a host buffer")
+                };
+                Some(format!(
+                    "graph `{g}` takes {what} for `{field}`, but `{id}` is {other}"
+                ))
+            } else if *mutable && !b.mutable {
+                Some(format!(
+                    "{kw} `{id}` is read-only but graph `{g}` writes its input `{field}`; declare it `{kw} mut {id}: ...;`"
+                ))
+            } else {
+                match (primitive(elem), primitive(&b.elem)) {
+                    (Some(w), Some(e)) if w != e => Some(format!(
+                        "graph `{g}` takes a buffer of `{w}` for `{field}`, but {kw} `{id}` holds `{e}`; pass a buffer of `{w}`"
+                    )),
+                    _ => None,
+                }
+            }
+        }
+        (KnownInput::Buffer { .. }, other) => Some(format!(
+            "graph `{g}` takes a buffer for `{field}`, but `{id}` is {}",
+            other.describe()
+        )),
+        (KnownInput::Callback, InputKind::Callback)
+        | (KnownInput::Event, InputKind::Event)
+        | (KnownInput::Work, InputKind::Work) => None,
+        (want, other) => {
+            let what = match want {
+                KnownInput::Param(_) => "a value (a param)",
+                KnownInput::Callback => "a callback",
+                KnownInput::Event => "an event",
+                _ => "a work",
+            };
+            Some(format!(
+                "graph `{g}` takes {what} for `{field}`, but `{id}` is {}",
+                other.describe()
+            ))
+        }
+    };
+    match msg {
+        Some(m) => {
+            cx.errors.at(id.span(), m);
+            false
+        }
+        None => true,
+    }
 }
 
 pub(super) fn handle_ty() -> TokenStream {
@@ -77,7 +210,8 @@ fn child_args(cx: &Cx<'_>, c: &Child, state: &TokenStream) -> TokenStream {
                 let field = Ident::new(&cx.input_field(*i).to_string(), *span);
                 match cx.g.inputs[*i].kind {
                     InputKind::Buffer(_) => {
-                        quote_spanned!(*span=> ::core::convert::From::from(__cg_s.#field))
+                        // The path spelled here, so the whole call carries the user's span.
+                        quote_spanned!(*span=> ::cuda_graph::__private::child_buffer(__cg_s.#field))
                     }
                     _ => quote!(__cg_s.#field),
                 }

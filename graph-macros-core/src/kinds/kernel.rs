@@ -7,7 +7,7 @@ use syn::{Expr, Ident};
 
 use crate::ast::{self, ParamTy};
 use crate::gen::{rt, Cx};
-use crate::lower::{hint, Lower};
+use crate::lower::{hint, primitive, Lower};
 use crate::model::{Arg, Graph, InputKind, Launch, Uses, Value};
 
 /// Checks a launch against the kernel's declaration: the kernel exists, the argument count
@@ -52,13 +52,13 @@ pub(super) fn lower(cx: &mut Lower<'_>, l: ast::Launch, uses: &mut Uses) -> Opti
         cx.errors.at(l.args_span, msg);
         return None;
     }
-    // Per parameter: its name, and `Some(writes)` for a slice.
-    let params: Vec<(String, Option<bool>)> = decl
+    // Per parameter: its name, and `Some((writes, element))` for a slice.
+    let params: Vec<(String, Option<(bool, syn::Type)>)> = decl
         .params
         .iter()
         .map(|(n, t)| {
             let slice = match t {
-                ParamTy::Slice { mutable, .. } => Some(*mutable),
+                ParamTy::Slice { mutable, elem, .. } => Some((*mutable, elem.clone())),
                 ParamTy::Scalar(_) => None,
             };
             (n.to_string(), slice)
@@ -88,7 +88,7 @@ fn lower_arg(
     uses: &mut Uses,
     kernel: &str,
     pname: &str,
-    slice: Option<bool>,
+    slice: Option<(bool, syn::Type)>,
     arg: Expr,
 ) -> Option<Arg> {
     let named: Option<Ident> = match &arg {
@@ -111,9 +111,12 @@ fn lower_arg(
         });
     }
     let input = named.as_ref().and_then(|id| cx.find(id));
-    let buffer = input.and_then(|i| cx.inputs[i].kind.buffer().map(|b| (i, b.host, b.mutable)));
+    let buffer = input.and_then(|i| {
+        let b = cx.inputs[i].kind.buffer()?;
+        Some((i, b.host, b.mutable, b.elem.clone()))
+    });
     match (slice, buffer) {
-        (Some(writes), Some((i, host, mutable))) => {
+        (Some((writes, want)), Some((i, host, mutable, elem))) => {
             let id = named.expect("an input was found by name");
             if host {
                 cx.errors.at(
@@ -133,6 +136,18 @@ fn lower_arg(
                 );
                 return None;
             }
+            if let (Some(w), Some(e)) = (primitive(&want), primitive(&elem)) {
+                if w != e {
+                    cx.errors.at(
+                        id.span(),
+                        format!(
+                            "kernel `{kernel}` takes a buffer of `{w}` for `{pname}`, but buffer `{id}` holds `{e}`; pass a buffer of `{w}`, or declare the parameter `{pname}: &{}[{e}]`",
+                            if writes { "mut " } else { "" }
+                        ),
+                    );
+                    return None;
+                }
+            }
             cx.inputs[i].used = true;
             if writes {
                 uses.writes.insert(i);
@@ -145,7 +160,7 @@ fn lower_arg(
                 span: id.span(),
             })
         }
-        (Some(writes), None) => {
+        (Some((writes, _)), None) => {
             let (m, kw) = if writes { ("mut ", " mut") } else { ("", "") };
             cx.errors.at(
                 arg.span(),
@@ -187,10 +202,12 @@ pub(crate) fn arg_ty(t: &ParamTy) -> TokenStream {
         ParamTy::Slice {
             mutable: false,
             elem,
+            ..
         } => quote!(#rt::Buf<#elem>),
         ParamTy::Slice {
             mutable: true,
             elem,
+            ..
         } => quote!(#rt::BufMut<#elem>),
     }
 }

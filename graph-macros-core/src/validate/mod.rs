@@ -19,7 +19,7 @@ use proc_macro2::Span;
 use syn::Ident;
 
 use crate::ast::{self, GraphDef, Item};
-use crate::lower::Lower;
+use crate::lower::{KnownGraph, Lower};
 use crate::model::{Buffer, Cond, Errors, Graph, Input, InputKind, Kernel};
 
 /// Method names the expansion puts on `NameExec` besides those made from the user's names.
@@ -61,6 +61,7 @@ pub fn check(input: ast::Input, dirs: &Dirs, errors: &mut Errors) -> Vec<Graph> 
             }
         }
     }
+    let known: Vec<KnownGraph> = input.graphs.iter().map(KnownGraph::of).collect();
     for g in input.graphs {
         let foreign: Vec<(String, String)> = conds
             .iter()
@@ -74,7 +75,7 @@ pub fn check(input: ast::Input, dirs: &Dirs, errors: &mut Errors) -> Vec<Graph> 
             );
             continue;
         }
-        out.push(check_graph(g, &foreign, dirs, errors));
+        out.push(check_graph(g, &foreign, &known, dirs, errors));
     }
     out
 }
@@ -85,6 +86,7 @@ pub fn check(input: ast::Input, dirs: &Dirs, errors: &mut Errors) -> Vec<Graph> 
 fn check_graph(
     g: GraphDef,
     foreign: &[(String, String)],
+    known: &[KnownGraph],
     dirs: &Dirs,
     errors: &mut Errors,
 ) -> Graph {
@@ -157,6 +159,7 @@ fn check_graph(
         inputs: &mut inputs,
         conds: &mut conds,
         foreign,
+        known,
         graph: g.name.to_string(),
         errors,
     };

@@ -12,7 +12,7 @@ use syn::{Ident, LitStr, Type};
 
 use crate::ast::{KernelParam, ParamTy};
 use crate::csrc::{self, CKernel, CType, Linkage};
-use crate::lower::closest;
+use crate::lower::{closest, primitive};
 use crate::model::Errors;
 
 /// Where relative paths are looked up: the crate's manifest directory first, then the
@@ -183,17 +183,6 @@ pub(super) fn kernel_params(
     }
 }
 
-/// The Rust scalar a type names, if it is a primitive one (`f32`, `u32`, ...).
-fn primitive(ty: &Type) -> Option<String> {
-    match ty {
-        Type::Path(p) if p.qself.is_none() => {
-            let id = p.path.get_ident()?.to_string();
-            csrc::c_of(&id).map(|_| id)
-        }
-        _ => None,
-    }
-}
-
 fn check(
     name: &Ident,
     params: &[KernelParam],
@@ -221,7 +210,7 @@ fn check(
         let fault = match (&p.ty, &cp.ty) {
             (ParamTy::Scalar(t), CType::Scalar { rust, .. }) => match primitive(t) {
                 Some(r) if r != *rust => Some((
-                    t.span(),
+                    one(t.span()),
                     format!(
                         "`{r}` here but `{}` in C, which is `{rust}`; write `{}: {rust}`",
                         cp.text, p.name
@@ -237,14 +226,21 @@ fn check(
                     format!("&mut [{elem}]")
                 };
                 Some((
-                    t.span(),
+                    one(t.span()),
                     format!(
                         "a value here but a pointer in C (`{}`); write `{}: {slice}`",
                         cp.text, p.name
                     ),
                 ))
             }
-            (ParamTy::Slice { mutable, elem }, CType::Pointer { rust, constant, .. }) => {
+            (
+                ParamTy::Slice {
+                    mutable,
+                    elem,
+                    access,
+                },
+                CType::Pointer { rust, constant, .. },
+            ) => {
                 let written = if *mutable { "&mut [..]" } else { "&[..]" };
                 if *mutable == *constant {
                     let (want, why) = if *constant {
@@ -256,17 +252,17 @@ fn check(
                         ("&mut ", "a writable buffer: the pointer is not `const`, so the kernel may write through it")
                     };
                     let elem_text = quote::ToTokens::to_token_stream(elem);
-                    Some((elem.span(), format!("`{written}` here but `{}` in C, {why}; write `{}: {want}[{elem_text}]`", cp.text, p.name)))
+                    Some((*access, format!("`{written}` here but `{}` in C, {why}; write `{}: {want}[{elem_text}]`", cp.text, p.name)))
                 } else {
                     let amp = if *mutable { "&mut " } else { "&" };
                     match (primitive(elem), rust) {
-                        (Some(r), Some(cr)) if r != *cr => Some((elem.span(), format!("a buffer of `{r}` here but `{}` in C, which points at `{cr}`; write `{}: {amp}[{cr}]`", cp.text, p.name))),
+                        (Some(r), Some(cr)) if r != *cr => Some((one(elem.span()), format!("a buffer of `{r}` here but `{}` in C, which points at `{cr}`; write `{}: {amp}[{cr}]`", cp.text, p.name))),
                         _ => None,
                     }
                 }
             }
             (ParamTy::Slice { elem, .. }, CType::Scalar { rust, .. }) => Some((
-                elem.span(),
+                one(elem.span()),
                 format!(
                     "a buffer here but a value in C (`{}`); write `{}: {rust}`",
                     cp.text, p.name
@@ -276,10 +272,11 @@ fn check(
             // checks its size against the kernel's parameters when the graph is built.
             (_, CType::Other(_)) => None,
         };
-        if let Some((span, what)) = fault {
+        if let Some(((start, end), what)) = fault {
             ok = false;
-            errors.at(
-                span,
+            errors.range(
+                start,
+                end,
                 format!(
                     "parameter `{}` of kernel `{name}` is {what}\n  {}",
                     p.name,
@@ -294,6 +291,11 @@ fn check(
             .map(|p| (p.name.clone(), p.ty.clone()))
             .collect()
     })
+}
+
+/// A range of one token.
+fn one(span: Span) -> (Span, Span) {
+    (span, span)
 }
 
 /// The parameters taken from the C declaration, named as there (or `p0`, `p1`, ... where it
@@ -327,6 +329,7 @@ fn derive(
             } => Some(ParamTy::Slice {
                 mutable: !constant,
                 elem: ty(r),
+                access: (span, span),
             }),
             CType::Pointer { pointee, .. } => {
                 errors.at(

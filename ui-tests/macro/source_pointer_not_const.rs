@@ -1,0 +1,13 @@
+use cuda_graph::cuda_graph;
+
+cuda_graph! {
+    graph G {
+        source "cu/kernels.cu";
+        kernel saxpy(a: f32, x: &[f32], y: &[f32], n: u32);
+        buffer x: f32;
+        buffer mut y: f32;
+        step = saxpy<<<1, 32>>>(2.0, x, y, 32);
+    }
+}
+
+fn main() {}
