@@ -693,7 +693,7 @@ const _: () = {
                         {
                             let __cg_s = &*__cg_s;
                             InnerChild {
-                                y: ::core::convert::From::from(__cg_s.b_y),
+                                y: ::cuda_graph::__private::child_buffer(__cg_s.b_y),
                                 v: 7,
                             }
                         },
@@ -932,7 +932,7 @@ const _: () = {
                         {
                             let __cg_s = &self.__cg.inputs;
                             InnerChild {
-                                y: ::core::convert::From::from(__cg_s.b_y),
+                                y: ::cuda_graph::__private::child_buffer(__cg_s.b_y),
                                 v: 7,
                             }
                         },
