@@ -27,8 +27,8 @@ pub mod __private {
         compile_cached, AccessError, Buf, BufMut, CapturedNode, ChildNode, Cond, CondNode, Dep,
         Device, EditError, EmptyNode, Error, EventRecordNode, EventWaitNode, Graph, GraphExec,
         Host, HostBuf, HostBufMut, HostNode, Instantiate, KernelArg, KernelMut, KernelNode,
-        LaunchConfig, LaunchError, MemAllocNode, MemFreeNode, MemcpyNode, MemsetNode, Module,
-        NodeHandle, OnExec, Region, RegionMut, Result, UpdateError, UpdatePath, Work,
+        LaunchConfig, LaunchError, MemAllocNode, MemFreeNode, MemcpyNode, MemsetNode, MemsetValue,
+        Module, NodeHandle, OnExec, Region, RegionMut, Result, UpdateError, UpdatePath, Work,
     };
     pub use std::sync::Arc;
 

@@ -76,6 +76,43 @@ fn memset_nodes_fill_1_2_and_4_byte_elements() {
 }
 
 #[test]
+fn memset_nodes_fill_8_byte_elements_whose_halves_are_equal() {
+    let gpu = gpu_or_skip!();
+    // 1001 elements: an odd count, so a fill of the wrong length shows at the end.
+    let mut x = gpu.upload(&vec![1.25f64; 1001]);
+    let mut i = gpu.upload(&vec![7i64; 1001]);
+    let mut g = Graph::new(&gpu.ctx).unwrap();
+    let (xb, ib) = (g.bind_mut(&mut x).unwrap(), g.bind_mut(&mut i).unwrap());
+    let zero = g.add_memset("zero", &[], xb, 0.0f64).unwrap();
+    let ones = g.add_memset("ones", &[], ib, -1i64).unwrap();
+    // Halves that differ: refused when added, naming the node.
+    let e = g.add_memset("half", &[&zero], xb, 1.5f64).unwrap_err();
+    assert!(e.to_string().contains("node `half`"), "{e}");
+    assert!(e.to_string().contains("two different 4-byte halves"), "{e}");
+    let mut exec = g.instantiate().unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    assert_eq!(gpu.read(exec.buffer(xb).unwrap()), vec![0.0f64; 1001]);
+    assert_eq!(gpu.read(exec.buffer(ib).unwrap()), vec![-1i64; 1001]);
+    assert_eq!(exec.node(zero).unwrap().len(), 1001);
+    // A setter: equal halves (all ones: NaN as f64) are sent; unequal ones leave the node as it was.
+    let all_ones = f64::from_bits(u64::MAX);
+    exec.node(zero).unwrap().set_value(all_ones).unwrap();
+    let e = exec.node(ones).unwrap().set_value(5).unwrap_err();
+    assert!(e.to_string().contains("node `ones`"), "{e}");
+    gpu.stream
+        .memcpy_htod(&[3i64; 1001], &mut exec.buffer_mut(ib).unwrap())
+        .unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    let got = gpu.read(exec.buffer(xb).unwrap());
+    assert!(
+        got.iter().all(|v| v.to_bits() == u64::MAX),
+        "{:?}",
+        &got[..4]
+    );
+    assert_eq!(gpu.read(exec.buffer(ib).unwrap()), vec![-1i64; 1001]);
+}
+
+#[test]
 fn memcpy_nodes_copy_host_to_device_device_to_device_and_device_to_host() {
     let gpu = gpu_or_skip!();
     let input: Vec<u32> = (0..N as u32).map(|i| i * 7 + 3).collect();

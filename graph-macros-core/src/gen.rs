@@ -32,6 +32,9 @@ pub(crate) fn rt() -> TokenStream {
 pub(crate) struct Cx<'g> {
     pub g: &'g Graph,
     pub groups: Groups,
+    /// The `where` clause every generated `impl` carries: the bounds the user's types must meet
+    /// (see `expand::bounds`).
+    pub bounds: TokenStream,
 }
 
 impl<'g> Cx<'g> {

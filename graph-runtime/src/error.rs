@@ -54,6 +54,19 @@ fn at(node: &Option<String>) -> String {
     }
 }
 
+/// An 8-byte memset value whose two 4-byte halves differ: the driver fills with at most 4-byte
+/// patterns, so it cannot write it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("node `{node}`: a memset fills with a pattern of at most 4 bytes, and the {ty} value {value} has two different 4-byte halves; memset only {ty} values whose halves are equal (0, -1, ...), or write the buffer with a kernel")]
+pub struct MemsetHalves {
+    /// The memset node.
+    pub node: String,
+    /// The value, as `Debug` prints it.
+    pub value: String,
+    /// Its type.
+    pub ty: &'static str,
+}
+
 /// A handle that does not name what it should in this graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -147,6 +160,9 @@ pub enum BuildError {
     /// A driver call failed.
     #[error(transparent)]
     Driver(#[from] DriverFailure),
+    /// An 8-byte memset value the driver cannot write.
+    #[error(transparent)]
+    MemsetHalves(#[from] MemsetHalves),
     /// A handle of another graph.
     #[error(transparent)]
     Handle(#[from] HandleError),
@@ -321,6 +337,9 @@ pub enum BuildError {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum EditError {
+    /// An 8-byte memset value the driver cannot write (nothing changed).
+    #[error(transparent)]
+    MemsetHalves(#[from] MemsetHalves),
     /// Building a child graph again (for a changed input that flows into it) failed.
     #[error("node `{node}`: building its child graph again failed: {source}")]
     ChildBuild {

@@ -40,7 +40,8 @@ pub use capture::{Capture, CaptureError, CaptureFn, Region, RegionMut, Work, Wor
 pub use cuda_graph_topology::{NodeKind, Reach, Topology, TopologyError};
 pub use error::{
     AccessError, BuildError, DriverFailure, EditError, Error, HandleError, InstantiateReason,
-    LaunchError, LaunchLimit, ModuleError, NoGpu, Result, Role, UpdateError, UpdateRefusal,
+    LaunchError, LaunchLimit, MemsetHalves, ModuleError, NoGpu, Result, Role, UpdateError,
+    UpdateRefusal,
 };
 pub use exec::{BufferSlot, GraphExec, Instantiate, UpdatePath};
 pub use gpu::{compile, compile_cached, context, gpu_available, nvrtc_available};

@@ -203,6 +203,7 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
 
 /// The views of nodes that are not kernel launches: the runtime's view of their kind.
 fn other_views(cx: &Cx<'_>, exec: &proc_macro2::Ident) -> TokenStream {
+    let bounds = &cx.bounds;
     let rt = rt();
     let mut out = TokenStream::new();
     for (ni, n) in cx.g.nodes.iter().enumerate() {
@@ -219,7 +220,7 @@ fn other_views(cx: &Cx<'_>, exec: &proc_macro2::Ident) -> TokenStream {
         let handle = cx.handle(ni);
         let ty = &cx.groups.tys[cx.groups.of[ni].0];
         out.extend(quote! {
-            impl<'a> #exec<'a> {
+            impl<'a> #exec<'a> #bounds {
                 #[doc = #doc]
                 pub fn #name(&mut self) -> ::core::result::Result<<#ty as #rt::NodeHandle>::OnExec<'_, 'a>, #rt::EditError> {
                     self.__cg_exec.node(#handle)
@@ -232,6 +233,7 @@ fn other_views(cx: &Cx<'_>, exec: &proc_macro2::Ident) -> TokenStream {
 
 /// `edit_<node>` for each child node: typed edits of the graph it runs.
 fn child_edits(cx: &Cx<'_>, exec: &proc_macro2::Ident) -> TokenStream {
+    let bounds = &cx.bounds;
     let rt = rt();
     let mut out = TokenStream::new();
     for (ni, n) in cx.g.nodes.iter().enumerate() {
@@ -247,7 +249,7 @@ fn child_edits(cx: &Cx<'_>, exec: &proc_macro2::Ident) -> TokenStream {
             n.name
         );
         out.extend(quote! {
-            impl<'a> #exec<'a> {
+            impl<'a> #exec<'a> #bounds {
                 #[doc = #doc]
                 pub fn #m<R>(
                     &mut self,
@@ -268,6 +270,7 @@ fn child_edits(cx: &Cx<'_>, exec: &proc_macro2::Ident) -> TokenStream {
 }
 
 pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
+    let bounds = &cx.bounds;
     let rt = rt();
     let g = cx.g;
     let exec = format_ident!("{}Exec", g.name);
@@ -287,7 +290,7 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
         quote!(#n: self.__cg.inputs.#f)
     });
     quote! {
-        impl<'a> #exec<'a> {
+        impl<'a> #exec<'a> #bounds {
             /// Launches the graph on `stream`.
             pub fn launch(&mut self, stream: &#rt::Arc<#rt::CudaStream>) -> ::core::result::Result<(), #rt::LaunchError> {
                 self.__cg_exec.launch(stream)
@@ -326,7 +329,7 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
             #(#handle_fields,)*
         }
 
-        impl<'a> #exec<'a> {
+        impl<'a> #exec<'a> #bounds {
             /// Handles of the bound buffers, for the node views' buffer setters.
             pub fn handles(&self) -> __CgHandles {
                 __CgHandles { #(#handle_values,)* }

@@ -23,42 +23,89 @@ use crate::gen::{callback_ty, handle_ty, rt, Cx};
 use crate::kinds;
 use crate::model::{Graph, InputKind, ParamTy};
 
-/// Bounds on the types the user wrote, checked at those types' spans: params are `Copy`,
-/// buffer elements and kernel scalars are `DeviceRepr` (what the runtime can send to a kernel).
-fn type_checks(g: &Graph) -> TokenStream {
+/// The bounds the types the user wrote must meet, as one `where` clause that every generated
+/// `impl` carries: params are `Copy`, buffer elements `DeviceRepr` (what the runtime can bind),
+/// kernel scalars `KernelArg`, memset elements `MemsetValue`. Each type is bounded once, at its
+/// first mention, with every token of the bound at that type's span: a type that misses a
+/// bound gives one error there (the compiler reports the same unmet bound of several `impl`s
+/// once), and the bodies under the clause report nothing more.
+fn bounds(g: &Graph) -> TokenStream {
     let rt = rt();
-    let mut calls = TokenStream::new();
+    let mut seen: Vec<(String, &'static str)> = Vec::new();
+    let mut preds: Vec<TokenStream> = Vec::new();
+    let mut bound_at =
+        |ty: &syn::Type, span: proc_macro2::Span, what: &'static str, b: TokenStream| {
+            let key = (ty.to_token_stream().to_string(), what);
+            if seen.contains(&key) || known_to_meet(ty, what) {
+                return;
+            }
+            seen.push(key);
+            preds.push(respan(quote!(#ty: #b), span));
+        };
+    let mut bound = |ty: &syn::Type, what, b| bound_at(ty, ty.span(), what, b);
+    let device = quote!(#rt::DeviceRepr + ::core::marker::Send + ::core::marker::Sync + 'static);
     for i in &g.inputs {
         match &i.kind {
-            InputKind::Param(t) => calls.extend(quote_spanned!(t.span()=> __cg_copy::<#t>();)),
-            InputKind::Buffer(b) => {
-                let elem = &b.elem;
-                calls.extend(quote_spanned!(elem.span()=> __cg_device::<#elem>();))
-            }
+            InputKind::Param(t) => bound(t, "copy", quote!(::core::marker::Copy)),
+            InputKind::Buffer(b) => bound(&b.elem, "device", device.clone()),
             _ => {}
         }
     }
     for k in &g.kernels {
         for (_, t) in &k.params {
             match t {
-                ParamTy::Scalar(t) => calls.extend(quote_spanned!(t.span()=> __cg_arg::<#t>();)),
-                ParamTy::Slice { elem, .. } => {
-                    calls.extend(quote_spanned!(elem.span()=> __cg_device::<#elem>();))
-                }
+                ParamTy::Scalar(t) => bound(t, "arg", quote!(#rt::KernelArg)),
+                ParamTy::Slice { elem, .. } => bound(elem, "device", device.clone()),
             }
         }
     }
-    quote! {
-        const _: () = {
-            fn __cg_copy<T: ::core::marker::Copy>() {}
-            fn __cg_device<T: #rt::DeviceRepr + ::core::marker::Send + ::core::marker::Sync + 'static>() {}
-            fn __cg_arg<T: #rt::KernelArg>() {}
-            #[allow(dead_code)]
-            fn __cg_checks() {
-                #calls
-            }
-        };
+    // At the memset's value: the node is what needs the bound.
+    for n in &g.nodes {
+        if let crate::model::NodeOp::Memset(m) = &n.op {
+            let elem = &g.buffer(m.dst).elem;
+            bound_at(
+                elem,
+                m.value.expr.span(),
+                "memset",
+                quote!(#rt::MemsetValue),
+            );
+        }
     }
+    if preds.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(where #(#preds,)*)
+    }
+}
+
+/// Whether a primitive type meets bound `what` (so the clause can leave it out).
+fn known_to_meet(ty: &syn::Type, what: &str) -> bool {
+    const FILLABLE: &[&str] = &[
+        "u8", "i8", "u16", "i16", "u32", "i32", "f32", "u64", "i64", "f64",
+    ];
+    match crate::lower::primitive(ty) {
+        None => false,
+        Some(p) if what == "memset" => FILLABLE.contains(&p.as_str()),
+        Some(_) => true,
+    }
+}
+
+/// `tokens`, every one of them (inside groups too) at `span`.
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|t| match t {
+            proc_macro2::TokenTree::Group(g) => {
+                let mut inner = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                inner.set_span(span);
+                proc_macro2::TokenTree::Group(inner)
+            }
+            mut other => {
+                other.set_span(span);
+                other
+            }
+        })
+        .collect()
 }
 
 /// The fields of `NameInputs` and `NameChild`, and how `build` and `__cg_child` make the
@@ -364,7 +411,9 @@ pub fn graph(g: &Graph) -> TokenStream {
     let cx = Cx {
         g,
         groups: groups::of(g),
+        bounds: bounds(g),
     };
+    let bounds = &cx.bounds;
     let name = &g.name;
     let (vis, attrs) = (&g.vis, &g.attrs);
     let inputs_name = format_ident!("{}Inputs", name);
@@ -429,7 +478,6 @@ pub fn graph(g: &Graph) -> TokenStream {
     let exec_doc = format!("The executable [`{name}`] graph: launch it, and edit it live through the node views (`exec.node_name()`) and the graph-level setters (`exec.set_param(..)`).");
     let child_doc = format!("The inputs of [`{name}`] used as a child graph (`child({name} {{ ... }})`): buffer handles of the parent, constant params, callbacks and events.");
     let state = quote!(<#name<'a> as #rt::Generated<'a>>::State);
-    let checks = type_checks(g);
     // Child graphs are built again when an input they use changes: the module is kept.
     let has_child = g
         .nodes
@@ -463,7 +511,6 @@ pub fn graph(g: &Graph) -> TokenStream {
         Some(quote!((#n, #e, #l)))
     });
     quote! {
-        #checks
 
         #[doc = #inputs_doc]
         #vis struct #inputs_name #inputs_lt {
@@ -519,11 +566,11 @@ pub fn graph(g: &Graph) -> TokenStream {
                 type Nodes = __CgNodes;
             }
 
-            impl #nodes_name {
+            impl #nodes_name #bounds {
                 #(#node_accessors)*
             }
 
-            impl<'a> #name<'a> {
+            impl<'a> #name<'a> #bounds {
                 /// The graph as DOT text, computed at compile time from the names written here.
                 pub const DOT: &'static str = #dot;
 

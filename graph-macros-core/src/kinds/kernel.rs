@@ -384,6 +384,7 @@ fn bare_param(g: &Graph, input: usize, arg: &Arg, kernel: usize, i: usize) -> bo
 /// declaration with a typed setter per kernel parameter (`set_a`), reaching `KernelMut`'s own
 /// setters through `Deref`.
 pub(crate) fn kernel_views(cx: &Cx<'_>, exec: &Ident) -> TokenStream {
+    let bounds = &cx.bounds;
     let rt = rt();
     let g = cx.g;
     let mut out = TokenStream::new();
@@ -416,18 +417,18 @@ pub(crate) fn kernel_views(cx: &Cx<'_>, exec: &Ident) -> TokenStream {
                 });
             out.extend(quote! {
                 pub struct #view<'v, 'a>(#rt::KernelMut<'v, 'a, #a, #rt::OnExec>);
-                impl<'v, 'a> ::core::ops::Deref for #view<'v, 'a> {
+                impl<'v, 'a> ::core::ops::Deref for #view<'v, 'a> #bounds {
                     type Target = #rt::KernelMut<'v, 'a, #a, #rt::OnExec>;
                     fn deref(&self) -> &Self::Target {
                         &self.0
                     }
                 }
-                impl<'v, 'a> ::core::ops::DerefMut for #view<'v, 'a> {
+                impl<'v, 'a> ::core::ops::DerefMut for #view<'v, 'a> #bounds {
                     fn deref_mut(&mut self) -> &mut Self::Target {
                         &mut self.0
                     }
                 }
-                impl<'v, 'a> #view<'v, 'a> {
+                impl<'v, 'a> #view<'v, 'a> #bounds {
                     #(#setters)*
                 }
             });
@@ -436,7 +437,7 @@ pub(crate) fn kernel_views(cx: &Cx<'_>, exec: &Ident) -> TokenStream {
         let handle = cx.handle(ni);
         let doc = format!("The view of node `{name}`: its typed setters.");
         out.extend(quote! {
-            impl<'a> #exec<'a> {
+            impl<'a> #exec<'a> #bounds {
                 #[doc = #doc]
                 pub fn #name(&mut self) -> ::core::result::Result<#view<'_, 'a>, #rt::EditError> {
                     ::core::result::Result::Ok(#view(self.__cg_exec.node(#handle)?))

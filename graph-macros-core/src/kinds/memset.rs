@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident};
 
 use crate::gen::{rt, Cx};
-use crate::lower::Lower;
+use crate::lower::{primitive, Lower};
 use crate::model::{Graph, Memset, NodeOp, Uses};
 
 /// The destination is a writable device buffer; the value uses params and constants only (its
@@ -18,9 +18,52 @@ pub(super) fn lower(
     uses: &mut Uses,
 ) -> Option<Memset> {
     let d = cx.buffer(&dst, true, false, "memset")?;
+    let elem = primitive(&cx.inputs[d].kind.buffer().expect("a buffer").elem);
+    if let Some(why) = elem.and_then(|e| unequal_halves(&e, &value)) {
+        cx.errors.at(value.span(), why);
+        return None;
+    }
     let value = cx.value(uses, value, "a memset value")?;
     uses.writes.insert(d);
     Some(Memset { dst: d, value })
+}
+
+/// Why a literal 8-byte value cannot be a memset's: the driver repeats at most 4 bytes, so
+/// only values whose two halves are equal (`0.0`, `-1`) can be written (the runtime checks
+/// values it only learns at run time the same way).
+fn unequal_halves(elem: &str, value: &Expr) -> Option<String> {
+    let (neg, lit) = match value {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => (true, &*u.expr),
+        v => (false, v),
+    };
+    let Expr::Lit(syn::ExprLit { lit, .. }) = lit else {
+        return None;
+    };
+    let bits: u64 = match (elem, lit) {
+        ("f64", syn::Lit::Float(f)) => {
+            let v: f64 = f.base10_parse().ok()?;
+            (if neg { -v } else { v }).to_bits()
+        }
+        ("f64", syn::Lit::Int(i)) => {
+            let v: f64 = i.base10_parse::<u64>().ok()? as f64;
+            (if neg { -v } else { v }).to_bits()
+        }
+        ("i64" | "u64", syn::Lit::Int(i)) => {
+            let v: u64 = i.base10_parse().ok()?;
+            if neg {
+                v.wrapping_neg()
+            } else {
+                v
+            }
+        }
+        _ => return None,
+    };
+    let (lo, hi) = (bits as u32, (bits >> 32) as u32);
+    (lo != hi).then(|| {
+        format!(
+            "a memset fills with a pattern of at most 4 bytes, and this `{elem}` value has two different 4-byte halves ({hi:#010x} and {lo:#010x}); memset only values whose halves are equal (`0.0`, `-1`, ...), or write the buffer with a kernel"
+        )
+    })
 }
 
 pub(super) fn handle_ty(g: &Graph, m: &Memset) -> TokenStream {

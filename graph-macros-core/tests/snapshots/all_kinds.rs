@@ -1,18 +1,3 @@
-const _: () = {
-    fn __cg_copy<T: ::core::marker::Copy>() {}
-    fn __cg_device<
-        T: ::cuda_graph::__private::DeviceRepr + ::core::marker::Send
-            + ::core::marker::Sync + 'static,
-    >() {}
-    fn __cg_arg<T: ::cuda_graph::__private::KernelArg>() {}
-    #[allow(dead_code)]
-    fn __cg_checks() {
-        __cg_device::<u32>();
-        __cg_copy::<u32>();
-        __cg_device::<u32>();
-        __cg_arg::<u32>();
-    }
-};
 ///The inputs of the [`Inner`] graph: the buffers it borrows, its params, callbacks and events.
 struct InnerInputs<'a> {
     ///a buffer `y`.
@@ -415,22 +400,6 @@ const _: () = {
                 __CgView0(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
             )
         }
-    }
-};
-const _: () = {
-    fn __cg_copy<T: ::core::marker::Copy>() {}
-    fn __cg_device<
-        T: ::cuda_graph::__private::DeviceRepr + ::core::marker::Send
-            + ::core::marker::Sync + 'static,
-    >() {}
-    fn __cg_arg<T: ::cuda_graph::__private::KernelArg>() {}
-    #[allow(dead_code)]
-    fn __cg_checks() {
-        __cg_device::<u32>();
-        __cg_device::<u32>();
-        __cg_copy::<u32>();
-        __cg_device::<u32>();
-        __cg_arg::<u32>();
     }
 };
 ///The inputs of the [`Outer`] graph: the buffers it borrows, its params, callbacks and events.

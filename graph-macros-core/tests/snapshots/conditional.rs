@@ -1,24 +1,3 @@
-const _: () = {
-    fn __cg_copy<T: ::core::marker::Copy>() {}
-    fn __cg_device<
-        T: ::cuda_graph::__private::DeviceRepr + ::core::marker::Send
-            + ::core::marker::Sync + 'static,
-    >() {}
-    fn __cg_arg<T: ::cuda_graph::__private::KernelArg>() {}
-    #[allow(dead_code)]
-    fn __cg_checks() {
-        __cg_device::<u32>();
-        __cg_device::<u32>();
-        __cg_copy::<u32>();
-        __cg_device::<u32>();
-        __cg_arg::<u32>();
-        __cg_arg::<Cond>();
-        __cg_device::<u32>();
-        __cg_arg::<Cond>();
-        __cg_device::<u32>();
-        __cg_arg::<u32>();
-    }
-};
 ///The inputs of the [`Cond`] graph: the buffers it borrows, its params, callbacks and events.
 struct CondInputs<'a> {
     ///a buffer `count`.

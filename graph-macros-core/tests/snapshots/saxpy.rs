@@ -1,26 +1,3 @@
-const _: () = {
-    fn __cg_copy<T: ::core::marker::Copy>() {}
-    fn __cg_device<
-        T: ::cuda_graph::__private::DeviceRepr + ::core::marker::Send
-            + ::core::marker::Sync + 'static,
-    >() {}
-    fn __cg_arg<T: ::cuda_graph::__private::KernelArg>() {}
-    #[allow(dead_code)]
-    fn __cg_checks() {
-        __cg_device::<f32>();
-        __cg_device::<f32>();
-        __cg_device::<f32>();
-        __cg_copy::<f32>();
-        __cg_copy::<u32>();
-        __cg_arg::<f32>();
-        __cg_device::<f32>();
-        __cg_device::<f32>();
-        __cg_arg::<u32>();
-        __cg_device::<f32>();
-        __cg_device::<f32>();
-        __cg_arg::<u32>();
-    }
-};
 ///The inputs of the [`Saxpy`] graph: the buffers it borrows, its params, callbacks and events.
 pub struct SaxpyInputs<'a> {
     ///a buffer `x`.

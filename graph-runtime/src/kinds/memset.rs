@@ -1,9 +1,11 @@
-//! Memset nodes: fill a device buffer with a 1, 2 or 4-byte value.
+//! Memset nodes: fill a device buffer with a 1, 2 or 4-byte value, or an 8-byte one whose two
+//! 4-byte halves are equal (`0.0f64`, `-1i64`): the driver fills at most 4 bytes at a time, so
+//! such a value is a 4-byte fill over twice the elements.
 
 use super::{kind, switchable, Children, Shadow, Store, Stores, Switchable, Target};
 use crate::bind::{Bindings, BufMut};
 use crate::driver::{CallResult, Memset, RawGraph, RawNode};
-use crate::error::{BuildError, EditError, Role};
+use crate::error::{BuildError, EditError, MemsetHalves, Role};
 use cuda_graph_topology::NodeKind;
 
 kind!(
@@ -30,12 +32,20 @@ kind!(
     kind Memset
 );
 
-/// An element type a memset node can write: 1, 2 or 4 bytes.
-pub trait MemsetValue: Copy + super::sealed::Sealed + 'static {
+/// An element type a memset node can write: 1, 2 or 4 bytes, or 8 bytes (`f64`, `i64`, `u64`)
+/// for values whose two 4-byte halves are equal, such as `0.0` or `-1`.
+#[diagnostic::on_unimplemented(
+    message = "a memset node cannot fill elements of type `{Self}`",
+    label = "a memset fills 1-, 2-, 4- or 8-byte integers and floats",
+    note = "write the buffer with a kernel instead, or declare its elements as one of u8, i8, u16, i16, u32, i32, f32, u64, i64, f64"
+)]
+pub trait MemsetValue: Copy + std::fmt::Debug + super::sealed::Sealed + 'static {
     #[doc(hidden)]
     const SIZE: u32;
+    /// The 1-, 2- or 4-byte pattern the driver repeats (in its low bits), or `None` for an
+    /// 8-byte value whose halves differ.
     #[doc(hidden)]
-    fn bits(self) -> u32;
+    fn pattern(self) -> Option<u32>;
 }
 
 macro_rules! memset_value {
@@ -44,22 +54,52 @@ macro_rules! memset_value {
         impl MemsetValue for $t {
             const SIZE: u32 = $size;
             #[inline]
-            fn bits(self) -> u32 {
-                let f: fn($t) -> u32 = $conv;
+            fn pattern(self) -> Option<u32> {
+                let f: fn($t) -> Option<u32> = $conv;
                 f(self)
             }
         }
     )*};
 }
+
+/// The repeated 4-byte half of an 8-byte value.
+#[inline]
+fn halves(bits: u64) -> Option<u32> {
+    let (lo, hi) = (bits as u32, (bits >> 32) as u32);
+    (lo == hi).then_some(lo)
+}
+
 memset_value!(
-    u8 => 1, |v| v as u32;
-    i8 => 1, |v| v as u8 as u32;
-    u16 => 2, |v| v as u32;
-    i16 => 2, |v| v as u16 as u32;
-    u32 => 4, |v| v;
-    i32 => 4, |v| v as u32;
-    f32 => 4, |v| v.to_bits()
+    u8 => 1, |v| Some(v as u32);
+    i8 => 1, |v| Some(v as u8 as u32);
+    u16 => 2, |v| Some(v as u32);
+    i16 => 2, |v| Some(v as u16 as u32);
+    u32 => 4, Some;
+    i32 => 4, |v| Some(v as u32);
+    f32 => 4, |v| Some(v.to_bits());
+    u64 => 8, halves;
+    i64 => 8, |v| halves(v as u64);
+    f64 => 8, |v| halves(v.to_bits())
 );
+
+/// The driver's element width for `T` (4 bytes for 8-byte elements) and how many of them one
+/// `T` is.
+fn width<T: MemsetValue>() -> (u32, usize) {
+    if T::SIZE == 8 {
+        (4, 2)
+    } else {
+        (T::SIZE, 1)
+    }
+}
+
+/// `value`'s pattern, or the error naming node `node`.
+fn pattern<T: MemsetValue>(node: &str, value: T) -> Result<u32, MemsetHalves> {
+    value.pattern().ok_or_else(|| MemsetHalves {
+        node: node.to_owned(),
+        value: format!("{value:?}"),
+        ty: std::any::type_name::<T>(),
+    })
+}
 
 #[derive(Clone, Copy)]
 pub(crate) struct MemsetShadow {
@@ -82,12 +122,13 @@ impl MemsetShadow {
                 role: Role::Destination,
             });
         }
+        let (elem, per) = width::<T>();
         Ok(MemsetShadow {
             m: Memset {
                 dst: b.addr,
-                bits: value.bits(),
-                elem: T::SIZE,
-                len: b.len,
+                bits: pattern(node, value)?,
+                elem,
+                len: b.len * per,
             },
             enabled: true,
         })
@@ -136,7 +177,7 @@ switchable!(MemsetMut<T>);
 impl<T: MemsetValue, S> MemsetMut<'_, '_, T, S> {
     /// Number of elements the node fills.
     pub fn len(&self) -> usize {
-        self.cx.shadow.m.len
+        self.cx.shadow.m.len / width::<T>().1
     }
 
     /// Whether the node fills no element (never: empty memsets are rejected when added).
@@ -144,10 +185,11 @@ impl<T: MemsetValue, S> MemsetMut<'_, '_, T, S> {
         self.len() == 0
     }
 
-    /// Replaces the value written.
+    /// Replaces the value written. An 8-byte value must have equal halves (see
+    /// [`MemsetValue`]); otherwise nothing changes and the error says so.
     pub fn set_value(&mut self, value: T) -> Result<(), EditError> {
         let mut m = self.cx.shadow.m;
-        m.bits = value.bits();
+        m.bits = pattern(self.cx.name(), value)?;
         self.put(m)
     }
 
@@ -155,12 +197,12 @@ impl<T: MemsetValue, S> MemsetMut<'_, '_, T, S> {
     pub fn set_dst(&mut self, dst: BufMut<T>) -> Result<(), EditError> {
         let b = self.cx.bindings.get(dst.graph, dst.index)?;
         let mut m = self.cx.shadow.m;
-        if b.len < m.len {
+        if b.len < self.len() {
             return Err(EditError::BufferTooShort {
                 node: self.cx.name().to_owned(),
                 role: Role::Destination,
                 len: b.len,
-                needed: m.len,
+                needed: self.len(),
             });
         }
         m.dst = b.addr;
