@@ -188,9 +188,15 @@ impl Lower<'_> {
                 }
                 Some(i) => {
                     let d = self.inputs[i].kind.describe();
+                    let note = match self.inputs[i].kind.buffer() {
+                        Some(b) if b.temp.is_some() => {
+                            " (graph-owned memory, which exists only on the device while a launch runs)"
+                        }
+                        _ => "",
+                    };
                     self.errors.at(
                         id.span(),
-                        format!("`{name}` is {d}; {what} can use params and constants only"),
+                        format!("`{name}` is {d}{note}; {what} can use params and constants only"),
                     );
                     ok = false;
                 }

@@ -17,6 +17,10 @@ pub(super) fn lower(cx: &mut Lower<'_>, f: Expr) -> Option<Host> {
                     cx.inputs[i].used = true;
                     Some(Host::Callback(i))
                 }
+                Some(i) if is_temp(&cx.inputs[i].kind) => {
+                    cx.errors.at(id.span(), unreachable_temp(id));
+                    None
+                }
                 _ => {
                     cx.errors.at(
                         id.span(),
@@ -36,7 +40,51 @@ pub(super) fn lower(cx: &mut Lower<'_>, f: Expr) -> Option<Host> {
         );
         return None;
     }
-    Some(Host::Closure(f))
+    // The closure runs on the host, which cannot reach graph-owned memory: a temporary named
+    // there is a mistake (it would name a variable of the surrounding scope, or nothing).
+    let mut ok = true;
+    let tokens = quote::ToTokens::to_token_stream(&f);
+    let bound = let_bound(tokens.clone());
+    for id in crate::lower::free_idents(tokens) {
+        let temp = cx.find(&id).is_some_and(|i| is_temp(&cx.inputs[i].kind));
+        if temp && !bound.contains(&id) {
+            cx.errors.at(id.span(), unreachable_temp(&id));
+            ok = false;
+        }
+    }
+    ok.then_some(Host::Closure(f))
+}
+
+fn is_temp(kind: &InputKind) -> bool {
+    matches!(kind.buffer(), Some(b) if b.temp.is_some())
+}
+
+fn unreachable_temp(id: &syn::Ident) -> String {
+    format!(
+        "`{id}` is a temporary: graph-owned memory that exists only on the device while a launch runs, so host code cannot reach it; copy it into a `host_buffer` with a memcpy node (`back = memcpy(out, {id});`) ordered before the host node, and read that buffer"
+    )
+}
+
+/// Names bound by `let` (or `let mut`) inside `tokens`: the closure's own variables.
+fn let_bound(tokens: proc_macro2::TokenStream) -> Vec<syn::Ident> {
+    let mut out = Vec::new();
+    let tts: Vec<proc_macro2::TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in tts.iter().enumerate() {
+        match tt {
+            proc_macro2::TokenTree::Group(g) => out.extend(let_bound(g.stream())),
+            proc_macro2::TokenTree::Ident(id) if id == "let" => {
+                let mut j = i + 1;
+                if matches!(tts.get(j), Some(proc_macro2::TokenTree::Ident(m)) if m == "mut") {
+                    j += 1;
+                }
+                if let Some(proc_macro2::TokenTree::Ident(name)) = tts.get(j) {
+                    out.push(name.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 pub(super) fn handle_ty() -> TokenStream {
