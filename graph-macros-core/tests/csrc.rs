@@ -292,3 +292,46 @@ fn every_kernel_of_the_repository_sources_is_found() {
         assert_eq!(found, written, "{f}");
     }
 }
+
+/// Kernels the preprocessor leaves out are known, with the directive that removes them.
+#[test]
+fn kernels_the_preprocessor_removes_are_reported_with_their_directive() {
+    let src = parse(
+        r#"#define HAVE_FAST 1
+#if 0
+extern "C" __global__ void old(float* x) {}
+#endif
+#ifndef HAVE_FAST
+extern "C" __global__ void slow(float* x) {}
+#else
+extern "C" __global__ void fast(float* x) {}
+#endif
+#if 1
+extern "C" __global__ void kept(float* x) {}
+#else
+extern "C" __global__ void other(float* x) {}
+#endif
+#if 0
+#ifdef ANYTHING
+extern "C" __global__ void nested(float* x) {}
+#endif
+#endif
+"#,
+    );
+    let live: Vec<&str> = src.kernels.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(live, ["fast", "kept"]);
+    let removed: Vec<(&str, usize, &str)> = src
+        .removed
+        .iter()
+        .map(|(k, why)| (k.name.as_str(), k.line, why.as_str()))
+        .collect();
+    assert_eq!(
+        removed,
+        [
+            ("old", 3, "`#if 0` at line 2 leaves out what follows"),
+            ("slow", 6, "`#ifndef HAVE_FAST` at line 5 leaves it out: `HAVE_FAST` is defined at line 1"),
+            ("other", 13, "`#else` at line 12 leaves it out: the branch of `#if 1` at line 10 is the one kept"),
+            ("nested", 17, "`#if 0` at line 15 leaves out what follows"),
+        ]
+    );
+}

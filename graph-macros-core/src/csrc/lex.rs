@@ -17,26 +17,42 @@ pub(super) struct Tok {
     pub(super) line: usize,
     /// Inside an `#if` the reader cannot evaluate: its condition.
     pub(super) cond: Option<String>,
+    /// Left out by the preprocessor: why (which directive, at which line).
+    pub(super) removed: Option<std::rc::Rc<str>>,
 }
 
 /// What a preprocessor conditional does to the lines under it.
 #[derive(Clone)]
 enum Branch {
-    Taken,
-    Skipped,
+    /// Kept: the directive and its line (for an `#else` that follows).
+    Taken(String, usize),
+    /// Left out, and why.
+    Skipped(std::rc::Rc<str>),
     /// Cannot tell: the condition's text.
     Unknown(String),
-    /// An `#else` or `#elif` after a taken branch.
-    Done,
+    /// An `#else` or `#elif` after a taken branch, and why it is left out.
+    Done(std::rc::Rc<str>),
+}
+
+impl Branch {
+    /// Why the lines under this branch are left out, if they are.
+    fn removed(&self) -> Option<&std::rc::Rc<str>> {
+        match self {
+            Branch::Skipped(why) | Branch::Done(why) => Some(why),
+            _ => None,
+        }
+    }
 }
 
 struct Macro {
     name: String,
     body: Vec<Tok>,
+    /// Where it is defined.
+    line: usize,
 }
 
-/// Tokens of `text` with comments and preprocessor lines removed, skipped branches left out,
-/// and object-like macros expanded.
+/// Tokens of `text` with comments and preprocessor lines removed and object-like macros
+/// expanded; tokens of branches the preprocessor leaves out come unexpanded, marked `removed`.
 pub(super) fn lex(text: &str, function_macros: &mut Vec<String>) -> Vec<Tok> {
     let b = text.as_bytes();
     let mut out = Vec::new();
@@ -87,9 +103,8 @@ pub(super) fn lex(text: &str, function_macros: &mut Vec<String>) -> Vec<Tok> {
             continue;
         }
         line_start = false;
-        let live = !stack
-            .iter()
-            .any(|s| matches!(s, Branch::Skipped | Branch::Done));
+        // The outermost branch that leaves these lines out says why.
+        let removed = stack.iter().find_map(|s| s.removed().cloned());
         let cond = stack.iter().rev().find_map(|s| match s {
             Branch::Unknown(c) => Some(c.clone()),
             _ => None,
@@ -122,15 +137,19 @@ pub(super) fn lex(text: &str, function_macros: &mut Vec<String>) -> Vec<Tok> {
             }
             (Kind::Other, j)
         };
+        let live = removed.is_none();
         let tok = Tok {
             kind,
             text: String::from_utf8_lossy(&b[i..end]).into_owned(),
             line,
             cond,
+            removed,
         };
         i = end;
         if live {
             expand(tok, &macros, 0, &mut out);
+        } else {
+            out.push(tok);
         }
     }
     out
@@ -170,38 +189,57 @@ fn directive_(
     } else {
         rest.trim()
     };
-    let skipping = stack
-        .iter()
-        .any(|s| matches!(s, Branch::Skipped | Branch::Done));
-    let defined = |macros: &Vec<Macro>, n: &str| macros.iter().any(|m| m.name == n);
+    let outer = stack.iter().find_map(|s| s.removed().cloned());
+    let skipping = outer.is_some();
+    let defined = |macros: &Vec<Macro>, n: &str| macros.iter().rev().find(|m| m.name == n).map(|m| m.line);
+    let why = |text: String| -> std::rc::Rc<str> { text.into() };
     match word {
         "if" | "ifdef" | "ifndef" => {
             let name = rest.split_whitespace().next().unwrap_or("");
-            let branch = if skipping {
-                Branch::Skipped
-            } else {
-                match (word, rest.trim()) {
-                    ("if", "0") => Branch::Skipped,
-                    ("if", "1") => Branch::Taken,
-                    ("ifdef", _) if defined(macros, name) => Branch::Taken,
+            let this = format!("#{word} {}", rest.trim());
+            let branch = match outer {
+                Some(o) => Branch::Skipped(o),
+                None => match (word, rest.trim()) {
+                    ("if", "0") => Branch::Skipped(why(format!(
+                        "`#if 0` at line {line} leaves out what follows"
+                    ))),
+                    ("if", "1") => Branch::Taken(this, line),
+                    ("ifdef", _) if defined(macros, name).is_some() => Branch::Taken(this, line),
                     // Not defined in this file: assumed not defined by the build either (an
                     // include guard, typically).
-                    ("ifndef", _) if !defined(macros, name) => Branch::Taken,
-                    ("ifndef", _) => Branch::Skipped,
-                    _ => Branch::Unknown(format!("#{word} {}", rest.trim())),
-                }
+                    ("ifndef", _) => match defined(macros, name) {
+                        None => Branch::Taken(this, line),
+                        Some(at) => Branch::Skipped(why(format!(
+                            "`{this}` at line {line} leaves it out: `{name}` is defined at line {at}"
+                        ))),
+                    },
+                    _ => Branch::Unknown(this),
+                },
             };
             stack.push(branch);
         }
         "else" | "elif" => {
+            let this = format!("#{word} {}", rest.trim()).trim_end().to_owned();
+            // An `#else` inside a region left out stays left out, for the outer reason.
+            let outer = stack
+                .iter()
+                .rev()
+                .skip(1)
+                .find_map(|s| s.removed().cloned());
             if let Some(top) = stack.last_mut() {
-                *top = match (&*top, word) {
-                    (Branch::Taken | Branch::Done, _) => Branch::Done,
-                    (Branch::Skipped, "else") => Branch::Taken,
-                    (Branch::Skipped, _) if rest.trim() == "1" => Branch::Taken,
-                    (Branch::Skipped, _) if rest.trim() == "0" => Branch::Skipped,
-                    (Branch::Skipped, _) => Branch::Unknown(format!("#elif {}", rest.trim())),
-                    (Branch::Unknown(c), _) => Branch::Unknown(format!("{c} (#{word})")),
+                *top = match (&*top, outer) {
+                    (_, Some(o)) => Branch::Skipped(o),
+                    (Branch::Taken(t, at), None) => Branch::Done(why(format!(
+                        "`{this}` at line {line} leaves it out: the branch of `{t}` at line {at} is the one kept"
+                    ))),
+                    (Branch::Done(w), None) => Branch::Done(w.clone()),
+                    (Branch::Skipped(_), None) if word == "else" => Branch::Taken(this, line),
+                    (Branch::Skipped(_), None) if rest.trim() == "1" => Branch::Taken(this, line),
+                    (Branch::Skipped(_), None) if rest.trim() == "0" => Branch::Skipped(why(format!(
+                        "`#elif 0` at line {line} leaves out what follows"
+                    ))),
+                    (Branch::Skipped(_), None) => Branch::Unknown(this),
+                    (Branch::Unknown(c), None) => Branch::Unknown(format!("{c} (#{word})")),
                 };
             }
         }
@@ -225,7 +263,7 @@ fn directive_(
                     .into_iter()
                     .map(|t| Tok { line, ..t })
                     .collect();
-                macros.push(Macro { name, body });
+                macros.push(Macro { name, body, line });
             }
         }
         "undef" if !skipping => {

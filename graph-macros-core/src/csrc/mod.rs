@@ -16,6 +16,9 @@ use lex::{lex, Kind, Tok};
 #[derive(Debug, Default)]
 pub struct Source {
     pub kernels: Vec<CKernel>,
+    /// Kernels the preprocessor leaves out (`#if 0`, an `#ifndef` of a macro the file
+    /// defines, ...), each with why.
+    pub removed: Vec<(CKernel, String)>,
     /// Function-like macros the file defines (not expanded).
     pub function_macros: Vec<String>,
 }
@@ -76,9 +79,23 @@ pub enum CType {
 pub fn parse(text: &str) -> Source {
     let mut function_macros = Vec::new();
     let toks = lex(text, &mut function_macros);
-    let kernels = scan(&toks);
+    let (live, gone): (Vec<Tok>, Vec<Tok>) = toks.into_iter().partition(|t| t.removed.is_none());
+    let kernels = scan(&live);
+    // Kernels of the branches left out, each with the reason its first token carries.
+    let mut removed = Vec::new();
+    let mut start = 0;
+    while start < gone.len() {
+        let why = gone[start].removed.clone();
+        let end = start + gone[start..].iter().take_while(|t| t.removed == why).count();
+        for k in scan(&gone[start..end]) {
+            let why = why.as_deref().unwrap_or_default().to_owned();
+            removed.push((k, why));
+        }
+        start = end;
+    }
     Source {
         kernels,
+        removed,
         function_macros,
     }
 }

@@ -129,6 +129,16 @@ pub(super) fn kernel_params(
     errors: &mut Errors,
 ) -> Option<Vec<(Ident, ParamTy)>> {
     let Some(c) = file.src.kernels.iter().find(|k| *name == k.name) else {
+        if let Some((k, why)) = file.src.removed.iter().find(|(k, _)| *name == k.name) {
+            errors.at(
+                name.span(),
+                format!(
+                    "kernel `{name}` is declared in `{}` at line {}, but the preprocessor removes it: {why}; the module built from that file has no kernel `{name}`, so change the directive (or the macro it tests), or move the kernel out of it",
+                    file.shown, k.line
+                ),
+            );
+            return None;
+        }
         let names: Vec<&str> = file.src.kernels.iter().map(|k| k.name.as_str()).collect();
         let hint = match closest(&name.to_string(), names.iter().copied()) {
             Some(m) => {
