@@ -10,6 +10,90 @@ use syn::{Expr, Ident};
 
 use crate::model::{Cond, Errors, Input, InputKind, Kernel, Uses, Value};
 
+/// `KernelMut` setters a kernel node's view reaches through `Deref` (`set_grid`, ...): a kernel
+/// parameter's setter may not hide them.
+pub const VIEW_SETTERS: &[&str] = &[
+    "args",
+    "arg",
+    "launch",
+    "grid",
+    "block",
+    "shared_mem",
+    "enabled",
+    "",
+];
+
+/// The Rust names of kernel parameters taken from C (`c[i]`: the C name, if any): the
+/// snake_case of the C name (`N` is `n`, `ldA` is `ld_a`); parameter `i` without a usable name is
+/// `p{i}`; a name that is a Rust keyword, hides a view setter (`grid`, `block`, ...) or repeats an
+/// earlier parameter's gets `_{i}` (`grid_3`). Setters are `set_` and the name.
+pub fn rust_param_names(c: &[Option<&str>]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(c.len());
+    for (i, name) in c.iter().enumerate() {
+        let usable = name.filter(|n| {
+            n.chars()
+                .next()
+                .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+                && n.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+        });
+        let mut n = match usable {
+            Some(n) => snake_case(n),
+            None => format!("p{i}"),
+        };
+        let clash = |n: &str, out: &[String]| {
+            syn::parse_str::<Ident>(n).is_err()
+                || VIEW_SETTERS.contains(&n)
+                || out.iter().any(|o| o == n)
+        };
+        if clash(&n, &out) {
+            n = format!("{n}_{i}");
+            while clash(&n, &out) {
+                n.push('_');
+            }
+        }
+        out.push(n);
+    }
+    out
+}
+
+/// `name` in snake_case, as Rust names methods: `numRows` is `num_rows`, `N` is `n`, `ldA` is
+/// `ld_a`, `HTTPCode` is `http_code`.
+pub fn snake_case(name: &str) -> String {
+    let c: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &ch) in c.iter().enumerate() {
+        if ch.is_ascii_uppercase() {
+            let prev = i.checked_sub(1).map(|j| c[j]);
+            let next = c.get(i + 1);
+            let boundary = match prev {
+                Some(p) if p.is_ascii_lowercase() || p.is_ascii_digit() => true,
+                Some(p) if p.is_ascii_uppercase() => next.is_some_and(|n| n.is_ascii_lowercase()),
+                _ => false,
+            };
+            if boundary && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.push(ch.to_ascii_lowercase());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// `name` in UpperCamelCase, as Rust names types: `scale_rows` is `ScaleRows`.
+pub fn camel_case(name: &str) -> String {
+    name.split('_')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let mut cs = p.chars();
+            cs.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + cs.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
 /// The primitive scalar type `ty` names (`f32`, `u32`, ...), as written; `None` for any other
 /// type (a struct, an alias), whose comparisons are left to the compiler.
 pub fn primitive(ty: &syn::Type) -> Option<String> {

@@ -416,3 +416,27 @@ fn every_misuse_of_the_ui_suite_is_reported_at_a_token() {
         files.len()
     );
 }
+
+#[test]
+fn c_parameter_names_become_snake_case_setters_by_the_documented_rule() {
+    use cuda_graph_macros_core::lower::{rust_param_names, snake_case};
+    assert_eq!(snake_case("numRows"), "num_rows");
+    assert_eq!(snake_case("N"), "n");
+    assert_eq!(snake_case("ldA"), "ld_a");
+    assert_eq!(snake_case("HTTPCode"), "http_code");
+    assert_eq!(snake_case("already_snake"), "already_snake");
+    assert_eq!(snake_case("x2Y"), "x2_y");
+    let names = rust_param_names(&[
+        Some("A"),
+        Some("grid"),
+        None,
+        Some("type"),
+        Some("a"),
+        Some("block"),
+        Some("self"),
+    ]);
+    assert_eq!(
+        names,
+        ["a", "grid_1", "p2", "type_3", "a_4", "block_5", "self_6"]
+    );
+}

@@ -191,7 +191,8 @@ fn directive_(
     };
     let outer = stack.iter().find_map(|s| s.removed().cloned());
     let skipping = outer.is_some();
-    let defined = |macros: &Vec<Macro>, n: &str| macros.iter().rev().find(|m| m.name == n).map(|m| m.line);
+    let defined =
+        |macros: &Vec<Macro>, n: &str| macros.iter().rev().find(|m| m.name == n).map(|m| m.line);
     let why = |text: String| -> std::rc::Rc<str> { text.into() };
     match word {
         "if" | "ifdef" | "ifndef" => {

@@ -86,7 +86,11 @@ pub fn parse(text: &str) -> Source {
     let mut start = 0;
     while start < gone.len() {
         let why = gone[start].removed.clone();
-        let end = start + gone[start..].iter().take_while(|t| t.removed == why).count();
+        let end = start
+            + gone[start..]
+                .iter()
+                .take_while(|t| t.removed == why)
+                .count();
         for k in scan(&gone[start..end]) {
             let why = why.as_deref().unwrap_or_default().to_owned();
             removed.push((k, why));

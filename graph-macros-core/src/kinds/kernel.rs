@@ -7,7 +7,7 @@ use syn::{Expr, Ident};
 
 use crate::ast::{self, ParamTy};
 use crate::gen::{rt, Cx};
-use crate::lower::{hint, primitive, Lower};
+use crate::lower::{camel_case, hint, primitive, snake_case, Lower};
 use crate::model::{Arg, Graph, InputKind, Launch, Uses, Value};
 
 /// Checks a launch against the kernel's declaration: the kernel exists, the argument count
@@ -396,7 +396,11 @@ pub(crate) fn kernel_views(cx: &Cx<'_>, exec: &Ident) -> TokenStream {
         if g.hidden.contains(&format!("node:{}", n.name)) {
             continue;
         }
-        let view = format_ident!("__CgView{}", l.kernel);
+        let view = format_ident!(
+            "__CgView{}{}",
+            l.kernel,
+            camel_case(&g.kernels[l.kernel].name.to_string())
+        );
         let a = args_ty(g, l.kernel);
         if !declared.contains(&l.kernel) {
             declared.push(l.kernel);
@@ -405,7 +409,7 @@ pub(crate) fn kernel_views(cx: &Cx<'_>, exec: &Ident) -> TokenStream {
                 .iter()
                 .enumerate()
                 .map(|(i, (p, t))| {
-                    let set = format_ident!("set_{}", p);
+                    let set = format_ident!("set_{}", snake_case(&p.to_string()), span = p.span());
                     let ty = arg_ty(t);
                     let doc = format!("Sets kernel parameter `{p}` of this node only.");
                     quote! {

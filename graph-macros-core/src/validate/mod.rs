@@ -19,7 +19,7 @@ use proc_macro2::Span;
 use syn::Ident;
 
 use crate::ast::{self, GraphDef, Item};
-use crate::lower::{KnownGraph, Lower};
+use crate::lower::{snake_case, KnownGraph, Lower, VIEW_SETTERS};
 use crate::model::{Buffer, Cond, Errors, Graph, Input, InputKind, Kernel};
 
 /// Method names the expansion puts on `NameExec` besides those made from the user's names.
@@ -32,19 +32,6 @@ const FIXED_METHODS: &[&str] = &[
     "handles",
     "into_inner",
     "temporary_bytes",
-];
-
-/// `KernelMut` setters a per-node view reaches through `Deref`; kernel parameters may not
-/// shadow them.
-const KERNEL_SETTERS: &[&str] = &[
-    "args",
-    "arg",
-    "launch",
-    "grid",
-    "block",
-    "shared_mem",
-    "enabled",
-    "",
 ];
 
 /// Checks every graph of a macro call. Graphs with errors are still returned (with the faulty
@@ -321,31 +308,37 @@ fn check_kernel_decl(
         );
         return;
     }
-    let mut seen: Vec<&Ident> = Vec::new();
+    let before = errors.len();
+    let mut seen: Vec<(&Ident, String)> = Vec::new();
     for (pname, _) in &params {
-        if seen.contains(&pname) {
-            errors.at(
-                pname.span(),
-                format!("the parameter `{pname}` is declared twice"),
-            );
+        let n = snake_case(&pname.to_string());
+        if let Some((first, _)) = seen.iter().find(|(_, s)| *s == n) {
+            let msg = if *first == pname {
+                format!("the parameter `{pname}` is declared twice")
+            } else {
+                format!("parameters `{first}` and `{pname}` would both give the setter `set_{n}`; rename one")
+            };
+            errors.at(pname.span(), msg);
         }
-        seen.push(pname);
-        let n = pname.to_string();
-        if KERNEL_SETTERS.contains(&n.as_str()) {
+        seen.push((pname, n.clone()));
+        if VIEW_SETTERS.contains(&n.as_str()) {
             errors.at(
                 pname.span(),
                 format!(
-                    "a kernel parameter named `{n}` would give a setter `set_{n}` that hides the node view's own `set_{n}`; rename the parameter"
+                    "a kernel parameter named `{pname}` would give a setter `set_{n}` that hides the node view's own `set_{n}`; rename the parameter"
                 ),
             );
         }
     }
+    // A declaration with an error (reported) is kept, so nodes launching it are not told it
+    // is unknown, but they are left out: their setters would repeat the error.
+    let broken = errors.len() > before;
     kernels.push(Kernel {
         name,
         params,
-        used: false,
+        used: broken,
         source,
-        broken: false,
+        broken,
     });
 }
 

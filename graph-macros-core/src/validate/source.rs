@@ -12,7 +12,7 @@ use syn::{Ident, LitStr, Type};
 
 use crate::ast::{KernelParam, ParamTy};
 use crate::csrc::{self, CKernel, CType, Linkage};
-use crate::lower::{closest, primitive};
+use crate::lower::{closest, primitive, rust_param_names};
 use crate::model::Errors;
 
 /// Where relative paths are looked up: the crate's manifest directory first, then the
@@ -319,12 +319,13 @@ fn derive(
     let span = name.span();
     let mut out = Vec::new();
     let mut ok = true;
-    for (i, cp) in c.params.iter().enumerate() {
-        let pname = cp
-            .name
-            .as_deref()
-            .filter(|n| syn::parse_str::<Ident>(n).is_ok())
-            .map_or_else(|| format!("p{i}"), str::to_owned);
+    let names = rust_param_names(
+        &c.params
+            .iter()
+            .map(|p| p.name.as_deref())
+            .collect::<Vec<_>>(),
+    );
+    for ((i, cp), pname) in c.params.iter().enumerate().zip(names) {
         let ty = |t: &str| -> Type {
             let mut ty: Type = syn::parse_str(t).expect("a Rust primitive type");
             set_span(&mut ty, span);

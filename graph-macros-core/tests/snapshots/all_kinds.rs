@@ -348,7 +348,7 @@ const _: () = {
             }
         }
     }
-    pub struct __CgView0<'v, 'a>(
+    pub struct __CgView0Fill<'v, 'a>(
         ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -356,7 +356,7 @@ const _: () = {
             ::cuda_graph::__private::OnExec,
         >,
     );
-    impl<'v, 'a> ::core::ops::Deref for __CgView0<'v, 'a> {
+    impl<'v, 'a> ::core::ops::Deref for __CgView0Fill<'v, 'a> {
         type Target = ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -367,12 +367,12 @@ const _: () = {
             &self.0
         }
     }
-    impl<'v, 'a> ::core::ops::DerefMut for __CgView0<'v, 'a> {
+    impl<'v, 'a> ::core::ops::DerefMut for __CgView0Fill<'v, 'a> {
         fn deref_mut(&mut self) -> &mut Self::Target {
             &mut self.0
         }
     }
-    impl<'v, 'a> __CgView0<'v, 'a> {
+    impl<'v, 'a> __CgView0Fill<'v, 'a> {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
@@ -393,11 +393,11 @@ const _: () = {
         pub fn f(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView0<'_, 'a>,
+            __CgView0Fill<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView0(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
+                __CgView0Fill(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
             )
         }
     }
@@ -1049,7 +1049,7 @@ const _: () = {
             }
         }
     }
-    pub struct __CgView0<'v, 'a>(
+    pub struct __CgView0Fill<'v, 'a>(
         ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -1057,7 +1057,7 @@ const _: () = {
             ::cuda_graph::__private::OnExec,
         >,
     );
-    impl<'v, 'a> ::core::ops::Deref for __CgView0<'v, 'a> {
+    impl<'v, 'a> ::core::ops::Deref for __CgView0Fill<'v, 'a> {
         type Target = ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -1068,12 +1068,12 @@ const _: () = {
             &self.0
         }
     }
-    impl<'v, 'a> ::core::ops::DerefMut for __CgView0<'v, 'a> {
+    impl<'v, 'a> ::core::ops::DerefMut for __CgView0Fill<'v, 'a> {
         fn deref_mut(&mut self) -> &mut Self::Target {
             &mut self.0
         }
     }
-    impl<'v, 'a> __CgView0<'v, 'a> {
+    impl<'v, 'a> __CgView0Fill<'v, 'a> {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
@@ -1094,11 +1094,11 @@ const _: () = {
         pub fn first(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView0<'_, 'a>,
+            __CgView0Fill<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView0(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
+                __CgView0Fill(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
             )
         }
     }

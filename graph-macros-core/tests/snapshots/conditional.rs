@@ -1006,7 +1006,7 @@ const _: () = {
             }
         }
     }
-    pub struct __CgView2<'v, 'a>(
+    pub struct __CgView2Fill<'v, 'a>(
         ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -1014,7 +1014,7 @@ const _: () = {
             ::cuda_graph::__private::OnExec,
         >,
     );
-    impl<'v, 'a> ::core::ops::Deref for __CgView2<'v, 'a> {
+    impl<'v, 'a> ::core::ops::Deref for __CgView2Fill<'v, 'a> {
         type Target = ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -1025,12 +1025,12 @@ const _: () = {
             &self.0
         }
     }
-    impl<'v, 'a> ::core::ops::DerefMut for __CgView2<'v, 'a> {
+    impl<'v, 'a> ::core::ops::DerefMut for __CgView2Fill<'v, 'a> {
         fn deref_mut(&mut self) -> &mut Self::Target {
             &mut self.0
         }
     }
-    impl<'v, 'a> __CgView2<'v, 'a> {
+    impl<'v, 'a> __CgView2Fill<'v, 'a> {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
@@ -1051,15 +1051,15 @@ const _: () = {
         pub fn init(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView2<'_, 'a>,
+            __CgView2Fill<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView2(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
+                __CgView2Fill(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
             )
         }
     }
-    pub struct __CgView0<'v, 'a>(
+    pub struct __CgView0Step<'v, 'a>(
         ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -1067,7 +1067,7 @@ const _: () = {
             ::cuda_graph::__private::OnExec,
         >,
     );
-    impl<'v, 'a> ::core::ops::Deref for __CgView0<'v, 'a> {
+    impl<'v, 'a> ::core::ops::Deref for __CgView0Step<'v, 'a> {
         type Target = ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -1078,12 +1078,12 @@ const _: () = {
             &self.0
         }
     }
-    impl<'v, 'a> ::core::ops::DerefMut for __CgView0<'v, 'a> {
+    impl<'v, 'a> ::core::ops::DerefMut for __CgView0Step<'v, 'a> {
         fn deref_mut(&mut self) -> &mut Self::Target {
             &mut self.0
         }
     }
-    impl<'v, 'a> __CgView0<'v, 'a> {
+    impl<'v, 'a> __CgView0Step<'v, 'a> {
         ///Sets kernel parameter `count` of this node only.
         pub fn set_count(
             &mut self,
@@ -1111,15 +1111,15 @@ const _: () = {
         pub fn up(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView0<'_, 'a>,
+            __CgView0Step<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView0(self.__cg_exec.node(self.__cg.nodes.n2[0])?),
+                __CgView0Step(self.__cg_exec.node(self.__cg.nodes.n2[0])?),
             )
         }
     }
-    pub struct __CgView1<'v, 'a>(
+    pub struct __CgView1Decide<'v, 'a>(
         ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -1127,7 +1127,7 @@ const _: () = {
             ::cuda_graph::__private::OnExec,
         >,
     );
-    impl<'v, 'a> ::core::ops::Deref for __CgView1<'v, 'a> {
+    impl<'v, 'a> ::core::ops::Deref for __CgView1Decide<'v, 'a> {
         type Target = ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -1138,12 +1138,12 @@ const _: () = {
             &self.0
         }
     }
-    impl<'v, 'a> ::core::ops::DerefMut for __CgView1<'v, 'a> {
+    impl<'v, 'a> ::core::ops::DerefMut for __CgView1Decide<'v, 'a> {
         fn deref_mut(&mut self) -> &mut Self::Target {
             &mut self.0
         }
     }
-    impl<'v, 'a> __CgView1<'v, 'a> {
+    impl<'v, 'a> __CgView1Decide<'v, 'a> {
         ///Sets kernel parameter `v` of this node only.
         pub fn set_v(
             &mut self,
@@ -1164,11 +1164,11 @@ const _: () = {
         pub fn test(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView1<'_, 'a>,
+            __CgView1Decide<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView1(self.__cg_exec.node(self.__cg.nodes.n3[0])?),
+                __CgView1Decide(self.__cg_exec.node(self.__cg.nodes.n3[0])?),
             )
         }
     }
@@ -1177,11 +1177,11 @@ const _: () = {
         pub fn mark(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView2<'_, 'a>,
+            __CgView2Fill<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView2(self.__cg_exec.node(self.__cg.nodes.n0[1])?),
+                __CgView2Fill(self.__cg_exec.node(self.__cg.nodes.n0[1])?),
             )
         }
     }
@@ -1190,11 +1190,11 @@ const _: () = {
         pub fn choose(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView1<'_, 'a>,
+            __CgView1Decide<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView1(self.__cg_exec.node(self.__cg.nodes.n3[1])?),
+                __CgView1Decide(self.__cg_exec.node(self.__cg.nodes.n3[1])?),
             )
         }
     }
@@ -1203,11 +1203,11 @@ const _: () = {
         pub fn a(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView2<'_, 'a>,
+            __CgView2Fill<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView2(self.__cg_exec.node(self.__cg.nodes.n0[2])?),
+                __CgView2Fill(self.__cg_exec.node(self.__cg.nodes.n0[2])?),
             )
         }
     }
@@ -1216,11 +1216,11 @@ const _: () = {
         pub fn b(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView2<'_, 'a>,
+            __CgView2Fill<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView2(self.__cg_exec.node(self.__cg.nodes.n0[3])?),
+                __CgView2Fill(self.__cg_exec.node(self.__cg.nodes.n0[3])?),
             )
         }
     }
@@ -1229,11 +1229,11 @@ const _: () = {
         pub fn sel(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView1<'_, 'a>,
+            __CgView1Decide<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView1(self.__cg_exec.node(self.__cg.nodes.n3[2])?),
+                __CgView1Decide(self.__cg_exec.node(self.__cg.nodes.n3[2])?),
             )
         }
     }
@@ -1242,11 +1242,11 @@ const _: () = {
         pub fn c0(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView2<'_, 'a>,
+            __CgView2Fill<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView2(self.__cg_exec.node(self.__cg.nodes.n0[4])?),
+                __CgView2Fill(self.__cg_exec.node(self.__cg.nodes.n0[4])?),
             )
         }
     }
@@ -1255,11 +1255,11 @@ const _: () = {
         pub fn c1(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView2<'_, 'a>,
+            __CgView2Fill<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView2(self.__cg_exec.node(self.__cg.nodes.n0[5])?),
+                __CgView2Fill(self.__cg_exec.node(self.__cg.nodes.n0[5])?),
             )
         }
     }

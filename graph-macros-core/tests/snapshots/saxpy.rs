@@ -683,7 +683,7 @@ const _: () = {
             }
         }
     }
-    pub struct __CgView0<'v, 'a>(
+    pub struct __CgView0Saxpy<'v, 'a>(
         ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -696,7 +696,7 @@ const _: () = {
             ::cuda_graph::__private::OnExec,
         >,
     );
-    impl<'v, 'a> ::core::ops::Deref for __CgView0<'v, 'a> {
+    impl<'v, 'a> ::core::ops::Deref for __CgView0Saxpy<'v, 'a> {
         type Target = ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -712,12 +712,12 @@ const _: () = {
             &self.0
         }
     }
-    impl<'v, 'a> ::core::ops::DerefMut for __CgView0<'v, 'a> {
+    impl<'v, 'a> ::core::ops::DerefMut for __CgView0Saxpy<'v, 'a> {
         fn deref_mut(&mut self) -> &mut Self::Target {
             &mut self.0
         }
     }
-    impl<'v, 'a> __CgView0<'v, 'a> {
+    impl<'v, 'a> __CgView0Saxpy<'v, 'a> {
         ///Sets kernel parameter `a` of this node only.
         pub fn set_a(
             &mut self,
@@ -752,15 +752,15 @@ const _: () = {
         pub fn step(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView0<'_, 'a>,
+            __CgView0Saxpy<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView0(self.__cg_exec.node(self.__cg.nodes.n1[0])?),
+                __CgView0Saxpy(self.__cg_exec.node(self.__cg.nodes.n1[0])?),
             )
         }
     }
-    pub struct __CgView1<'v, 'a>(
+    pub struct __CgView1Sum<'v, 'a>(
         ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -772,7 +772,7 @@ const _: () = {
             ::cuda_graph::__private::OnExec,
         >,
     );
-    impl<'v, 'a> ::core::ops::Deref for __CgView1<'v, 'a> {
+    impl<'v, 'a> ::core::ops::Deref for __CgView1Sum<'v, 'a> {
         type Target = ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -787,12 +787,12 @@ const _: () = {
             &self.0
         }
     }
-    impl<'v, 'a> ::core::ops::DerefMut for __CgView1<'v, 'a> {
+    impl<'v, 'a> ::core::ops::DerefMut for __CgView1Sum<'v, 'a> {
         fn deref_mut(&mut self) -> &mut Self::Target {
             &mut self.0
         }
     }
-    impl<'v, 'a> __CgView1<'v, 'a> {
+    impl<'v, 'a> __CgView1Sum<'v, 'a> {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
@@ -820,11 +820,11 @@ const _: () = {
         pub fn reduce(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView1<'_, 'a>,
+            __CgView1Sum<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView1(self.__cg_exec.node(self.__cg.nodes.n2[0])?),
+                __CgView1Sum(self.__cg_exec.node(self.__cg.nodes.n2[0])?),
             )
         }
     }

@@ -509,7 +509,7 @@ const _: () = {
             }
         }
     }
-    pub struct __CgView0<'v, 'a>(
+    pub struct __CgView0Scale<'v, 'a>(
         ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -517,7 +517,7 @@ const _: () = {
             ::cuda_graph::__private::OnExec,
         >,
     );
-    impl<'v, 'a> ::core::ops::Deref for __CgView0<'v, 'a> {
+    impl<'v, 'a> ::core::ops::Deref for __CgView0Scale<'v, 'a> {
         type Target = ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -528,12 +528,12 @@ const _: () = {
             &self.0
         }
     }
-    impl<'v, 'a> ::core::ops::DerefMut for __CgView0<'v, 'a> {
+    impl<'v, 'a> ::core::ops::DerefMut for __CgView0Scale<'v, 'a> {
         fn deref_mut(&mut self) -> &mut Self::Target {
             &mut self.0
         }
     }
-    impl<'v, 'a> __CgView0<'v, 'a> {
+    impl<'v, 'a> __CgView0Scale<'v, 'a> {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
@@ -561,11 +561,11 @@ const _: () = {
         pub fn s0(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView0<'_, 'a>,
+            __CgView0Scale<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView0(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
+                __CgView0Scale(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
             )
         }
     }
@@ -574,11 +574,11 @@ const _: () = {
         pub fn s1(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView0<'_, 'a>,
+            __CgView0Scale<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView0(self.__cg_exec.node(self.__cg.nodes.n0[1])?),
+                __CgView0Scale(self.__cg_exec.node(self.__cg.nodes.n0[1])?),
             )
         }
     }
@@ -587,11 +587,11 @@ const _: () = {
         pub fn s2(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView0<'_, 'a>,
+            __CgView0Scale<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView0(self.__cg_exec.node(self.__cg.nodes.n0[2])?),
+                __CgView0Scale(self.__cg_exec.node(self.__cg.nodes.n0[2])?),
             )
         }
     }
@@ -600,11 +600,11 @@ const _: () = {
         pub fn s3(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView0<'_, 'a>,
+            __CgView0Scale<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView0(self.__cg_exec.node(self.__cg.nodes.n0[3])?),
+                __CgView0Scale(self.__cg_exec.node(self.__cg.nodes.n0[3])?),
             )
         }
     }

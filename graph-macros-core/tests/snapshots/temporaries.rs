@@ -630,7 +630,7 @@ const _: () = {
             }
         }
     }
-    pub struct __CgView0<'v, 'a>(
+    pub struct __CgView0Fill<'v, 'a>(
         ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -638,7 +638,7 @@ const _: () = {
             ::cuda_graph::__private::OnExec,
         >,
     );
-    impl<'v, 'a> ::core::ops::Deref for __CgView0<'v, 'a> {
+    impl<'v, 'a> ::core::ops::Deref for __CgView0Fill<'v, 'a> {
         type Target = ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -649,12 +649,12 @@ const _: () = {
             &self.0
         }
     }
-    impl<'v, 'a> ::core::ops::DerefMut for __CgView0<'v, 'a> {
+    impl<'v, 'a> ::core::ops::DerefMut for __CgView0Fill<'v, 'a> {
         fn deref_mut(&mut self) -> &mut Self::Target {
             &mut self.0
         }
     }
-    impl<'v, 'a> __CgView0<'v, 'a> {
+    impl<'v, 'a> __CgView0Fill<'v, 'a> {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
@@ -675,11 +675,11 @@ const _: () = {
         pub fn ft(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView0<'_, 'a>,
+            __CgView0Fill<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView0(self.__cg_exec.node(self.__cg.nodes.n1[0])?),
+                __CgView0Fill(self.__cg_exec.node(self.__cg.nodes.n1[0])?),
             )
         }
     }
@@ -688,15 +688,15 @@ const _: () = {
         pub fn fu(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView0<'_, 'a>,
+            __CgView0Fill<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView0(self.__cg_exec.node(self.__cg.nodes.n1[1])?),
+                __CgView0Fill(self.__cg_exec.node(self.__cg.nodes.n1[1])?),
             )
         }
     }
-    pub struct __CgView1<'v, 'a>(
+    pub struct __CgView1Mix<'v, 'a>(
         ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -709,7 +709,7 @@ const _: () = {
             ::cuda_graph::__private::OnExec,
         >,
     );
-    impl<'v, 'a> ::core::ops::Deref for __CgView1<'v, 'a> {
+    impl<'v, 'a> ::core::ops::Deref for __CgView1Mix<'v, 'a> {
         type Target = ::cuda_graph::__private::KernelMut<
             'v,
             'a,
@@ -725,12 +725,12 @@ const _: () = {
             &self.0
         }
     }
-    impl<'v, 'a> ::core::ops::DerefMut for __CgView1<'v, 'a> {
+    impl<'v, 'a> ::core::ops::DerefMut for __CgView1Mix<'v, 'a> {
         fn deref_mut(&mut self) -> &mut Self::Target {
             &mut self.0
         }
     }
-    impl<'v, 'a> __CgView1<'v, 'a> {
+    impl<'v, 'a> __CgView1Mix<'v, 'a> {
         ///Sets kernel parameter `a` of this node only.
         pub fn set_a(
             &mut self,
@@ -765,11 +765,11 @@ const _: () = {
         pub fn m(
             &mut self,
         ) -> ::core::result::Result<
-            __CgView1<'_, 'a>,
+            __CgView1Mix<'_, 'a>,
             ::cuda_graph::__private::EditError,
         > {
             ::core::result::Result::Ok(
-                __CgView1(self.__cg_exec.node(self.__cg.nodes.n2[0])?),
+                __CgView1Mix(self.__cg_exec.node(self.__cg.nodes.n2[0])?),
             )
         }
     }
