@@ -218,7 +218,8 @@ impl Lower<'_> {
     ) -> Option<usize> {
         let Some(i) = self.find(id) else {
             let names = self.names(|k| matches!(k, InputKind::Buffer(_)));
-            self.errors.at(
+            self.errors.once(
+                format!("no-buffer:{id}"),
                 id.span(),
                 format!(
                     "no buffer named `{id}` is declared{}",
@@ -244,7 +245,8 @@ impl Lower<'_> {
         }
         if writable && !b.mutable {
             let kw = if b.host { "host_buffer" } else { "buffer" };
-            self.errors.at(
+            self.errors.once(
+                format!("read-only:{id}"),
                 id.span(),
                 format!(
                     "{what} writes `{id}`, which is read-only; declare it `{kw} mut {id}: ...;`"
@@ -292,7 +294,8 @@ impl Lower<'_> {
                 None => {
                     let params = self.names(|k| matches!(k, InputKind::Param(_)));
                     let fallback = format!("; declare it with `param {name}: ...;`");
-                    self.errors.at(
+                    self.errors.once(
+                        format!("unknown:{name}"),
                         id.span(),
                         format!(
                             "unknown param `{name}` in {what}{}",

@@ -12,9 +12,17 @@ pub use crate::ast::{CondOp, ParamTy};
 
 /// Errors, collected: every check adds to it, and nothing is reported until all checks ran.
 #[derive(Default)]
-pub struct Errors(Vec<syn::Error>);
+pub struct Errors(Vec<syn::Error>, BTreeSet<String>);
 
 impl Errors {
+    /// An error at `span`, unless one with the same `key` (the mistake: `read-only:y`, say) was
+    /// reported: one mistake met at several uses gives one error, at the first.
+    pub fn once(&mut self, key: String, span: Span, msg: impl std::fmt::Display) {
+        if self.1.insert(key) {
+            self.at(span, msg);
+        }
+    }
+
     /// An error at `span`.
     pub fn at(&mut self, span: Span, msg: impl std::fmt::Display) {
         self.0.push(syn::Error::new(span, msg));

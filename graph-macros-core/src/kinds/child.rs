@@ -185,7 +185,7 @@ fn check_passed(cx: &mut Lower<'_>, k: usize, field: &Ident, id: &Ident, i: usiz
     };
     match msg {
         Some(m) => {
-            cx.errors.at(id.span(), m);
+            cx.errors.once(format!("{field}:{id}"), id.span(), m);
             false
         }
         None => true,

@@ -16,7 +16,8 @@ pub(super) fn lower(cx: &mut Lower<'_>, l: ast::Launch, uses: &mut Uses) -> Opti
     let Some(k) = cx.kernels.iter().position(|k| k.name == l.kernel) else {
         let names = cx.kernels.iter().map(|k| k.name.to_string()).collect();
         let fallback = format!("; declare it with `kernel {}(...);`", l.kernel);
-        cx.errors.at(
+        cx.errors.once(
+            format!("no-kernel:{}", l.kernel),
             l.kernel.span(),
             format!(
                 "no kernel named `{}` is declared{}",
@@ -52,23 +53,16 @@ pub(super) fn lower(cx: &mut Lower<'_>, l: ast::Launch, uses: &mut Uses) -> Opti
         cx.errors.at(l.args_span, msg);
         return None;
     }
-    // Per parameter: its name, and `Some((writes, element))` for a slice.
-    let params: Vec<(String, Option<(bool, syn::Type)>)> = decl
+    let params: Vec<(String, ParamTy)> = decl
         .params
         .iter()
-        .map(|(n, t)| {
-            let slice = match t {
-                ParamTy::Slice { mutable, elem, .. } => Some((*mutable, elem.clone())),
-                ParamTy::Scalar(_) => None,
-            };
-            (n.to_string(), slice)
-        })
+        .map(|(n, t)| (n.to_string(), t.clone()))
         .collect();
     let kernel = decl.name.to_string();
     let mut args = Vec::new();
     let mut ok = true;
-    for ((pname, slice), arg) in params.into_iter().zip(l.args) {
-        match lower_arg(cx, uses, &kernel, &pname, slice, arg) {
+    for ((pname, ty), arg) in params.into_iter().zip(l.args) {
+        match lower_arg(cx, uses, &kernel, &pname, ty, arg) {
             Some(a) => args.push(a),
             None => ok = false,
         }
@@ -88,9 +82,14 @@ fn lower_arg(
     uses: &mut Uses,
     kernel: &str,
     pname: &str,
-    slice: Option<(bool, syn::Type)>,
+    ty: ParamTy,
     arg: Expr,
 ) -> Option<Arg> {
+    // `Some((writes, element))` for a slice parameter.
+    let slice = match &ty {
+        ParamTy::Slice { mutable, elem, .. } => Some((*mutable, elem.clone())),
+        ParamTy::Scalar(_) => None,
+    };
     let named: Option<Ident> = match &arg {
         Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
         _ => None,
@@ -119,7 +118,8 @@ fn lower_arg(
         (Some((writes, want)), Some((i, host, mutable, elem))) => {
             let id = named.expect("an input was found by name");
             if host {
-                cx.errors.at(
+                cx.errors.once(
+                    format!("host:{id}"),
                     id.span(),
                     format!(
                         "`{id}` is a host buffer; kernel `{kernel}` takes a device buffer for `{pname}`; copy it to a `buffer` with a `memcpy` node first"
@@ -128,7 +128,8 @@ fn lower_arg(
                 return None;
             }
             if writes && !mutable {
-                cx.errors.at(
+                cx.errors.once(
+                    format!("read-only:{id}"),
                     id.span(),
                     format!(
                         "buffer `{id}` is read-only but kernel `{kernel}` writes its parameter `{pname}`; declare it `buffer mut {id}: ...;`"
@@ -178,7 +179,28 @@ fn lower_arg(
             );
             None
         }
-        (None, None) => cx.value(uses, arg, "kernel arguments").map(Arg::Value),
+        (None, None) => {
+            // A param passed as it is, whose declared type differs from the parameter's: said
+            // once per param, in the declarations' words.
+            if let (ParamTy::Scalar(want), Some(i)) = (&ty, input) {
+                if let InputKind::Param(have) = &cx.inputs[i].kind {
+                    if let (Some(w), Some(h)) = (primitive(want), primitive(have)) {
+                        if w != h {
+                            let id = named.expect("an input was found by name");
+                            cx.errors.once(
+                                format!("type:{id}:{w}"),
+                                id.span(),
+                                format!(
+                                    "kernel `{kernel}` takes `{w}` for `{pname}`, but param `{id}` is `{h}`; declare `param {id}: {w};`, or pass `{id} as {w}`"
+                                ),
+                            );
+                            return None;
+                        }
+                    }
+                }
+            }
+            cx.value(uses, arg, "kernel arguments").map(Arg::Value)
+        }
     }
 }
 
