@@ -80,6 +80,12 @@ pub(super) fn check_initialised(g: &Graph, errors: &mut Errors) {
                         flow.advice(y as usize, temp),
                     )
                 }
+                None if matches!(n.op, NodeOp::Child(_)) => format!(
+                    "temporary `{temp}` is given to child graph node `{}` before any node writes it: the child may read it, and graph-owned memory starts uninitialised; write it in a node ordered before `{}`{}",
+                    n.name,
+                    n.name,
+                    no_writer_hint(g, &reach, t, r)
+                ),
                 None => format!(
                     "temporary `{temp}` is read by `{}` before any node writes it: graph-owned memory starts uninitialised; write it in a node ordered before `{}`{}",
                     n.name,
@@ -95,8 +101,14 @@ pub(super) fn check_initialised(g: &Graph, errors: &mut Errors) {
 /// Why no write is ordered before reader `r` at all: nothing writes `t`, or the writers run
 /// after it, or in another branch, or an edge is missing.
 fn no_writer_hint(g: &Graph, reach: &Reach, t: usize, r: usize) -> String {
-    let Some(w) = (0..g.nodes.len()).find(|&j| g.nodes[j].uses.writes.contains(&t)) else {
-        return "; no node writes it".to_owned();
+    let Some(w) = (0..g.nodes.len()).find(|&j| j != r && g.nodes[j].uses.writes.contains(&t))
+    else {
+        let other = if g.nodes[r].uses.writes.contains(&t) {
+            " other"
+        } else {
+            ""
+        };
+        return format!("; no{other} node writes it");
     };
     let (wn, rn) = (&g.nodes[w].name, &g.nodes[r].name);
     match g.topo.meeting(w as u32, r as u32) {
