@@ -101,8 +101,10 @@ cuda_graph! {
 /// Where the kernels keep the iteration count and the "done" flag in `s`.
 pub const ITERS: usize = 5;
 pub const DONE: usize = 6;
-/// Scalars in `s`.
+/// Scalars at the start of `s`: what the host reads.
 pub const SCALARS: usize = 8;
+/// Elements of `s`: the scalars, then the partial sums of the dot products (`S_LEN` in `cg.cu`).
+pub const S_LEN: usize = SCALARS + 3 * 8 * 16;
 
 /// The 2-D Poisson matrix of an `m x m` grid: 4 on the diagonal, -1 for each neighbour.
 pub struct Poisson {
@@ -231,7 +233,7 @@ impl Buffers {
             r: stream.clone_htod(&poison).unwrap(),
             p: stream.clone_htod(&poison).unwrap(),
             ap: stream.clone_htod(&poison).unwrap(),
-            s: stream.clone_htod(&[f64::NAN; SCALARS]).unwrap(),
+            s: stream.clone_htod(&[f64::NAN; S_LEN]).unwrap(),
         }
     }
 
@@ -318,7 +320,9 @@ pub fn iterate(
                 set_setup(exec, node, false)?;
             }
         }
-        stream.memcpy_dtoh(exec.s()?, &mut host[..]).unwrap();
+        stream
+            .memcpy_dtoh(&exec.s()?.slice(..SCALARS), &mut host[..])
+            .unwrap();
         stream.synchronize().unwrap();
         if host[DONE] != 0.0 || launches >= max_iters {
             return Ok(launches);
@@ -392,7 +396,7 @@ pub fn host_loop(
     let (spmv, pap, update) = (f(&k.spmv), f(&k.pap), f(&k.update));
     let (check, direction) = (f(&k.check), f(&k.direction));
     // SAFETY (every launch below): the arguments match the kernels' parameter lists in
-    // `cg.cu`, and every buffer holds `n` elements (`s`: SCALARS).
+    // `cg.cu`, and every buffer holds `n` elements (`s`: S_LEN).
     unsafe {
         stream
             .launch_builder(&reset)
@@ -448,7 +452,9 @@ pub fn host_loop(
                 .unwrap();
         }
         iters += 1;
-        stream.memcpy_dtoh(&d.s, &mut host[..]).unwrap();
+        stream
+            .memcpy_dtoh(&d.s.slice(..SCALARS), &mut host[..])
+            .unwrap();
         stream.synchronize().unwrap();
         if host[DONE] != 0.0 || iters >= max_iters {
             return iters;

@@ -18,6 +18,10 @@
 //! exactly what the coarse one finds: the same uninitialised reads, the same races, the same
 //! loops that cannot end. Where the two interpreters differ is where the macro is conservative
 //! on purpose (see the README's "What the checks assume").
+//!
+//! It makes no CUDA call, so compute-sanitizer refuses to run it; like the trybuild harness it
+//! stays out of the GPU pack (`shared/gpu/pack.sh` leaves out tests whose source names trybuild)
+//! and runs in CI.
 
 // The interpreter indexes its happens-before matrix by event numbers, as the prose does.
 #![allow(clippy::needless_range_loop)]
