@@ -78,41 +78,24 @@ pub mod __private {
         /// The handle as the child's input.
         fn into_child(self) -> To;
     }
-    #[diagnostic::do_not_recommend]
-    impl<T> ChildBuffer<Buf<T>> for Buf<T> {
-        fn into_child(self) -> Buf<T> {
-            self
-        }
+    macro_rules! child_buffer {
+        ($($from:ident => $to:ident: $conv:expr;)*) => {$(
+            #[diagnostic::do_not_recommend]
+            impl<T> ChildBuffer<$to<T>> for $from<T> {
+                fn into_child(self) -> $to<T> {
+                    let f: fn($from<T>) -> $to<T> = $conv;
+                    f(self)
+                }
+            }
+        )*};
     }
-    #[diagnostic::do_not_recommend]
-    impl<T> ChildBuffer<BufMut<T>> for BufMut<T> {
-        fn into_child(self) -> BufMut<T> {
-            self
-        }
-    }
-    #[diagnostic::do_not_recommend]
-    impl<T> ChildBuffer<Buf<T>> for BufMut<T> {
-        fn into_child(self) -> Buf<T> {
-            self.read()
-        }
-    }
-    #[diagnostic::do_not_recommend]
-    impl<T> ChildBuffer<HostBuf<T>> for HostBuf<T> {
-        fn into_child(self) -> HostBuf<T> {
-            self
-        }
-    }
-    #[diagnostic::do_not_recommend]
-    impl<T> ChildBuffer<HostBufMut<T>> for HostBufMut<T> {
-        fn into_child(self) -> HostBufMut<T> {
-            self
-        }
-    }
-    #[diagnostic::do_not_recommend]
-    impl<T> ChildBuffer<HostBuf<T>> for HostBufMut<T> {
-        fn into_child(self) -> HostBuf<T> {
-            self.read()
-        }
+    child_buffer! {
+        Buf => Buf: |b| b;
+        BufMut => BufMut: |b| b;
+        BufMut => Buf: |b| b.read();
+        HostBuf => HostBuf: |b| b;
+        HostBufMut => HostBufMut: |b| b;
+        HostBufMut => HostBuf: |b| b.read();
     }
 
     /// Never a child's input: its impls make every handle type have two candidate targets, so
