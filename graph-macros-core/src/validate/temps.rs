@@ -36,7 +36,7 @@ pub(super) fn check_lengths(cx: &mut Lower<'_>) {
 /// graph-owned memory starts uninitialised. A write counts for a reader when it runs before the
 /// reader whenever the reader runs: a writer in the reader's scope or a scope around it,
 /// ordered before it (before the conditional node that holds it, at that level), or a
-/// conditional node there that writes on every path through it (`flow::unwritten`).
+/// conditional node there that writes on every path through it (`Flow::unwritten`).
 pub(super) fn check_initialised(g: &Graph, errors: &mut Errors) {
     let reach = g.topo.reach();
     let flow = Flow::new(g, &reach);
