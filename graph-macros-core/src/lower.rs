@@ -361,6 +361,46 @@ fn collect_free(tokens: TokenStream, out: &mut Vec<Ident>) {
     }
 }
 
+/// Names of an expression that come from the surrounding scope as values: constants and
+/// statics (`BLOCK`), functions called by a one-segment path (`grid(n)`); not methods, fields,
+/// path segments, types after `as`, macros, or the prelude's `Some`, `None`, `Ok`, `Err`.
+pub fn outside_idents(tokens: TokenStream) -> Vec<Ident> {
+    let mut out = Vec::new();
+    collect_outside(tokens, &mut out);
+    out
+}
+
+fn collect_outside(tokens: TokenStream, out: &mut Vec<Ident>) {
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in tts.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => collect_outside(g.stream(), out),
+            TokenTree::Ident(id) => {
+                let name = id.to_string();
+                let prev = i.checked_sub(1).map(|j| &tts[j]);
+                let next = tts.get(i + 1);
+                // After `.` (a method or field), `::` (a path), `<` (a generic argument, a type),
+                // `'` (a lifetime) or `as` (a type).
+                let after = matches!(prev, Some(TokenTree::Punct(p)) if matches!(p.as_char(), '.' | ':' | '<' | '\''))
+                    || matches!(prev, Some(TokenTree::Ident(p)) if p == "as");
+                let before_path = matches!(next, Some(TokenTree::Punct(p)) if matches!(p.as_char(), ':' | '!' | '<'));
+                let call = matches!(next, Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+                let upper = name.starts_with(|c: char| c.is_ascii_uppercase());
+                let lower = name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+                let wanted = (upper || (lower && call))
+                    && !after
+                    && !before_path
+                    && !KEYWORDS.contains(&name.as_str())
+                    && !["Some", "None", "Ok", "Err", "Self"].contains(&name.as_str());
+                if wanted && !out.iter().any(|o: &Ident| o == id) {
+                    out.push(id.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The closest of `candidates` to `name`, if it is close enough to be a likely typo.
 pub fn closest<'c>(name: &str, candidates: impl Iterator<Item = &'c str>) -> Option<&'c str> {
     candidates

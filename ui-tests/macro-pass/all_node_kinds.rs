@@ -1,3 +1,4 @@
+#![deny(warnings)]
 // Every node kind, several graphs in one block, and a graph declared inside a function.
 use cuda_graph::cuda_graph;
 

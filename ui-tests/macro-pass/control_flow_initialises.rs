@@ -1,6 +1,7 @@
 //! Writes that reach a read on every path: both branches of an IF/ELSE, a WHILE whose body
 //! runs at least once (a non-zero literal default, set only inside the body), and the same
 //! inside a loop's body.
+#![deny(warnings)]
 use cuda_graph::prelude::*;
 
 cuda_graph! {

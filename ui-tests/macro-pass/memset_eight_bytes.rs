@@ -1,5 +1,6 @@
 //! Memsets of 8-byte elements: values whose two 4-byte halves are equal (zero, all ones) are
 //! 4-byte fills over twice the elements.
+#![deny(warnings)]
 use cuda_graph::cuda_graph;
 
 cuda_graph! {

@@ -1,5 +1,6 @@
 //! A graph whose kernels are checked against CUDA source: one declared in Rust and checked,
 //! one taking its parameters from the file; `PROTOTYPES` and `SOURCE` exist.
+#![deny(warnings)]
 use cuda_graph::cuda_graph;
 
 cuda_graph! {

@@ -24,6 +24,45 @@ use crate::gen::{callback_ty, handle_ty, rt, Cx};
 use crate::kinds;
 use crate::model::{Graph, InputKind, ParamTy};
 
+/// The constants and functions of the surrounding scope that the graph's expressions (launch
+/// dimensions, arguments, memset values, child inputs, lengths) name, once each.
+fn outside_names(g: &Graph) -> Vec<syn::Ident> {
+    let mut values: Vec<&crate::model::Value> = Vec::new();
+    for n in &g.nodes {
+        match &n.op {
+            crate::model::NodeOp::Launch(l) => {
+                values.extend(l.dims());
+                values.extend(l.args.iter().filter_map(|a| match a {
+                    crate::model::Arg::Value(v) => Some(v),
+                    _ => None,
+                }));
+            }
+            crate::model::NodeOp::Memset(m) => values.push(&m.value),
+            crate::model::NodeOp::Child(c) => {
+                values.extend(c.fields.iter().filter_map(|(_, a)| match a {
+                    crate::model::ChildArg::Value(v) => Some(v),
+                    _ => None,
+                }))
+            }
+            _ => {}
+        }
+    }
+    values.extend(
+        g.inputs
+            .iter()
+            .filter_map(|i| i.kind.buffer()?.temp.as_ref()),
+    );
+    let mut out: Vec<syn::Ident> = Vec::new();
+    for v in values {
+        for id in crate::lower::outside_idents(v.expr.to_token_stream()) {
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+    }
+    out
+}
+
 /// The fields of `NameInputs` and `NameChild`, and how `build` and `__cg_child` make the
 /// `__CgInputs` value from them.
 struct InputParts {
@@ -330,6 +369,7 @@ pub fn graph(g: &Graph) -> TokenStream {
         bounds: bounds::of(g),
     };
     let bounds = &cx.bounds;
+    let outside = outside_names(g);
     let name = &g.name;
     let (vis, attrs) = (&g.vis, &g.attrs);
     let inputs_name = format_ident!("{}Inputs", name);
@@ -457,6 +497,11 @@ pub fn graph(g: &Graph) -> TokenStream {
 
         const _: () = {
             #(#tracked)*
+
+            // The constants and functions of the surrounding scope that the graph's expressions
+            // name count as used here, so a program that never builds the graph gets no
+            // dead-code warning for them.
+            #(let _ = &#outside;)*
 
             /// The inputs bound to the graph: params, buffer handles, callbacks, events.
             pub struct __CgInputs<'a> {
