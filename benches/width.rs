@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use cuda_graph::cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
-use cuda_graph::{compile, BufMut, Graph, Instantiate, Kernel};
+use cuda_graph::{buffer::BufMut, compile, exec::Instantiate, Graph, Kernel};
 
 const SRC: &str = include_str!("kernels/bench.cu");
 
@@ -104,9 +104,9 @@ fn build<'a>(
     };
     let mut handles = Vec::with_capacity(s.deps.len());
     for (i, deps) in s.deps.iter().enumerate() {
-        let d: Vec<&dyn cuda_graph::Dep> = deps
+        let d: Vec<&dyn cuda_graph::node::Dep> = deps
             .iter()
-            .map(|&j| &handles[j] as &dyn cuda_graph::Dep)
+            .map(|&j| &handles[j] as &dyn cuda_graph::node::Dep)
             .collect();
         let heavy = s.heavy && !deps.is_empty() && deps.len() == 1;
         let id = if heavy {

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
 use cuda_graph::prelude::*;
-use cuda_graph::{NodeKind, Topology};
+use cuda_graph::topology::{NodeKind, Topology};
 
 const N: usize = 1 << 16;
 

@@ -4,7 +4,11 @@
 mod common;
 
 use common::POISON;
-use cuda_graph::{BuildError, Graph, HandleError, LaunchConfig, Module, TopologyError};
+use cuda_graph::{
+    error::{BuildError, HandleError},
+    topology::TopologyError,
+    Graph, LaunchConfig, Module,
+};
 
 const COND: &str = include_str!("kernels/cond.cu");
 const N: usize = 1000;

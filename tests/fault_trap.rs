@@ -8,7 +8,7 @@
 mod common;
 
 use cuda_graph::cudarc::driver::CudaContext;
-use cuda_graph::{compile, Graph, LaunchConfig, LaunchError};
+use cuda_graph::{compile, error::LaunchError, Graph, LaunchConfig};
 
 const KERNELS: &str = include_str!("kernels/faults.cu");
 

@@ -10,7 +10,7 @@ use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
 use cuda_graph::cudarc::driver::CudaContext;
-use cuda_graph::{Graph, LaunchConfig, LaunchError};
+use cuda_graph::{error::LaunchError, Graph, LaunchConfig};
 
 const N: usize = 1024;
 

@@ -7,7 +7,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use common::POISON;
 use cuda_graph::cudarc::driver::CudaSlice;
-use cuda_graph::{cuda_graph, EditError, NodeKind, Topology};
+use cuda_graph::{
+    cuda_graph,
+    error::EditError,
+    topology::{NodeKind, Topology},
+};
 
 cuda_graph! {
     /// Three chains; `k` is shared by two of them (`scale_b` uses it in an expression).

@@ -4,8 +4,8 @@
 mod common;
 
 use common::POISON;
+use cuda_graph::error::EditError;
 use cuda_graph::prelude::*;
-use cuda_graph::EditError;
 
 cuda_graph! {
     /// out = 2 (3 (7 + i) + 1) + 5 (100 + i), through two temporaries of `n` elements.

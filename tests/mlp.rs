@@ -9,7 +9,10 @@ mod common;
 mod mlp;
 
 use cuda_graph::cudarc::cublas::CudaBlas;
-use cuda_graph::{BuildError, CaptureError, Graph};
+use cuda_graph::{
+    error::{BuildError, CaptureError},
+    Graph,
+};
 use mlp::{DeviceWeights, Mlp, Weights, IN, OUT};
 
 fn max_rel(got: &[f32], want: &[f64]) -> f64 {

@@ -1,6 +1,9 @@
 //! What a machine without a GPU sees: errors, never panics. Runs everywhere (CI has no GPU).
 
-use cuda_graph::{NoGpu, NodeKind, Topology};
+use cuda_graph::{
+    error::NoGpu,
+    topology::{NodeKind, Topology},
+};
 
 #[test]
 fn probing_never_panics_and_agrees_with_context() {

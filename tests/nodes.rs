@@ -6,7 +6,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
 use common::POISON;
-use cuda_graph::{BuildError, Graph, Instantiate, LaunchConfig, NodeKind, UpdatePath};
+use cuda_graph::{
+    error::BuildError,
+    exec::{Instantiate, UpdatePath},
+    topology::NodeKind,
+    Graph, LaunchConfig,
+};
 
 const N: usize = 4096;
 

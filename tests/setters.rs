@@ -6,7 +6,10 @@ mod common;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use common::POISON;
-use cuda_graph::{EditError, Graph, LaunchConfig, Role};
+use cuda_graph::{
+    error::{EditError, Role},
+    Graph, LaunchConfig,
+};
 
 const N: usize = 2048;
 

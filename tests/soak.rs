@@ -11,7 +11,7 @@ mod common;
 use std::time::Instant;
 
 use cuda_graph::cudarc::driver::{result, CudaContext};
-use cuda_graph::{cuda_graph, Graph, LaunchConfig, UpdatePath};
+use cuda_graph::{cuda_graph, exec::UpdatePath, Graph, LaunchConfig};
 
 cuda_graph! {
     /// Root and sink use `b`; each leaf writes its own 32 values.
@@ -289,8 +289,10 @@ fn ten_thousand_updates_and_reinstantiations_keep_memory_flat_and_results_exact(
             .unwrap()
         })
         .collect();
-    let deps: Vec<&dyn cuda_graph::Dep> =
-        leaves.iter().map(|l| l as &dyn cuda_graph::Dep).collect();
+    let deps: Vec<&dyn cuda_graph::node::Dep> = leaves
+        .iter()
+        .map(|l| l as &dyn cuda_graph::node::Dep)
+        .collect();
     g.add_kernel("sink", &deps, &iota, one, (yb, 3168u32, 32u32, 9u32))
         .unwrap();
     assert_eq!(g.len(), 100);

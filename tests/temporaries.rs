@@ -4,7 +4,10 @@
 mod common;
 
 use common::POISON;
-use cuda_graph::{AccessError, BuildError, Graph, HandleError, LaunchConfig};
+use cuda_graph::{
+    error::{AccessError, BuildError, HandleError},
+    Graph, LaunchConfig,
+};
 
 const N: usize = 3000;
 
@@ -77,7 +80,10 @@ fn temporaries_live_between_their_alloc_and_free_nodes() {
         .unwrap()
         .set_arg::<2>(2)
         .unwrap();
-    assert_eq!(exec.update().unwrap(), cuda_graph::UpdatePath::InPlace);
+    assert_eq!(
+        exec.update().unwrap(),
+        cuda_graph::exec::UpdatePath::InPlace
+    );
     exec.launch(&gpu.stream).unwrap();
     assert_eq!(
         gpu.read(exec.buffer(ob).unwrap())[10],
@@ -88,7 +94,7 @@ fn temporaries_live_between_their_alloc_and_free_nodes() {
     exec.graph_mut().add_edge(&fill, &fill_u).unwrap();
     let e = exec.update().unwrap_err();
     assert!(
-        matches!(e, cuda_graph::UpdateError::MemoryNodes { .. }),
+        matches!(e, cuda_graph::error::UpdateError::MemoryNodes { .. }),
         "{e}"
     );
     exec.launch(&gpu.stream).unwrap();

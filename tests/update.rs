@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use common::POISON;
 use cuda_graph::{
-    BuildError, EditError, Graph, HandleError, LaunchConfig, LaunchError, Role, UpdatePath,
-    UpdateRefusal,
+    error::{BuildError, EditError, HandleError, LaunchError, Role, UpdateRefusal},
+    exec::UpdatePath,
+    Graph, LaunchConfig,
 };
 
 const N: usize = 1024;
@@ -27,11 +28,13 @@ fn chain_of_1000_kernels_runs_in_order() {
     let mut y = gpu.upload(&iota(1, N));
     let mut g = Graph::new(&gpu.ctx).unwrap();
     let yb = g.bind_mut(&mut y).unwrap();
-    let mut prev: Option<cuda_graph::NodeId> = None;
+    let mut prev: Option<cuda_graph::node::NodeId> = None;
     let mut nodes = Vec::new();
     for k in 0..1000u32 {
-        let deps: Vec<&dyn cuda_graph::Dep> =
-            prev.iter().map(|p| p as &dyn cuda_graph::Dep).collect();
+        let deps: Vec<&dyn cuda_graph::node::Dep> = prev
+            .iter()
+            .map(|p| p as &dyn cuda_graph::node::Dep)
+            .collect();
         // y = y * 3 + k: not commutative, so any reordering changes the result.
         let node = g
             .add_kernel(
@@ -424,8 +427,10 @@ fn fan_out_of_1000_kernels_then_fan_in() {
             .unwrap();
         leaves.push(node);
     }
-    let deps: Vec<&dyn cuda_graph::Dep> =
-        leaves.iter().map(|l| l as &dyn cuda_graph::Dep).collect();
+    let deps: Vec<&dyn cuda_graph::node::Dep> = leaves
+        .iter()
+        .map(|l| l as &dyn cuda_graph::node::Dep)
+        .collect();
     let join = g.add_empty("join", &deps).unwrap();
     g.add_kernel(
         "finish",

@@ -8,8 +8,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use cuda_graph::cudarc::driver::CudaSlice;
 use cuda_graph::{
-    cuda_graph, BufMut, Dep, Graph, GraphExec, Instantiate, Kernel, KernelNode, LaunchConfig,
-    UpdatePath, DEFAULT_LANES,
+    buffer::BufMut,
+    cuda_graph,
+    exec::{Instantiate, UpdatePath, DEFAULT_LANES},
+    node::{Dep, KernelNode},
+    Graph, GraphExec, Kernel, LaunchConfig,
 };
 
 /// Chains of this many steps, one per 32-value slot, side by side.

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use cuda_graph::cudarc::driver::sys::{self, CUgraph, CUgraphExec, CUgraphNode};
 use cuda_graph::cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use cuda_graph::{compile, BufMut, Graph, Kernel, KernelNode};
+use cuda_graph::{buffer::BufMut, compile, node::KernelNode, Graph, Kernel};
 
 mod raw;
 mod timing;
@@ -328,9 +328,9 @@ fn build_runtime<'a>(
     };
     for (i, name) in names.iter().enumerate() {
         let (deps, offset) = shape.node(i, n);
-        let deps: Vec<&dyn cuda_graph::Dep> = deps
+        let deps: Vec<&dyn cuda_graph::node::Dep> = deps
             .iter()
-            .map(|&d| &nodes[d] as &dyn cuda_graph::Dep)
+            .map(|&d| &nodes[d] as &dyn cuda_graph::node::Dep)
             .collect();
         let node = g
             .add_kernel(name, &deps, kernel, cfg, (yb, offset, 1.0f32))
@@ -361,11 +361,11 @@ fn bench_updates(c: &mut Ctx<'_>, y: &mut CudaSlice<f32>, shape: Shape, n: usize
         let t = Instant::now();
         let path = exec.update().unwrap();
         let d = t.elapsed();
-        assert_eq!(path, cuda_graph::UpdatePath::InPlace);
+        assert_eq!(path, cuda_graph::exec::UpdatePath::InPlace);
         d
     });
     c.push("exec_update", shape, n, "cuda_graph", "runtime API", m);
-    let mut last: cuda_graph::NodeId = nodes.last().expect("n > 0").id();
+    let mut last: cuda_graph::node::NodeId = nodes.last().expect("n > 0").id();
     let mut extra = 0usize;
     let m = measure(min, budget, || {
         extra += 1;
@@ -379,7 +379,7 @@ fn bench_updates(c: &mut Ctx<'_>, y: &mut CudaSlice<f32>, shape: Shape, n: usize
         let d = t.elapsed();
         assert!(matches!(
             path,
-            cuda_graph::UpdatePath::Reinstantiated { .. }
+            cuda_graph::exec::UpdatePath::Reinstantiated { .. }
         ));
         d
     });

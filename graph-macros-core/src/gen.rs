@@ -22,9 +22,10 @@ pub(crate) struct Groups {
     pub members: Vec<Vec<usize>>,
 }
 
-/// The runtime, as generated code names it.
+/// The library, as generated code names it: its public paths (`::cuda_graph::node::...`), and
+/// `__private` for what only generated code uses.
 pub(crate) fn rt() -> TokenStream {
-    quote!(::cuda_graph::__private)
+    quote!(::cuda_graph)
 }
 
 /// What every part of the expansion of one graph reads: the model, and where each node's
@@ -137,9 +138,9 @@ pub(crate) fn handle_ty(kind: &InputKind) -> TokenStream {
     let b = kind.buffer().expect("only buffers have handles");
     let elem = &b.elem;
     match (b.host, b.mutable) {
-        (false, false) => quote!(#rt::Buf<#elem>),
-        (false, true) => quote!(#rt::BufMut<#elem>),
-        (true, false) => quote!(#rt::HostBuf<#elem>),
-        (true, true) => quote!(#rt::HostBufMut<#elem>),
+        (false, false) => quote!(#rt::buffer::Buf<#elem>),
+        (false, true) => quote!(#rt::buffer::BufMut<#elem>),
+        (true, false) => quote!(#rt::buffer::HostBuf<#elem>),
+        (true, true) => quote!(#rt::buffer::HostBufMut<#elem>),
     }
 }

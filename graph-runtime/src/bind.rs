@@ -24,7 +24,7 @@ use crate::id::GraphId;
 /// ```no_run
 /// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, x: &'a cudarc::driver::CudaSlice<f32>)
 /// #   -> cuda_graph_runtime::Result<()> {
-/// let xb: cuda_graph_runtime::Buf<f32> = g.bind(x)?;   // `Copy`: name it in as many nodes as needed
+/// let xb: cuda_graph_runtime::buffer::Buf<f32> = g.bind(x)?;   // `Copy`: name it in as many nodes as needed
 /// # let _ = xb; Ok(()) }
 /// ```
 pub struct Buf<T> {
@@ -42,7 +42,7 @@ pub struct Buf<T> {
 /// #   -> cuda_graph_runtime::Result<()> {
 /// let yb = g.bind_mut(y)?;
 /// let clear = g.add_memset("clear", &[], yb, 0.0f32)?;      // writes it
-/// let as_input: cuda_graph_runtime::Buf<f32> = yb.read();  // or reads it
+/// let as_input: cuda_graph_runtime::buffer::Buf<f32> = yb.read();  // or reads it
 /// # let _ = (clear, as_input); Ok(()) }
 /// ```
 pub struct BufMut<T> {
@@ -55,7 +55,7 @@ pub struct BufMut<T> {
 /// usable as a memcpy source.
 ///
 /// ```no_run
-/// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, d: cuda_graph_runtime::BufMut<u32>,
+/// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, d: cuda_graph_runtime::buffer::BufMut<u32>,
 /// #             input: &'a [u32]) -> cuda_graph_runtime::Result<()> {
 /// let src = g.bind_host(input);
 /// let upload = g.add_memcpy("upload", &[], d, src)?;   // host to device, every launch

@@ -12,37 +12,7 @@ use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop};
 
 use crate::bind::{Bindings, BufMut, BufferId, DeviceBuf};
-
-/// Why captured work failed: what the closure returned, or a buffer it did not declare.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum CaptureError {
-    /// The work asked for a buffer it did not declare (or declared read-only, for a write).
-    #[error("captured node `{node}` uses a buffer it did not declare {as_}; add it to the node's {list}")]
-    Undeclared {
-        /// The node.
-        node: String,
-        /// `"as read"` or `"as written"`.
-        as_: &'static str,
-        /// `"reads"` or `"writes"`.
-        list: &'static str,
-    },
-    /// The work allocated or freed memory while captured (a library calling
-    /// `cudaMallocAsync`): a child graph cannot hold allocation nodes.
-    #[error("captured node `{node}`: the work allocates or frees memory while captured (a library calling cudaMallocAsync), which a captured node cannot hold; give the library memory before (for cuBLAS, a workspace with cublasSetWorkspace), or allocate with a `temp` / `add_mem_alloc` in the graph")]
-    AllocatesMemory {
-        /// The node.
-        node: String,
-    },
-    /// The work failed (cuBLAS, a launch, ...).
-    #[error("captured node `{node}`: {source}")]
-    Work {
-        /// The node.
-        node: String,
-        /// What the closure returned.
-        source: Box<dyn std::error::Error + Send + Sync>,
-    },
-}
+use crate::error::CaptureError;
 
 /// A device region the captured work reads: a bound buffer of the graph.
 #[derive(Debug)]
@@ -171,7 +141,7 @@ pub type WorkResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 /// the node reads (`R`, a tuple of [`Region`]s) and writes (`W`, a tuple of [`RegionMut`]s).
 ///
 /// ```no_run
-/// # use cuda_graph_runtime::{Capture, Region, RegionMut, Work, WorkResult};
+/// # use cuda_graph_runtime::{capture::{Capture, Region, RegionMut, Work, WorkResult}};
 /// # fn demo(stream: &std::sync::Arc<cudarc::driver::CudaStream>) {
 /// let copy = |cx: &Capture<'_, '_>, (x,): (Region<f32>,), (mut y,): (RegionMut<f32>,)| -> WorkResult {
 ///     cx.stream().memcpy_dtod(&x, &mut y)?;

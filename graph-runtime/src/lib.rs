@@ -1,19 +1,25 @@
 //! Runtime of [cuda-graph](https://github.com/cuda-graph/cuda-graph): explicit CUDA graphs over
 //! cudarc, built node by node, with typed live-edit setters on the executable graph.
 //!
-//! Layers, bottom up (each uses only the ones before it):
+//! The public surface: [`Graph`] (the template), [`GraphExec`] (the executable graph),
+//! [`Error`], [`context`], [`compile`] and [`Module`] at the root; node handles and views in
+//! [`node`], bound buffers in [`buffer`], memcpy ends in [`memcpy`], kernel arguments in
+//! [`kernel`], captured work in [`capture`], errors in [`error`], instantiation and updates in
+//! [`exec`], plain topology in [`topology`].
+//!
+//! Layers, bottom up (each module uses only the ones before it; `docs/architecture.md` lists
+//! them and `tests/layers.rs` checks it):
 //! - `error`, `id`: errors per operation, graph and node identities;
-//! - `driver`: every CUDA driver call, and the owning types that keep alive what the driver
-//!   points at (with `block`, the argument block, the only `unsafe` code);
-//! - `bind` (bound buffers), `module` (kernels that know their parameter lists), and
-//!   [`Topology`] (node names, kinds and edges as plain data: cycle checks, order, DOT, no GPU;
-//!   from the `cuda-graph-topology` crate, which the macro uses too);
-//! - `kinds`: one module per node kind: its typed handle ([`KernelNode`], [`MemsetNode`], ...),
-//!   its shadow (the node's parameters, kept because CUDA cannot read them back), how it is
-//!   added and sent to the driver, and its setter view ([`KernelMut`], [`MemsetMut`], ...);
-//! - [`Graph`]: the template, which borrows buffers, functions, closures, events and child
-//!   graphs for `'a`;
-//! - [`GraphExec`]: the executable graph and the update ladder (setter, whole-graph update,
+//! - `driver` (with `block`, the argument block): every CUDA driver call, and the owning types
+//!   that keep alive what the driver points at: the only `unsafe` code;
+//! - `bind` (bound buffers), `args` (kernel arguments), `capture` (what captured work sees),
+//!   `module` (kernels that know their parameter lists), `gpu` (finding a GPU, NVRTC);
+//! - `kinds`: one module per node kind: its typed handle ([`node::KernelNode`], ...), its shadow
+//!   (the node's parameters, kept because CUDA cannot read them back), how it is added and sent
+//!   to the driver, and its setter view ([`node::KernelMut`], ...);
+//! - `graph`: the template, which borrows buffers, functions, closures, events and child graphs
+//!   for `'a`;
+//! - `exec`: the executable graph and the update ladder (setter, whole-graph update,
 //!   re-instantiation).
 //!
 //! Users depend on the `cuda-graph` crate, which re-exports this one.
@@ -23,43 +29,111 @@
 mod args;
 mod bind;
 mod block;
-mod capture;
+pub mod capture;
 mod driver;
-mod error;
-mod exec;
+pub mod error;
+pub mod exec;
 mod gpu;
 mod graph;
 mod id;
 mod kinds;
 mod module;
 
-pub use args::{ArgAt, Cond, KernelArg, KernelArgs};
-pub use bind::{Buf, BufMut, BufferId, DeviceBuf, HostBuf, HostBufMut};
-pub use block::{ArgBlock, ArgLayout, ArgOffsets, MAX_ARGS};
-pub use capture::{Capture, CaptureError, CaptureFn, Region, RegionMut, Work, WorkResult};
-pub use cuda_graph_topology::{NodeKind, Reach, Topology, TopologyError};
-pub use error::{
-    AccessError, BuildError, DriverFailure, EditError, Error, HandleError, InstantiateReason,
-    LaunchError, LaunchLimit, MemsetHalves, ModuleError, NoGpu, Result, Role, UpdateError,
-    UpdateRefusal,
-};
-pub use exec::{BufferSlot, GraphExec, Instantiate, UpdatePath};
+pub use error::{Error, Result};
+pub use exec::GraphExec;
 pub use gpu::{compile, compile_cached, context, gpu_available, nvrtc_available};
-pub use graph::{Graph, DEFAULT_CAP_ABOVE, DEFAULT_LANES};
-pub use id::{Dep, GraphId, NodeId};
-pub use kinds::captured::{CapturedMut, CapturedNode};
-pub use kinds::child::{ChildMut, ChildNode};
-pub use kinds::cond::{Body, CondMut, CondNode};
-pub use kinds::empty::{EmptyMut, EmptyNode};
-pub use kinds::event::{EventRecordMut, EventRecordNode, EventWaitMut, EventWaitNode};
-pub use kinds::host::{HostMut, HostNode};
-pub use kinds::kernel::{KernelMut, KernelNode};
-pub use kinds::mem::{MemAllocMut, MemAllocNode, MemFreeMut, MemFreeNode};
-pub use kinds::memcpy::{Device, Host, Location, MemcpyDst, MemcpyMut, MemcpyNode, MemcpySrc};
-pub use kinds::memset::{MemsetMut, MemsetNode, MemsetValue};
-pub use kinds::{ChildGraph, IntoChild, NodeHandle, OnExec, OnTemplate, Parts, Side};
-pub use module::{Kernel, KernelRef, Module};
+pub use graph::Graph;
+pub use module::{Kernel, Module};
 
 /// cudarc, as this crate uses it.
 pub use cudarc;
 pub use cudarc::driver::LaunchConfig;
+
+/// Buffers bound to a graph: the typed handles nodes take, and what a swapped binding leaves.
+///
+/// ```no_run
+/// # fn demo(ctx: &std::sync::Arc<cudarc::driver::CudaContext>) -> cuda_graph_runtime::Result<()> {
+/// use cuda_graph_runtime::buffer::{Buf, BufMut};
+/// let stream = ctx.default_stream();
+/// let x = stream.clone_htod(&[1.0f32; 256]).unwrap();
+/// let mut y = stream.alloc_zeros::<f32>(256).unwrap();
+/// let mut g = cuda_graph_runtime::Graph::new(ctx)?;
+/// let (xb, yb): (Buf<f32>, BufMut<f32>) = (g.bind(&x)?, g.bind_mut(&mut y)?);
+/// # let _ = (xb, yb); Ok(()) }
+/// ```
+pub mod buffer {
+    pub use crate::bind::{Buf, BufMut, BufferId, DeviceBuf, HostBuf, HostBufMut};
+    pub use crate::exec::BufferSlot;
+}
+
+/// Node handles and their setter views, one pair per kind (a kernel node is a
+/// [`KernelNode`](node::KernelNode), its view on an executable graph a
+/// [`KernelMut`](node::KernelMut)), and what all handles share.
+///
+/// ```no_run
+/// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
+/// #         step: cuda_graph_runtime::node::KernelNode<(f32, u32)>) -> cuda_graph_runtime::Result<()> {
+/// use cuda_graph_runtime::node::{KernelMut, OnExec};
+/// let mut view: KernelMut<'_, '_, (f32, u32), OnExec> = exec.node(step)?;
+/// view.set_arg::<0>(2.0)?;
+/// # Ok(()) }
+/// ```
+pub mod node {
+    pub use crate::id::{Dep, GraphId, NodeId};
+    pub use crate::kinds::captured::{CapturedMut, CapturedNode};
+    pub use crate::kinds::child::{ChildMut, ChildNode, ChildTemplate};
+    pub use crate::kinds::cond::{Body, CondMut, CondNode};
+    pub use crate::kinds::empty::{EmptyMut, EmptyNode};
+    pub use crate::kinds::event::{EventRecordMut, EventRecordNode, EventWaitMut, EventWaitNode};
+    pub use crate::kinds::host::{HostMut, HostNode};
+    pub use crate::kinds::kernel::{KernelMut, KernelNode};
+    pub use crate::kinds::mem::{MemAllocMut, MemAllocNode, MemFreeMut, MemFreeNode};
+    pub use crate::kinds::memcpy::{MemcpyMut, MemcpyNode};
+    pub use crate::kinds::memset::{MemsetMut, MemsetNode, MemsetValue};
+    #[doc(hidden)]
+    pub use crate::kinds::Parts;
+    pub use crate::kinds::{ChildGraph, IntoChild, NodeHandle, OnExec, OnTemplate, Side};
+}
+
+/// The ends of a memcpy node: where each end lives ([`Device`](memcpy::Device) or
+/// [`Host`](memcpy::Host)) is part of its type, so a setter cannot move an end between host
+/// and device.
+///
+/// ```no_run
+/// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
+/// #         back: cuda_graph_runtime::node::MemcpyNode<f32, cuda_graph_runtime::memcpy::Host,
+/// #                                                    cuda_graph_runtime::memcpy::Device>,
+/// #         y: cuda_graph_runtime::buffer::BufMut<f32>) -> cuda_graph_runtime::Result<()> {
+/// exec.node(back)?.set_src(y)?;   // a device end takes a device buffer
+/// # Ok(()) }
+/// ```
+pub mod memcpy {
+    pub use crate::kinds::memcpy::{Device, Host, Location, MemcpyDst, MemcpySrc};
+}
+
+/// What kernel nodes take: argument types ([`KernelArg`](kernel::KernelArg) for one,
+/// [`KernelArgs`](kernel::KernelArgs) for a tuple), condition handles, kernels.
+///
+/// ```
+/// use cuda_graph_runtime::kernel::KernelArgs;
+/// assert_eq!(<(f32, u32) as KernelArgs>::COUNT, 2);
+/// ```
+pub mod kernel {
+    pub use crate::args::{ArgAt, Cond, KernelArg, KernelArgs};
+    pub use crate::module::{Kernel, KernelRef};
+}
+
+/// Node names, kinds and edges as plain data (no GPU): cycle checks, order, reachability, DOT.
+///
+/// ```
+/// use cuda_graph_runtime::topology::{NodeKind, Topology};
+/// let mut t = Topology::new();
+/// let a = t.add_node("a", NodeKind::Empty)?;
+/// let b = t.add_node("b", NodeKind::Empty)?;
+/// t.add_edge(a, b)?;
+/// assert!(t.to_dot("g").contains("\"a\" -> \"b\""));
+/// # Ok::<(), cuda_graph_runtime::topology::TopologyError>(())
+/// ```
+pub mod topology {
+    pub use cuda_graph_topology::{NodeKind, Reach, Topology, TopologyError};
+}

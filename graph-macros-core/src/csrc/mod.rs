@@ -464,7 +464,7 @@ fn rust_of(words: &[&str]) -> Option<&'static str> {
         "size_t" => "usize",
         "bool" => "bool",
         // A condition handle for conditional nodes (`typedef unsigned long long ...`).
-        "cudaGraphConditionalHandle" => "::cuda_graph::Cond",
+        "cudaGraphConditionalHandle" => "::cuda_graph::kernel::Cond",
         _ => return None,
     })
 }
@@ -485,7 +485,7 @@ pub fn c_of(rust: &str) -> Option<&'static str> {
         "usize" => "size_t",
         "isize" => "ptrdiff_t",
         "bool" => "bool",
-        "Cond" | ":: cuda_graph :: Cond" => "cudaGraphConditionalHandle",
+        "Cond" | ":: cuda_graph :: kernel :: Cond" => "cudaGraphConditionalHandle",
         _ => return None,
     })
 }

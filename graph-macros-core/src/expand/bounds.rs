@@ -29,7 +29,7 @@ pub(super) fn of(g: &Graph) -> TokenStream {
             preds.push(respan(quote!(#ty: #b), span));
         };
     let mut bound = |ty: &syn::Type, what, b| bound_at(ty, ty.span(), what, b);
-    let device = quote!(#rt::DeviceRepr + ::core::marker::Send + ::core::marker::Sync + 'static);
+    let device = quote!(#rt::cudarc::driver::DeviceRepr + ::core::marker::Send + ::core::marker::Sync + 'static);
     for i in &g.inputs {
         match &i.kind {
             InputKind::Param(t) => bound(t, "copy", quote!(::core::marker::Copy)),
@@ -40,7 +40,7 @@ pub(super) fn of(g: &Graph) -> TokenStream {
     for k in &g.kernels {
         for (_, t) in &k.params {
             match t {
-                ParamTy::Scalar(t) => bound(t, "arg", quote!(#rt::KernelArg)),
+                ParamTy::Scalar(t) => bound(t, "arg", quote!(#rt::kernel::KernelArg)),
                 ParamTy::Slice { elem, .. } => bound(elem, "device", device.clone()),
             }
         }
@@ -53,7 +53,7 @@ pub(super) fn of(g: &Graph) -> TokenStream {
                 elem,
                 m.value.expr.span(),
                 "memset",
-                quote!(#rt::MemsetValue),
+                quote!(#rt::node::MemsetValue),
             );
         }
     }

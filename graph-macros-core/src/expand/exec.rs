@@ -102,7 +102,7 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                         ::core::clone::Clone::clone(&#field)
                     }
                     #[doc = #doc_set]
-                    pub fn #set(&mut self, value: #ty) -> ::core::result::Result<(), #rt::EditError> {
+                    pub fn #set(&mut self, value: #ty) -> ::core::result::Result<(), #rt::error::EditError> {
                         #set_body
                     }
                 });
@@ -112,7 +112,7 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                 let doc = format!("Buffer `{n}`, for cudarc calls between launches.");
                 methods.extend(quote! {
                     #[doc = #doc]
-                    pub fn #n(&self) -> ::core::result::Result<&#rt::CudaSlice<#elem>, #rt::AccessError> {
+                    pub fn #n(&self) -> ::core::result::Result<&#rt::cudarc::driver::CudaSlice<#elem>, #rt::error::AccessError> {
                         self.__cg_exec.buffer(#field)
                     }
                 });
@@ -121,7 +121,7 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                     let doc = format!("Buffer `{n}`, writable (a view), e.g. to upload new input.");
                     methods.extend(quote! {
                         #[doc = #doc]
-                        pub fn #m(&mut self) -> ::core::result::Result<#rt::CudaViewMut<'_, #elem>, #rt::AccessError> {
+                        pub fn #m(&mut self) -> ::core::result::Result<#rt::cudarc::driver::CudaViewMut<'_, #elem>, #rt::error::AccessError> {
                             self.__cg_exec.buffer_mut(#field)
                         }
                     });
@@ -130,17 +130,20 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                     let (swap, ty) = if b.mutable {
                         (
                             quote!(swap_buffer_mut),
-                            quote!(&'a mut #rt::CudaSlice<#elem>),
+                            quote!(&'a mut #rt::cudarc::driver::CudaSlice<#elem>),
                         )
                     } else {
-                        (quote!(swap_buffer), quote!(&'a #rt::CudaSlice<#elem>))
+                        (
+                            quote!(swap_buffer),
+                            quote!(&'a #rt::cudarc::driver::CudaSlice<#elem>),
+                        )
                     };
                     let doc = format!(
                         "Binds another buffer as `{n}` and re-points every node that uses it. On failure nothing changes."
                     );
                     methods.extend(quote! {
                         #[doc = #doc]
-                        pub fn #set(&mut self, buffer: #ty) -> ::core::result::Result<(), #rt::EditError> {
+                        pub fn #set(&mut self, buffer: #ty) -> ::core::result::Result<(), #rt::error::EditError> {
                             let __cg_h = #field;
                             let __cg_old = self.__cg_exec.#swap(__cg_h, buffer)?;
                             match self.#refresh_fn() {
@@ -161,11 +164,11 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                 let doc = format!("Host buffer `{n}`; waits for running launches first.");
                 methods.extend(quote! {
                     #[doc = #doc]
-                    pub fn #n(&mut self) -> ::core::result::Result<&[#elem], #rt::AccessError> {
+                    pub fn #n(&mut self) -> ::core::result::Result<&[#elem], #rt::error::AccessError> {
                         self.__cg_exec.host(#field)
                     }
                     #[doc = #doc]
-                    pub fn #m(&mut self) -> ::core::result::Result<&mut [#elem], #rt::AccessError> {
+                    pub fn #m(&mut self) -> ::core::result::Result<&mut [#elem], #rt::error::AccessError> {
                         self.__cg_exec.host_mut(#field)
                     }
                 });
@@ -175,7 +178,7 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                 let ty = if matches!(inp.kind, InputKind::Callback) {
                     callback_ty()
                 } else {
-                    quote!(&'a #rt::CudaEvent)
+                    quote!(&'a #rt::cudarc::driver::CudaEvent)
                 };
                 let doc = format!(
                     "Replaces `{n}` in every node that uses it. On failure nothing changes."
@@ -183,7 +186,7 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                 let set_body = setter(&field, &refresh_fn);
                 methods.extend(quote! {
                     #[doc = #doc]
-                    pub fn #set(&mut self, value: #ty) -> ::core::result::Result<(), #rt::EditError> {
+                    pub fn #set(&mut self, value: #ty) -> ::core::result::Result<(), #rt::error::EditError> {
                         #set_body
                     }
                 });
@@ -192,7 +195,7 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
         }
         methods.extend(quote! {
             #[allow(unused_variables, unreachable_code, clippy::all)]
-            fn #refresh_fn(&mut self) -> ::core::result::Result<(), #rt::EditError> {
+            fn #refresh_fn(&mut self) -> ::core::result::Result<(), #rt::error::EditError> {
                 #body
                 ::core::result::Result::Ok(())
             }
@@ -222,7 +225,7 @@ fn other_views(cx: &Cx<'_>, exec: &proc_macro2::Ident) -> TokenStream {
         out.extend(quote! {
             impl<'a> #exec<'a> #bounds {
                 #[doc = #doc]
-                pub fn #name(&mut self) -> ::core::result::Result<<#ty as #rt::NodeHandle>::OnExec<'_, 'a>, #rt::EditError> {
+                pub fn #name(&mut self) -> ::core::result::Result<<#ty as #rt::node::NodeHandle>::OnExec<'_, 'a>, #rt::error::EditError> {
                     self.__cg_exec.node(#handle)
                 }
             }
@@ -253,8 +256,8 @@ fn child_edits(cx: &Cx<'_>, exec: &proc_macro2::Ident) -> TokenStream {
                 #[doc = #doc]
                 pub fn #m<R>(
                     &mut self,
-                    f: impl ::core::ops::FnOnce(&mut #rt::Graph<'a>, &#nodes) -> ::core::result::Result<R, #rt::EditError>,
-                ) -> ::core::result::Result<R, #rt::EditError> {
+                    f: impl ::core::ops::FnOnce(&mut #rt::node::ChildTemplate<'_, 'a>, &#nodes) -> ::core::result::Result<R, #rt::error::EditError>,
+                ) -> ::core::result::Result<R, #rt::error::EditError> {
                     let __cg_nodes = self
                         .__cg
                         .inputs
@@ -292,15 +295,15 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
     quote! {
         impl<'a> #exec<'a> #bounds {
             /// Launches the graph on `stream`.
-            pub fn launch(&mut self, stream: &#rt::Arc<#rt::CudaStream>) -> ::core::result::Result<(), #rt::LaunchError> {
+            pub fn launch(&mut self, stream: &::std::sync::Arc<#rt::cudarc::driver::CudaStream>) -> ::core::result::Result<(), #rt::error::LaunchError> {
                 self.__cg_exec.launch(stream)
             }
             /// Waits for every launch, then reports a host-callback panic if one happened.
-            pub fn synchronize(&mut self) -> ::core::result::Result<(), #rt::LaunchError> {
+            pub fn synchronize(&mut self) -> ::core::result::Result<(), #rt::error::LaunchError> {
                 self.__cg_exec.synchronize()
             }
             /// Applies template edits made through `inner_mut().graph_mut()`.
-            pub fn update(&mut self) -> ::core::result::Result<#rt::UpdatePath, #rt::UpdateError> {
+            pub fn update(&mut self) -> ::core::result::Result<#rt::exec::UpdatePath, #rt::error::UpdateError> {
                 self.__cg_exec.update()
             }
             /// Bytes of graph-owned memory the temporaries hold, all together (sized from the

@@ -1,5 +1,6 @@
 //! Phase 3: code generation, a pure function of the checked model, against
-//! `::cuda_graph::__private` (the runtime).
+//! the library's public paths (`::cuda_graph::node::...`; `::cuda_graph::__private` for what only
+//! generated code uses).
 //!
 //! For `graph Name { ... }` it emits four types in the caller's scope: `NameInputs<'a>` (what
 //! `build` borrows), `Name<'a>` (the template), `NameExec<'a>` (the executable graph with node
@@ -95,16 +96,19 @@ fn input_parts(cx: &Cx<'_>) -> InputParts {
             InputKind::Buffer(b) if b.temp.is_some() => {
                 let h = handle_ty(&inp.kind);
                 p.state_fields.push(quote!(#f: #h));
-                p.from_inputs.push(quote!(#f: #rt::BufMut::unset()));
-                p.from_child.push(quote!(#f: #rt::BufMut::unset()));
+                p.from_inputs.push(quote!(#f: #rt::buffer::BufMut::unset()));
+                p.from_child.push(quote!(#f: #rt::buffer::BufMut::unset()));
                 continue;
             }
             InputKind::Buffer(b) => {
                 let elem = &b.elem;
                 let (ty, method) = match (b.host, b.mutable) {
-                    (false, false) => (quote!(&'a #rt::CudaSlice<#elem>), quote!(bind(inputs.#n)?)),
+                    (false, false) => (
+                        quote!(&'a #rt::cudarc::driver::CudaSlice<#elem>),
+                        quote!(bind(inputs.#n)?),
+                    ),
                     (false, true) => (
-                        quote!(&'a mut #rt::CudaSlice<#elem>),
+                        quote!(&'a mut #rt::cudarc::driver::CudaSlice<#elem>),
                         quote!(bind_mut(inputs.#n)?),
                     ),
                     (true, false) => (quote!(&'a [#elem]), quote!(bind_host(inputs.#n))),
@@ -138,7 +142,7 @@ fn input_parts(cx: &Cx<'_>) -> InputParts {
                 let ty = if matches!(inp.kind, InputKind::Callback) {
                     callback_ty()
                 } else {
-                    quote!(&'a #rt::CudaEvent)
+                    quote!(&'a #rt::cudarc::driver::CudaEvent)
                 };
                 p.inputs_borrow = true;
                 p.child_borrows = true;
@@ -175,7 +179,7 @@ fn source_items(g: &Graph, inputs_name: &syn::Ident, inputs_lt: &TokenStream) ->
             /// Builds the template from [`Self::SOURCE`], compiled with NVRTC for `ctx`'s
             /// device on first use and kept for the process's life (one module per context).
             pub fn build_from_source(
-                ctx: &#rt::Arc<#rt::CudaContext>,
+                ctx: &::std::sync::Arc<#rt::cudarc::driver::CudaContext>,
                 inputs: #inputs_name #inputs_lt,
             ) -> #rt::Result<Self> {
                 let module = #rt::compile_cached(ctx, Self::SOURCE)?;
@@ -297,7 +301,7 @@ fn populate(cx: &Cx<'_>) -> TokenStream {
             let (ga, ja) = cx.groups.of[a];
             let var = Cx::group_var(ga);
             let ja = proc_macro2::Literal::usize_unsuffixed(ja);
-            quote!(&#var[#ja] as &dyn #rt::Dep)
+            quote!(&#var[#ja] as &dyn #rt::node::Dep)
         });
         let add = kinds::add(cx, ni, quote!(&[#(#deps),*]));
         let var = Cx::group_var(gi);
@@ -433,7 +437,7 @@ pub fn graph(g: &Graph) -> TokenStream {
     let inputs_doc = format!("The inputs of the [`{name}`] graph: the buffers it borrows, its params, callbacks and events.");
     let exec_doc = format!("The executable [`{name}`] graph: launch it, and edit it live through the node views (`exec.node_name()`) and the graph-level setters (`exec.set_param(..)`).");
     let child_doc = format!("The inputs of [`{name}`] used as a child graph (`child({name} {{ ... }})`): buffer handles of the parent, constant params, callbacks and events.");
-    let state = quote!(<#name<'a> as #rt::Generated<'a>>::State);
+    let state = quote!(<#name<'a> as #rt::__private::Generated<'a>>::State);
     // Child graphs are built again when an input they use changes: the module is kept.
     let has_child = g
         .nodes
@@ -480,7 +484,7 @@ pub fn graph(g: &Graph) -> TokenStream {
 
         #[doc = #nodes_doc]
         #vis struct #nodes_name {
-            __cg: <#name<'static> as #rt::Generated<'static>>::Nodes,
+            __cg: <#name<'static> as #rt::__private::Generated<'static>>::Nodes,
         }
 
         #(#attrs)*
@@ -506,7 +510,7 @@ pub fn graph(g: &Graph) -> TokenStream {
             /// The inputs bound to the graph: params, buffer handles, callbacks, events.
             pub struct __CgInputs<'a> {
                 #(#state_fields,)*
-                #(#cond_fields: #rt::Cond,)*
+                #(#cond_fields: #rt::kernel::Cond,)*
                 #(#kid_fields: ::core::option::Option<#kid_tys>,)*
                 __cg_borrow: ::core::marker::PhantomData<&'a ()>,
             }
@@ -522,7 +526,7 @@ pub fn graph(g: &Graph) -> TokenStream {
                 #module_field
             }
 
-            impl<'a> #rt::Generated<'a> for #name<'a> {
+            impl<'a> #rt::__private::Generated<'a> for #name<'a> {
                 type State = __CgState<'a>;
                 type Nodes = __CgNodes;
             }
@@ -560,7 +564,7 @@ pub fn graph(g: &Graph) -> TokenStream {
                     let mut __cg_g = #rt::Graph::new(__cg_module.context())?.with_name(#name_str);
                     let mut __cg_s = __CgInputs {
                         #(#from_inputs,)*
-                        #(#cond_fields: #rt::Cond::unset(),)*
+                        #(#cond_fields: #rt::kernel::Cond::unset(),)*
                         #(#kid_fields: ::core::option::Option::None,)*
                         __cg_borrow: ::core::marker::PhantomData,
                     };
@@ -572,15 +576,15 @@ pub fn graph(g: &Graph) -> TokenStream {
                 }
 
                 /// Makes the executable graph.
-                pub fn instantiate(self) -> ::core::result::Result<#exec_name<'a>, #rt::UpdateError> {
-                    self.instantiate_with(#rt::Instantiate::new())
+                pub fn instantiate(self) -> ::core::result::Result<#exec_name<'a>, #rt::error::UpdateError> {
+                    self.instantiate_with(#rt::exec::Instantiate::new())
                 }
 
                 /// Makes the executable graph with options.
                 pub fn instantiate_with(
                     self,
-                    opts: #rt::Instantiate<'_>,
-                ) -> ::core::result::Result<#exec_name<'a>, #rt::UpdateError> {
+                    opts: #rt::exec::Instantiate<'_>,
+                ) -> ::core::result::Result<#exec_name<'a>, #rt::error::UpdateError> {
                     ::core::result::Result::Ok(#exec_name {
                         __cg_exec: self.__cg_graph.instantiate_with(opts)?,
                         __cg: self.__cg,
@@ -602,7 +606,7 @@ pub fn graph(g: &Graph) -> TokenStream {
                     let mut __cg_g = parent.child_graph()?;
                     let mut __cg_s = __CgInputs {
                         #(#from_child,)*
-                        #(#cond_fields: #rt::Cond::unset(),)*
+                        #(#cond_fields: #rt::kernel::Cond::unset(),)*
                         #(#kid_fields: ::core::option::Option::None,)*
                         __cg_borrow: ::core::marker::PhantomData,
                     };

@@ -83,7 +83,7 @@ pub(super) fn lower(
 
 pub(super) fn handle_ty() -> TokenStream {
     let rt = rt();
-    quote!(#rt::CapturedNode)
+    quote!(#rt::node::CapturedNode)
 }
 
 /// The `Work` type of work input `w`: the regions of the node that captures it.
@@ -97,17 +97,17 @@ pub(crate) fn work_ty(g: &Graph, w: usize) -> TokenStream {
         Some(c) => {
             let r = c.reads.iter().map(|&i| {
                 let e = &g.buffer(i).elem;
-                quote!(#rt::Region<#e>)
+                quote!(#rt::capture::Region<#e>)
             });
             let wr = c.writes.iter().map(|&i| {
                 let e = &g.buffer(i).elem;
-                quote!(#rt::RegionMut<#e>)
+                quote!(#rt::capture::RegionMut<#e>)
             });
             (quote!((#(#r,)*)), quote!((#(#wr,)*)))
         }
         None => (quote!(()), quote!(())),
     };
-    quote!(#rt::Work<'a, #r, #wr>)
+    quote!(#rt::capture::Work<'a, #r, #wr>)
 }
 
 /// Takes the work out of the state and adds the node; its closure gets the regions of the

@@ -194,7 +194,7 @@ fn check_passed(cx: &mut Lower<'_>, k: usize, field: &Ident, id: &Ident, i: usiz
 
 pub(super) fn handle_ty() -> TokenStream {
     let rt = rt();
-    quote!(#rt::ChildNode)
+    quote!(#rt::node::ChildNode)
 }
 
 /// `OtherChild { ... }` from the parent's state `state` (`__cg_s` in `build`, the stored
@@ -270,7 +270,7 @@ pub(super) fn refresh(
     vec![quote! {
         let (__cg_child, __cg_nodes) =
             #ty::__cg_child(self.__cg_exec.graph(), &self.__cg.module, #args)
-                .map_err(|e| #rt::EditError::child_build(#name, e))?;
+                .map_err(|e| #rt::error::EditError::child_build(#name, e))?;
         #view.set_graph(__cg_child)?;
         self.__cg.inputs.#kid = ::core::option::Option::Some(__cg_nodes);
     }]

@@ -65,7 +65,7 @@ pub(super) fn lower(cx: &mut Lower<'_>, c: &ast::Conditional, node: usize) -> Op
 
 pub(super) fn handle_ty() -> TokenStream {
     let rt = rt();
-    quote!(#rt::CondNode)
+    quote!(#rt::node::CondNode)
 }
 
 /// Adds the node, and records the runtime's scope of each of its bodies in `__cg_b<scope>`.

@@ -7,7 +7,7 @@ use crate::gen::rt;
 
 pub(super) fn handle_ty() -> TokenStream {
     let rt = rt();
-    quote!(#rt::EmptyNode)
+    quote!(#rt::node::EmptyNode)
 }
 
 pub(super) fn add(name: &str, deps: TokenStream) -> TokenStream {

@@ -28,9 +28,9 @@ pub(super) fn lower(cx: &mut Lower<'_>, ev: &Ident) -> Option<usize> {
 pub(super) fn handle_ty(record: bool) -> TokenStream {
     let rt = rt();
     if record {
-        quote!(#rt::EventRecordNode)
+        quote!(#rt::node::EventRecordNode)
     } else {
-        quote!(#rt::EventWaitNode)
+        quote!(#rt::node::EventWaitNode)
     }
 }
 

@@ -89,7 +89,7 @@ fn let_bound(tokens: proc_macro2::TokenStream) -> Vec<syn::Ident> {
 
 pub(super) fn handle_ty() -> TokenStream {
     let rt = rt();
-    quote!(#rt::HostNode)
+    quote!(#rt::node::HostNode)
 }
 
 pub(super) fn add(cx: &Cx<'_>, h: &Host, name: &str, deps: TokenStream) -> TokenStream {

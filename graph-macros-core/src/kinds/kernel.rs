@@ -225,12 +225,12 @@ pub(crate) fn arg_ty(t: &ParamTy) -> TokenStream {
             mutable: false,
             elem,
             ..
-        } => quote!(#rt::Buf<#elem>),
+        } => quote!(#rt::buffer::Buf<#elem>),
         ParamTy::Slice {
             mutable: true,
             elem,
             ..
-        } => quote!(#rt::BufMut<#elem>),
+        } => quote!(#rt::buffer::BufMut<#elem>),
     }
 }
 
@@ -243,7 +243,7 @@ fn args_ty(g: &Graph, k: usize) -> TokenStream {
 pub(super) fn handle_ty(g: &Graph, k: usize) -> TokenStream {
     let rt = rt();
     let a = args_ty(g, k);
-    quote!(#rt::KernelNode<#a>)
+    quote!(#rt::node::KernelNode<#a>)
 }
 
 /// `{ let __cg_v: T = <expr>; __cg_v }` at the expression's span, so rustc reports a type
@@ -298,7 +298,7 @@ pub(super) fn value_fns(cx: &Cx<'_>, gi: usize) -> TokenStream {
         let lets = cx.bind_params(l.dims().map(|v| &v.params));
         let dim = |v: &Value| {
             let e = &v.expr;
-            quote_spanned!(e.span()=> #rt::dim3(#e))
+            quote_spanned!(e.span()=> #rt::__private::dim3(#e))
         };
         let (grid, block) = (dim(&l.grid), dim(&l.block));
         let smem = match &l.smem {
@@ -436,15 +436,15 @@ pub(crate) fn kernel_views(cx: &Cx<'_>, exec: &Ident) -> TokenStream {
                     let doc = format!("Sets kernel parameter `{p}` of this node only.");
                     quote! {
                         #[doc = #doc]
-                        pub fn #set(&mut self, value: #ty) -> ::core::result::Result<(), #rt::EditError> {
+                        pub fn #set(&mut self, value: #ty) -> ::core::result::Result<(), #rt::error::EditError> {
                             self.0.set_arg::<#i>(value)
                         }
                     }
                 });
             out.extend(quote! {
-                pub struct #view<'v, 'a>(#rt::KernelMut<'v, 'a, #a, #rt::OnExec>);
+                pub struct #view<'v, 'a>(#rt::node::KernelMut<'v, 'a, #a, #rt::node::OnExec>);
                 impl<'v, 'a> ::core::ops::Deref for #view<'v, 'a> #bounds {
-                    type Target = #rt::KernelMut<'v, 'a, #a, #rt::OnExec>;
+                    type Target = #rt::node::KernelMut<'v, 'a, #a, #rt::node::OnExec>;
                     fn deref(&self) -> &Self::Target {
                         &self.0
                     }
@@ -465,7 +465,7 @@ pub(crate) fn kernel_views(cx: &Cx<'_>, exec: &Ident) -> TokenStream {
         out.extend(quote! {
             impl<'a> #exec<'a> #bounds {
                 #[doc = #doc]
-                pub fn #name(&mut self) -> ::core::result::Result<#view<'_, 'a>, #rt::EditError> {
+                pub fn #name(&mut self) -> ::core::result::Result<#view<'_, 'a>, #rt::error::EditError> {
                     ::core::result::Result::Ok(#view(self.__cg_exec.node(#handle)?))
                 }
             }

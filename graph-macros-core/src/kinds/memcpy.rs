@@ -40,13 +40,13 @@ pub(super) fn handle_ty(g: &Graph, m: &Memcpy) -> TokenStream {
     let e = &g.buffer(m.dst).elem;
     let loc = |i: usize| {
         if g.buffer(i).host {
-            quote!(#rt::Host)
+            quote!(#rt::memcpy::Host)
         } else {
-            quote!(#rt::Device)
+            quote!(#rt::memcpy::Device)
         }
     };
     let (d, s) = (loc(m.dst), loc(m.src));
-    quote!(#rt::MemcpyNode<#e, #d, #s>)
+    quote!(#rt::node::MemcpyNode<#e, #d, #s>)
 }
 
 pub(super) fn add(cx: &Cx<'_>, m: &Memcpy, name: &str, deps: TokenStream) -> TokenStream {

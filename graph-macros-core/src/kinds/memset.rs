@@ -69,7 +69,7 @@ fn unequal_halves(elem: &str, value: &Expr) -> Option<String> {
 pub(super) fn handle_ty(g: &Graph, m: &Memset) -> TokenStream {
     let rt = rt();
     let e = &g.buffer(m.dst).elem;
-    quote!(#rt::MemsetNode<#e>)
+    quote!(#rt::node::MemsetNode<#e>)
 }
 
 /// `__cg_value_{gi}`: the value each memset node of group `gi` writes.

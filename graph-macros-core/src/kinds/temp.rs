@@ -18,9 +18,9 @@ pub(super) fn handle_ty(g: &Graph, op: &NodeOp) -> TokenStream {
     match op {
         NodeOp::MemAlloc(t) => {
             let e = elem(g, *t);
-            quote!(#rt::MemAllocNode<#e>)
+            quote!(#rt::node::MemAllocNode<#e>)
         }
-        _ => quote!(#rt::MemFreeNode),
+        _ => quote!(#rt::node::MemFreeNode),
     }
 }
 

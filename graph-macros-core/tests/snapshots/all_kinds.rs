@@ -1,14 +1,14 @@
 ///The inputs of the [`Inner`] graph: the buffers it borrows, its params, callbacks and events.
 struct InnerInputs<'a> {
     ///a buffer `y`.
-    pub y: &'a mut ::cuda_graph::__private::CudaSlice<u32>,
+    pub y: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<u32>,
     ///a param `v`.
     pub v: u32,
 }
 ///The inputs of [`Inner`] used as a child graph (`child(Inner { ... })`): buffer handles of the parent, constant params, callbacks and events.
 struct InnerChild {
     ///a buffer `y`.
-    pub y: ::cuda_graph::__private::BufMut<u32>,
+    pub y: ::cuda_graph::buffer::BufMut<u32>,
     ///a param `v`.
     pub v: u32,
 }
@@ -17,27 +17,25 @@ struct InnerNodes {
     __cg: <Inner<'static> as ::cuda_graph::__private::Generated<'static>>::Nodes,
 }
 struct Inner<'a> {
-    __cg_graph: ::cuda_graph::__private::Graph<'a>,
+    __cg_graph: ::cuda_graph::Graph<'a>,
     __cg: <Inner<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
 ///The executable [`Inner`] graph: launch it, and edit it live through the node views (`exec.node_name()`) and the graph-level setters (`exec.set_param(..)`).
 struct InnerExec<'a> {
-    __cg_exec: ::cuda_graph::__private::GraphExec<'a>,
+    __cg_exec: ::cuda_graph::GraphExec<'a>,
     __cg: <Inner<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
 const _: () = {
     /// The inputs bound to the graph: params, buffer handles, callbacks, events.
     pub struct __CgInputs<'a> {
-        b_y: ::cuda_graph::__private::BufMut<u32>,
+        b_y: ::cuda_graph::buffer::BufMut<u32>,
         p_v: u32,
         __cg_borrow: ::core::marker::PhantomData<&'a ()>,
     }
     /// The node handles, one array per handle type.
     pub struct __CgNodes {
         n0: ::std::boxed::Box<
-            [::cuda_graph::__private::KernelNode<
-                (::cuda_graph::__private::BufMut<u32>, u32),
-            >; 1],
+            [::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)>; 1],
         >,
     }
     pub struct __CgState<'a> {
@@ -52,9 +50,7 @@ const _: () = {
         ///The handle of node `f`.
         pub fn f(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::BufMut<u32>, u32),
-        > {
+        ) -> ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)> {
             self.__cg.n0[0]
         }
     }
@@ -74,10 +70,10 @@ const _: () = {
         /// Builds the template: binds the inputs and adds every node, loading the
         /// kernels from `module` by name.
         pub fn build(
-            __cg_module: &::cuda_graph::__private::Module,
+            __cg_module: &::cuda_graph::Module,
             inputs: InnerInputs<'a>,
-        ) -> ::cuda_graph::__private::Result<Self> {
-            let mut __cg_g = ::cuda_graph::__private::Graph::new(__cg_module.context())?
+        ) -> ::cuda_graph::Result<Self> {
+            let mut __cg_g = ::cuda_graph::Graph::new(__cg_module.context())?
                 .with_name("Inner");
             let mut __cg_s = __CgInputs {
                 b_y: __cg_g.bind_mut(inputs.y)?,
@@ -93,38 +89,30 @@ const _: () = {
         /// Makes the executable graph.
         pub fn instantiate(
             self,
-        ) -> ::core::result::Result<
-            InnerExec<'a>,
-            ::cuda_graph::__private::UpdateError,
-        > {
-            self.instantiate_with(::cuda_graph::__private::Instantiate::new())
+        ) -> ::core::result::Result<InnerExec<'a>, ::cuda_graph::error::UpdateError> {
+            self.instantiate_with(::cuda_graph::exec::Instantiate::new())
         }
         /// Makes the executable graph with options.
         pub fn instantiate_with(
             self,
-            opts: ::cuda_graph::__private::Instantiate<'_>,
-        ) -> ::core::result::Result<
-            InnerExec<'a>,
-            ::cuda_graph::__private::UpdateError,
-        > {
+            opts: ::cuda_graph::exec::Instantiate<'_>,
+        ) -> ::core::result::Result<InnerExec<'a>, ::cuda_graph::error::UpdateError> {
             ::core::result::Result::Ok(InnerExec {
                 __cg_exec: self.__cg_graph.instantiate_with(opts)?,
                 __cg: self.__cg,
             })
         }
         /// The runtime template graph.
-        pub fn graph(&self) -> &::cuda_graph::__private::Graph<'a> {
+        pub fn graph(&self) -> &::cuda_graph::Graph<'a> {
             &self.__cg_graph
         }
         /// Builds this graph as a child of `parent` (used by `child(...)` nodes).
         #[doc(hidden)]
         pub fn __cg_child(
-            parent: &::cuda_graph::__private::Graph<'a>,
-            __cg_module: &::cuda_graph::__private::Module,
+            parent: &::cuda_graph::Graph<'a>,
+            __cg_module: &::cuda_graph::Module,
             __cg_args: InnerChild,
-        ) -> ::cuda_graph::__private::Result<
-            (::cuda_graph::__private::Graph<'a>, InnerNodes),
-        > {
+        ) -> ::cuda_graph::Result<(::cuda_graph::Graph<'a>, InnerNodes)> {
             let mut __cg_g = parent.child_graph()?;
             let mut __cg_s = __CgInputs {
                 b_y: __cg_args.y,
@@ -136,16 +124,14 @@ const _: () = {
         }
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(
-            __cg_g: &mut ::cuda_graph::__private::Graph<'a>,
-            __cg_module: &::cuda_graph::__private::Module,
+            __cg_g: &mut ::cuda_graph::Graph<'a>,
+            __cg_module: &::cuda_graph::Module,
             __cg_s: &mut __CgInputs<'a>,
-        ) -> ::cuda_graph::__private::Result<__CgNodes> {
+        ) -> ::cuda_graph::Result<__CgNodes> {
             let __cg_k0 = __cg_module.function("fill")?;
             __cg_g.reserve(1usize, 1usize, 0usize);
             let mut __cg_h0: ::std::vec::Vec<
-                ::cuda_graph::__private::KernelNode<
-                    (::cuda_graph::__private::BufMut<u32>, u32),
-                >,
+                ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)>,
             > = ::std::vec::Vec::with_capacity(1usize);
             {
                 const __CG_NODES: &[(&str, &[u32])] = &[("f", &[])];
@@ -178,14 +164,13 @@ const _: () = {
         fn __cg_args_0(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> (::cuda_graph::__private::BufMut<u32>, u32) {
+        ) -> (::cuda_graph::buffer::BufMut<u32>, u32) {
             match __cg_j {
                 0 => {
                     let v = ::core::clone::Clone::clone(&__cg_s.p_v);
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<u32> = __cg_s
-                                .b_y;
+                            let __cg_v: ::cuda_graph::buffer::BufMut<u32> = __cg_s.b_y;
                             __cg_v
                         },
                         {
@@ -202,10 +187,10 @@ const _: () = {
         fn __cg_cfg_0(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> ::cuda_graph::__private::LaunchConfig {
+        ) -> ::cuda_graph::LaunchConfig {
             match __cg_j {
                 0 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(32),
                         shared_mem_bytes: 0u32,
@@ -219,22 +204,22 @@ const _: () = {
         /// Launches the graph on `stream`.
         pub fn launch(
             &mut self,
-            stream: &::cuda_graph::__private::Arc<::cuda_graph::__private::CudaStream>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::LaunchError> {
+            stream: &::std::sync::Arc<::cuda_graph::cudarc::driver::CudaStream>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
             self.__cg_exec.launch(stream)
         }
         /// Waits for every launch, then reports a host-callback panic if one happened.
         pub fn synchronize(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::LaunchError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
             self.__cg_exec.synchronize()
         }
         /// Applies template edits made through `inner_mut().graph_mut()`.
         pub fn update(
             &mut self,
         ) -> ::core::result::Result<
-            ::cuda_graph::__private::UpdatePath,
-            ::cuda_graph::__private::UpdateError,
+            ::cuda_graph::exec::UpdatePath,
+            ::cuda_graph::error::UpdateError,
         > {
             self.__cg_exec.update()
         }
@@ -244,23 +229,23 @@ const _: () = {
             self.__cg_exec.graph().temporary_bytes()
         }
         /// The runtime executable graph.
-        pub fn inner(&self) -> &::cuda_graph::__private::GraphExec<'a> {
+        pub fn inner(&self) -> &::cuda_graph::GraphExec<'a> {
             &self.__cg_exec
         }
         /// The runtime executable graph, mutable.
-        pub fn inner_mut(&mut self) -> &mut ::cuda_graph::__private::GraphExec<'a> {
+        pub fn inner_mut(&mut self) -> &mut ::cuda_graph::GraphExec<'a> {
             &mut self.__cg_exec
         }
         /// The runtime executable graph, taken out.
-        pub fn into_inner(self) -> ::cuda_graph::__private::GraphExec<'a> {
+        pub fn into_inner(self) -> ::cuda_graph::GraphExec<'a> {
             self.__cg_exec
         }
         ///Buffer `y`, for cudarc calls between launches.
         pub fn y(
             &self,
         ) -> ::core::result::Result<
-            &::cuda_graph::__private::CudaSlice<u32>,
-            ::cuda_graph::__private::AccessError,
+            &::cuda_graph::cudarc::driver::CudaSlice<u32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer(self.__cg.inputs.b_y)
         }
@@ -268,16 +253,16 @@ const _: () = {
         pub fn y_mut(
             &mut self,
         ) -> ::core::result::Result<
-            ::cuda_graph::__private::CudaViewMut<'_, u32>,
-            ::cuda_graph::__private::AccessError,
+            ::cuda_graph::cudarc::driver::CudaViewMut<'_, u32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer_mut(self.__cg.inputs.b_y)
         }
         ///Binds another buffer as `y` and re-points every node that uses it. On failure nothing changes.
         pub fn set_y(
             &mut self,
-            buffer: &'a mut ::cuda_graph::__private::CudaSlice<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            buffer: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<u32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_h = self.__cg.inputs.b_y;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
             match self.__cg_refresh_0() {
@@ -292,7 +277,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_0(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             {
                 let __cg_j: usize = 0usize;
                 self.__cg_exec
@@ -309,7 +294,7 @@ const _: () = {
         pub fn set_v(
             &mut self,
             value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_v, value);
             match self.__cg_refresh_1() {
                 ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
@@ -323,7 +308,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_1(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             {
                 let __cg_j: usize = 0usize;
                 self.__cg_exec
@@ -338,7 +323,7 @@ const _: () = {
     /// Handles of the bound buffers, for the node views' buffer setters.
     #[derive(Clone, Copy, Debug)]
     pub struct __CgHandles {
-        pub y: ::cuda_graph::__private::BufMut<u32>,
+        pub y: ::cuda_graph::buffer::BufMut<u32>,
     }
     impl<'a> InnerExec<'a> {
         /// Handles of the bound buffers, for the node views' buffer setters.
@@ -349,19 +334,19 @@ const _: () = {
         }
     }
     pub struct __CgView0Fill<'v, 'a>(
-        ::cuda_graph::__private::KernelMut<
+        ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (::cuda_graph::__private::BufMut<u32>, u32),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::BufMut<u32>, u32),
+            ::cuda_graph::node::OnExec,
         >,
     );
     impl<'v, 'a> ::core::ops::Deref for __CgView0Fill<'v, 'a> {
-        type Target = ::cuda_graph::__private::KernelMut<
+        type Target = ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (::cuda_graph::__private::BufMut<u32>, u32),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::BufMut<u32>, u32),
+            ::cuda_graph::node::OnExec,
         >;
         fn deref(&self) -> &Self::Target {
             &self.0
@@ -376,15 +361,15 @@ const _: () = {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
-            value: ::cuda_graph::__private::BufMut<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            value: ::cuda_graph::buffer::BufMut<u32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<0usize>(value)
         }
         ///Sets kernel parameter `v` of this node only.
         pub fn set_v(
             &mut self,
             value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<1usize>(value)
         }
     }
@@ -394,7 +379,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView0Fill<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView0Fill(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
@@ -405,28 +390,28 @@ const _: () = {
 ///The inputs of the [`Outer`] graph: the buffers it borrows, its params, callbacks and events.
 struct OuterInputs<'a> {
     ///a buffer `y`.
-    pub y: &'a mut ::cuda_graph::__private::CudaSlice<u32>,
+    pub y: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<u32>,
     ///a host buffer `out`.
     pub out: &'a mut [u32],
     ///a callback `done`.
     pub done: &'a (dyn ::core::ops::Fn(
     ) + ::core::marker::Send + ::core::marker::Sync + 'a),
     ///an event `ev`.
-    pub ev: &'a ::cuda_graph::__private::CudaEvent,
+    pub ev: &'a ::cuda_graph::cudarc::driver::CudaEvent,
     ///a param `v`.
     pub v: u32,
 }
 ///The inputs of [`Outer`] used as a child graph (`child(Outer { ... })`): buffer handles of the parent, constant params, callbacks and events.
 struct OuterChild<'a> {
     ///a buffer `y`.
-    pub y: ::cuda_graph::__private::BufMut<u32>,
+    pub y: ::cuda_graph::buffer::BufMut<u32>,
     ///a host buffer `out`.
-    pub out: ::cuda_graph::__private::HostBufMut<u32>,
+    pub out: ::cuda_graph::buffer::HostBufMut<u32>,
     ///a callback `done`.
     pub done: &'a (dyn ::core::ops::Fn(
     ) + ::core::marker::Send + ::core::marker::Sync + 'a),
     ///an event `ev`.
-    pub ev: &'a ::cuda_graph::__private::CudaEvent,
+    pub ev: &'a ::cuda_graph::cudarc::driver::CudaEvent,
     ///a param `v`.
     pub v: u32,
 }
@@ -435,22 +420,22 @@ struct OuterNodes {
     __cg: <Outer<'static> as ::cuda_graph::__private::Generated<'static>>::Nodes,
 }
 struct Outer<'a> {
-    __cg_graph: ::cuda_graph::__private::Graph<'a>,
+    __cg_graph: ::cuda_graph::Graph<'a>,
     __cg: <Outer<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
 ///The executable [`Outer`] graph: launch it, and edit it live through the node views (`exec.node_name()`) and the graph-level setters (`exec.set_param(..)`).
 struct OuterExec<'a> {
-    __cg_exec: ::cuda_graph::__private::GraphExec<'a>,
+    __cg_exec: ::cuda_graph::GraphExec<'a>,
     __cg: <Outer<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
 const _: () = {
     /// The inputs bound to the graph: params, buffer handles, callbacks, events.
     pub struct __CgInputs<'a> {
-        b_y: ::cuda_graph::__private::BufMut<u32>,
-        b_out: ::cuda_graph::__private::HostBufMut<u32>,
+        b_y: ::cuda_graph::buffer::BufMut<u32>,
+        b_out: ::cuda_graph::buffer::HostBufMut<u32>,
         c_done: &'a (dyn ::core::ops::Fn(
         ) + ::core::marker::Send + ::core::marker::Sync + 'a),
-        e_ev: &'a ::cuda_graph::__private::CudaEvent,
+        e_ev: &'a ::cuda_graph::cudarc::driver::CudaEvent,
         p_v: u32,
         k_sub: ::core::option::Option<InnerNodes>,
         __cg_borrow: ::core::marker::PhantomData<&'a ()>,
@@ -458,26 +443,24 @@ const _: () = {
     /// The node handles, one array per handle type.
     pub struct __CgNodes {
         n0: ::std::boxed::Box<
-            [::cuda_graph::__private::KernelNode<
-                (::cuda_graph::__private::BufMut<u32>, u32),
-            >; 1],
+            [::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)>; 1],
         >,
-        n1: ::std::boxed::Box<[::cuda_graph::__private::ChildNode; 1]>,
+        n1: ::std::boxed::Box<[::cuda_graph::node::ChildNode; 1]>,
         n2: ::std::boxed::Box<
-            [::cuda_graph::__private::MemcpyNode<
+            [::cuda_graph::node::MemcpyNode<
                 u32,
-                ::cuda_graph::__private::Host,
-                ::cuda_graph::__private::Device,
+                ::cuda_graph::memcpy::Host,
+                ::cuda_graph::memcpy::Device,
             >; 1],
         >,
-        n3: ::std::boxed::Box<[::cuda_graph::__private::HostNode; 1]>,
-        n4: ::std::boxed::Box<[::cuda_graph::__private::EventRecordNode; 1]>,
-        n5: ::std::boxed::Box<[::cuda_graph::__private::EmptyNode; 1]>,
+        n3: ::std::boxed::Box<[::cuda_graph::node::HostNode; 1]>,
+        n4: ::std::boxed::Box<[::cuda_graph::node::EventRecordNode; 1]>,
+        n5: ::std::boxed::Box<[::cuda_graph::node::EmptyNode; 1]>,
     }
     pub struct __CgState<'a> {
         inputs: __CgInputs<'a>,
         nodes: __CgNodes,
-        module: ::cuda_graph::__private::Module,
+        module: ::cuda_graph::Module,
     }
     impl<'a> ::cuda_graph::__private::Generated<'a> for Outer<'a> {
         type State = __CgState<'a>;
@@ -487,35 +470,33 @@ const _: () = {
         ///The handle of node `first`.
         pub fn first(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::BufMut<u32>, u32),
-        > {
+        ) -> ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)> {
             self.__cg.n0[0]
         }
         ///The handle of node `sub`.
-        pub fn sub(&self) -> ::cuda_graph::__private::ChildNode {
+        pub fn sub(&self) -> ::cuda_graph::node::ChildNode {
             self.__cg.n1[0]
         }
         ///The handle of node `back`.
         pub fn back(
             &self,
-        ) -> ::cuda_graph::__private::MemcpyNode<
+        ) -> ::cuda_graph::node::MemcpyNode<
             u32,
-            ::cuda_graph::__private::Host,
-            ::cuda_graph::__private::Device,
+            ::cuda_graph::memcpy::Host,
+            ::cuda_graph::memcpy::Device,
         > {
             self.__cg.n2[0]
         }
         ///The handle of node `tell`.
-        pub fn tell(&self) -> ::cuda_graph::__private::HostNode {
+        pub fn tell(&self) -> ::cuda_graph::node::HostNode {
             self.__cg.n3[0]
         }
         ///The handle of node `rec`.
-        pub fn rec(&self) -> ::cuda_graph::__private::EventRecordNode {
+        pub fn rec(&self) -> ::cuda_graph::node::EventRecordNode {
             self.__cg.n4[0]
         }
         ///The handle of node `join`.
-        pub fn join(&self) -> ::cuda_graph::__private::EmptyNode {
+        pub fn join(&self) -> ::cuda_graph::node::EmptyNode {
             self.__cg.n5[0]
         }
     }
@@ -535,10 +516,10 @@ const _: () = {
         /// Builds the template: binds the inputs and adds every node, loading the
         /// kernels from `module` by name.
         pub fn build(
-            __cg_module: &::cuda_graph::__private::Module,
+            __cg_module: &::cuda_graph::Module,
             inputs: OuterInputs<'a>,
-        ) -> ::cuda_graph::__private::Result<Self> {
-            let mut __cg_g = ::cuda_graph::__private::Graph::new(__cg_module.context())?
+        ) -> ::cuda_graph::Result<Self> {
+            let mut __cg_g = ::cuda_graph::Graph::new(__cg_module.context())?
                 .with_name("Outer");
             let mut __cg_s = __CgInputs {
                 b_y: __cg_g.bind_mut(inputs.y)?,
@@ -562,38 +543,30 @@ const _: () = {
         /// Makes the executable graph.
         pub fn instantiate(
             self,
-        ) -> ::core::result::Result<
-            OuterExec<'a>,
-            ::cuda_graph::__private::UpdateError,
-        > {
-            self.instantiate_with(::cuda_graph::__private::Instantiate::new())
+        ) -> ::core::result::Result<OuterExec<'a>, ::cuda_graph::error::UpdateError> {
+            self.instantiate_with(::cuda_graph::exec::Instantiate::new())
         }
         /// Makes the executable graph with options.
         pub fn instantiate_with(
             self,
-            opts: ::cuda_graph::__private::Instantiate<'_>,
-        ) -> ::core::result::Result<
-            OuterExec<'a>,
-            ::cuda_graph::__private::UpdateError,
-        > {
+            opts: ::cuda_graph::exec::Instantiate<'_>,
+        ) -> ::core::result::Result<OuterExec<'a>, ::cuda_graph::error::UpdateError> {
             ::core::result::Result::Ok(OuterExec {
                 __cg_exec: self.__cg_graph.instantiate_with(opts)?,
                 __cg: self.__cg,
             })
         }
         /// The runtime template graph.
-        pub fn graph(&self) -> &::cuda_graph::__private::Graph<'a> {
+        pub fn graph(&self) -> &::cuda_graph::Graph<'a> {
             &self.__cg_graph
         }
         /// Builds this graph as a child of `parent` (used by `child(...)` nodes).
         #[doc(hidden)]
         pub fn __cg_child(
-            parent: &::cuda_graph::__private::Graph<'a>,
-            __cg_module: &::cuda_graph::__private::Module,
+            parent: &::cuda_graph::Graph<'a>,
+            __cg_module: &::cuda_graph::Module,
             __cg_args: OuterChild<'a>,
-        ) -> ::cuda_graph::__private::Result<
-            (::cuda_graph::__private::Graph<'a>, OuterNodes),
-        > {
+        ) -> ::cuda_graph::Result<(::cuda_graph::Graph<'a>, OuterNodes)> {
             let mut __cg_g = parent.child_graph()?;
             let mut __cg_s = __CgInputs {
                 b_y: __cg_args.y,
@@ -609,34 +582,32 @@ const _: () = {
         }
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(
-            __cg_g: &mut ::cuda_graph::__private::Graph<'a>,
-            __cg_module: &::cuda_graph::__private::Module,
+            __cg_g: &mut ::cuda_graph::Graph<'a>,
+            __cg_module: &::cuda_graph::Module,
             __cg_s: &mut __CgInputs<'a>,
-        ) -> ::cuda_graph::__private::Result<__CgNodes> {
+        ) -> ::cuda_graph::Result<__CgNodes> {
             let __cg_k0 = __cg_module.function("fill")?;
             __cg_g.reserve(6usize, 1usize, 6usize);
             let mut __cg_h0: ::std::vec::Vec<
-                ::cuda_graph::__private::KernelNode<
-                    (::cuda_graph::__private::BufMut<u32>, u32),
-                >,
+                ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)>,
             > = ::std::vec::Vec::with_capacity(1usize);
-            let mut __cg_h1: ::std::vec::Vec<::cuda_graph::__private::ChildNode> = ::std::vec::Vec::with_capacity(
+            let mut __cg_h1: ::std::vec::Vec<::cuda_graph::node::ChildNode> = ::std::vec::Vec::with_capacity(
                 1usize,
             );
             let mut __cg_h2: ::std::vec::Vec<
-                ::cuda_graph::__private::MemcpyNode<
+                ::cuda_graph::node::MemcpyNode<
                     u32,
-                    ::cuda_graph::__private::Host,
-                    ::cuda_graph::__private::Device,
+                    ::cuda_graph::memcpy::Host,
+                    ::cuda_graph::memcpy::Device,
                 >,
             > = ::std::vec::Vec::with_capacity(1usize);
-            let mut __cg_h3: ::std::vec::Vec<::cuda_graph::__private::HostNode> = ::std::vec::Vec::with_capacity(
+            let mut __cg_h3: ::std::vec::Vec<::cuda_graph::node::HostNode> = ::std::vec::Vec::with_capacity(
                 1usize,
             );
-            let mut __cg_h4: ::std::vec::Vec<::cuda_graph::__private::EventRecordNode> = ::std::vec::Vec::with_capacity(
+            let mut __cg_h4: ::std::vec::Vec<::cuda_graph::node::EventRecordNode> = ::std::vec::Vec::with_capacity(
                 1usize,
             );
-            let mut __cg_h5: ::std::vec::Vec<::cuda_graph::__private::EmptyNode> = ::std::vec::Vec::with_capacity(
+            let mut __cg_h5: ::std::vec::Vec<::cuda_graph::node::EmptyNode> = ::std::vec::Vec::with_capacity(
                 1usize,
             );
             {
@@ -671,7 +642,7 @@ const _: () = {
                     __cg_g
                         .add_child(
                             "sub",
-                            &[&__cg_h0[0] as &dyn ::cuda_graph::__private::Dep],
+                            &[&__cg_h0[0] as &dyn ::cuda_graph::node::Dep],
                             __cg_child,
                         )?
                 };
@@ -681,7 +652,7 @@ const _: () = {
                 let __cg_n = __cg_g
                     .add_memcpy(
                         "back",
-                        &[&__cg_h1[0] as &dyn ::cuda_graph::__private::Dep],
+                        &[&__cg_h1[0] as &dyn ::cuda_graph::node::Dep],
                         __cg_s.b_out,
                         __cg_s.b_y,
                     )?;
@@ -691,7 +662,7 @@ const _: () = {
                 let __cg_n = __cg_g
                     .add_host(
                         "tell",
-                        &[&__cg_h2[0] as &dyn ::cuda_graph::__private::Dep],
+                        &[&__cg_h2[0] as &dyn ::cuda_graph::node::Dep],
                         __cg_s.c_done,
                     )?;
                 __cg_h3.push(__cg_n);
@@ -700,7 +671,7 @@ const _: () = {
                 let __cg_n = __cg_g
                     .add_event_record(
                         "rec",
-                        &[&__cg_h2[0] as &dyn ::cuda_graph::__private::Dep],
+                        &[&__cg_h2[0] as &dyn ::cuda_graph::node::Dep],
                         __cg_s.e_ev,
                     )?;
                 __cg_h4.push(__cg_n);
@@ -710,8 +681,8 @@ const _: () = {
                     .add_empty(
                         "join",
                         &[
-                            &__cg_h3[0] as &dyn ::cuda_graph::__private::Dep,
-                            &__cg_h4[0] as &dyn ::cuda_graph::__private::Dep,
+                            &__cg_h3[0] as &dyn ::cuda_graph::node::Dep,
+                            &__cg_h4[0] as &dyn ::cuda_graph::node::Dep,
                         ],
                     )?;
                 __cg_h5.push(__cg_n);
@@ -772,14 +743,13 @@ const _: () = {
         fn __cg_args_0(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> (::cuda_graph::__private::BufMut<u32>, u32) {
+        ) -> (::cuda_graph::buffer::BufMut<u32>, u32) {
             match __cg_j {
                 0 => {
                     let v = ::core::clone::Clone::clone(&__cg_s.p_v);
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<u32> = __cg_s
-                                .b_y;
+                            let __cg_v: ::cuda_graph::buffer::BufMut<u32> = __cg_s.b_y;
                             __cg_v
                         },
                         {
@@ -796,10 +766,10 @@ const _: () = {
         fn __cg_cfg_0(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> ::cuda_graph::__private::LaunchConfig {
+        ) -> ::cuda_graph::LaunchConfig {
             match __cg_j {
                 0 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(32),
                         shared_mem_bytes: 0u32,
@@ -813,22 +783,22 @@ const _: () = {
         /// Launches the graph on `stream`.
         pub fn launch(
             &mut self,
-            stream: &::cuda_graph::__private::Arc<::cuda_graph::__private::CudaStream>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::LaunchError> {
+            stream: &::std::sync::Arc<::cuda_graph::cudarc::driver::CudaStream>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
             self.__cg_exec.launch(stream)
         }
         /// Waits for every launch, then reports a host-callback panic if one happened.
         pub fn synchronize(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::LaunchError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
             self.__cg_exec.synchronize()
         }
         /// Applies template edits made through `inner_mut().graph_mut()`.
         pub fn update(
             &mut self,
         ) -> ::core::result::Result<
-            ::cuda_graph::__private::UpdatePath,
-            ::cuda_graph::__private::UpdateError,
+            ::cuda_graph::exec::UpdatePath,
+            ::cuda_graph::error::UpdateError,
         > {
             self.__cg_exec.update()
         }
@@ -838,23 +808,23 @@ const _: () = {
             self.__cg_exec.graph().temporary_bytes()
         }
         /// The runtime executable graph.
-        pub fn inner(&self) -> &::cuda_graph::__private::GraphExec<'a> {
+        pub fn inner(&self) -> &::cuda_graph::GraphExec<'a> {
             &self.__cg_exec
         }
         /// The runtime executable graph, mutable.
-        pub fn inner_mut(&mut self) -> &mut ::cuda_graph::__private::GraphExec<'a> {
+        pub fn inner_mut(&mut self) -> &mut ::cuda_graph::GraphExec<'a> {
             &mut self.__cg_exec
         }
         /// The runtime executable graph, taken out.
-        pub fn into_inner(self) -> ::cuda_graph::__private::GraphExec<'a> {
+        pub fn into_inner(self) -> ::cuda_graph::GraphExec<'a> {
             self.__cg_exec
         }
         ///Buffer `y`, for cudarc calls between launches.
         pub fn y(
             &self,
         ) -> ::core::result::Result<
-            &::cuda_graph::__private::CudaSlice<u32>,
-            ::cuda_graph::__private::AccessError,
+            &::cuda_graph::cudarc::driver::CudaSlice<u32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer(self.__cg.inputs.b_y)
         }
@@ -862,16 +832,16 @@ const _: () = {
         pub fn y_mut(
             &mut self,
         ) -> ::core::result::Result<
-            ::cuda_graph::__private::CudaViewMut<'_, u32>,
-            ::cuda_graph::__private::AccessError,
+            ::cuda_graph::cudarc::driver::CudaViewMut<'_, u32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer_mut(self.__cg.inputs.b_y)
         }
         ///Binds another buffer as `y` and re-points every node that uses it. On failure nothing changes.
         pub fn set_y(
             &mut self,
-            buffer: &'a mut ::cuda_graph::__private::CudaSlice<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            buffer: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<u32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_h = self.__cg.inputs.b_y;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
             match self.__cg_refresh_0() {
@@ -886,7 +856,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_0(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             {
                 let __cg_j: usize = 0usize;
                 self.__cg_exec
@@ -906,10 +876,7 @@ const _: () = {
                             }
                         },
                     )
-                    .map_err(|e| ::cuda_graph::__private::EditError::child_build(
-                        "sub",
-                        e,
-                    ))?;
+                    .map_err(|e| ::cuda_graph::error::EditError::child_build("sub", e))?;
                 self.__cg_exec.node(self.__cg.nodes.n1[__cg_j])?.set_graph(__cg_child)?;
                 self.__cg.inputs.k_sub = ::core::option::Option::Some(__cg_nodes);
             }
@@ -924,19 +891,19 @@ const _: () = {
         ///Host buffer `out`; waits for running launches first.
         pub fn out(
             &mut self,
-        ) -> ::core::result::Result<&[u32], ::cuda_graph::__private::AccessError> {
+        ) -> ::core::result::Result<&[u32], ::cuda_graph::error::AccessError> {
             self.__cg_exec.host(self.__cg.inputs.b_out)
         }
         ///Host buffer `out`; waits for running launches first.
         pub fn out_mut(
             &mut self,
-        ) -> ::core::result::Result<&mut [u32], ::cuda_graph::__private::AccessError> {
+        ) -> ::core::result::Result<&mut [u32], ::cuda_graph::error::AccessError> {
             self.__cg_exec.host_mut(self.__cg.inputs.b_out)
         }
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_1(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             {
                 let __cg_j: usize = 0usize;
                 self.__cg_exec
@@ -950,7 +917,7 @@ const _: () = {
             &mut self,
             value: &'a (dyn ::core::ops::Fn(
             ) + ::core::marker::Send + ::core::marker::Sync + 'a),
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.c_done, value);
             match self.__cg_refresh_2() {
                 ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
@@ -964,7 +931,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_2(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             {
                 let __cg_j: usize = 0usize;
                 self.__cg_exec
@@ -976,8 +943,8 @@ const _: () = {
         ///Replaces `ev` in every node that uses it. On failure nothing changes.
         pub fn set_ev(
             &mut self,
-            value: &'a ::cuda_graph::__private::CudaEvent,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            value: &'a ::cuda_graph::cudarc::driver::CudaEvent,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.e_ev, value);
             match self.__cg_refresh_3() {
                 ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
@@ -991,7 +958,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_3(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             {
                 let __cg_j: usize = 0usize;
                 self.__cg_exec
@@ -1008,7 +975,7 @@ const _: () = {
         pub fn set_v(
             &mut self,
             value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_v, value);
             match self.__cg_refresh_4() {
                 ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
@@ -1022,7 +989,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_4(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             {
                 let __cg_j: usize = 0usize;
                 self.__cg_exec
@@ -1037,8 +1004,8 @@ const _: () = {
     /// Handles of the bound buffers, for the node views' buffer setters.
     #[derive(Clone, Copy, Debug)]
     pub struct __CgHandles {
-        pub y: ::cuda_graph::__private::BufMut<u32>,
-        pub out: ::cuda_graph::__private::HostBufMut<u32>,
+        pub y: ::cuda_graph::buffer::BufMut<u32>,
+        pub out: ::cuda_graph::buffer::HostBufMut<u32>,
     }
     impl<'a> OuterExec<'a> {
         /// Handles of the bound buffers, for the node views' buffer setters.
@@ -1050,19 +1017,19 @@ const _: () = {
         }
     }
     pub struct __CgView0Fill<'v, 'a>(
-        ::cuda_graph::__private::KernelMut<
+        ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (::cuda_graph::__private::BufMut<u32>, u32),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::BufMut<u32>, u32),
+            ::cuda_graph::node::OnExec,
         >,
     );
     impl<'v, 'a> ::core::ops::Deref for __CgView0Fill<'v, 'a> {
-        type Target = ::cuda_graph::__private::KernelMut<
+        type Target = ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (::cuda_graph::__private::BufMut<u32>, u32),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::BufMut<u32>, u32),
+            ::cuda_graph::node::OnExec,
         >;
         fn deref(&self) -> &Self::Target {
             &self.0
@@ -1077,15 +1044,15 @@ const _: () = {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
-            value: ::cuda_graph::__private::BufMut<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            value: ::cuda_graph::buffer::BufMut<u32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<0usize>(value)
         }
         ///Sets kernel parameter `v` of this node only.
         pub fn set_v(
             &mut self,
             value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<1usize>(value)
         }
     }
@@ -1095,7 +1062,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView0Fill<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView0Fill(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
@@ -1107,11 +1074,11 @@ const _: () = {
         pub fn sub(
             &mut self,
         ) -> ::core::result::Result<
-            <::cuda_graph::__private::ChildNode as ::cuda_graph::__private::NodeHandle>::OnExec<
+            <::cuda_graph::node::ChildNode as ::cuda_graph::node::NodeHandle>::OnExec<
                 '_,
                 'a,
             >,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             self.__cg_exec.node(self.__cg.nodes.n1[0])
         }
@@ -1121,12 +1088,12 @@ const _: () = {
         pub fn back(
             &mut self,
         ) -> ::core::result::Result<
-            <::cuda_graph::__private::MemcpyNode<
+            <::cuda_graph::node::MemcpyNode<
                 u32,
-                ::cuda_graph::__private::Host,
-                ::cuda_graph::__private::Device,
-            > as ::cuda_graph::__private::NodeHandle>::OnExec<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+                ::cuda_graph::memcpy::Host,
+                ::cuda_graph::memcpy::Device,
+            > as ::cuda_graph::node::NodeHandle>::OnExec<'_, 'a>,
+            ::cuda_graph::error::EditError,
         > {
             self.__cg_exec.node(self.__cg.nodes.n2[0])
         }
@@ -1136,11 +1103,11 @@ const _: () = {
         pub fn tell(
             &mut self,
         ) -> ::core::result::Result<
-            <::cuda_graph::__private::HostNode as ::cuda_graph::__private::NodeHandle>::OnExec<
+            <::cuda_graph::node::HostNode as ::cuda_graph::node::NodeHandle>::OnExec<
                 '_,
                 'a,
             >,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             self.__cg_exec.node(self.__cg.nodes.n3[0])
         }
@@ -1150,11 +1117,11 @@ const _: () = {
         pub fn rec(
             &mut self,
         ) -> ::core::result::Result<
-            <::cuda_graph::__private::EventRecordNode as ::cuda_graph::__private::NodeHandle>::OnExec<
+            <::cuda_graph::node::EventRecordNode as ::cuda_graph::node::NodeHandle>::OnExec<
                 '_,
                 'a,
             >,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             self.__cg_exec.node(self.__cg.nodes.n4[0])
         }
@@ -1164,11 +1131,11 @@ const _: () = {
         pub fn join(
             &mut self,
         ) -> ::core::result::Result<
-            <::cuda_graph::__private::EmptyNode as ::cuda_graph::__private::NodeHandle>::OnExec<
+            <::cuda_graph::node::EmptyNode as ::cuda_graph::node::NodeHandle>::OnExec<
                 '_,
                 'a,
             >,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             self.__cg_exec.node(self.__cg.nodes.n5[0])
         }
@@ -1178,10 +1145,10 @@ const _: () = {
         pub fn edit_sub<R>(
             &mut self,
             f: impl ::core::ops::FnOnce(
-                &mut ::cuda_graph::__private::Graph<'a>,
+                &mut ::cuda_graph::node::ChildTemplate<'_, 'a>,
                 &InnerNodes,
-            ) -> ::core::result::Result<R, ::cuda_graph::__private::EditError>,
-        ) -> ::core::result::Result<R, ::cuda_graph::__private::EditError> {
+            ) -> ::core::result::Result<R, ::cuda_graph::error::EditError>,
+        ) -> ::core::result::Result<R, ::cuda_graph::error::EditError> {
             let __cg_nodes = self
                 .__cg
                 .inputs

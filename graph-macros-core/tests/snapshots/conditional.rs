@@ -1,18 +1,18 @@
 ///The inputs of the [`Cond`] graph: the buffers it borrows, its params, callbacks and events.
 struct CondInputs<'a> {
     ///a buffer `count`.
-    pub count: &'a mut ::cuda_graph::__private::CudaSlice<u32>,
+    pub count: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<u32>,
     ///a buffer `y`.
-    pub y: &'a mut ::cuda_graph::__private::CudaSlice<u32>,
+    pub y: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<u32>,
     ///a param `by`.
     pub by: u32,
 }
 ///The inputs of [`Cond`] used as a child graph (`child(Cond { ... })`): buffer handles of the parent, constant params, callbacks and events.
 struct CondChild {
     ///a buffer `count`.
-    pub count: ::cuda_graph::__private::BufMut<u32>,
+    pub count: ::cuda_graph::buffer::BufMut<u32>,
     ///a buffer `y`.
-    pub y: ::cuda_graph::__private::BufMut<u32>,
+    pub y: ::cuda_graph::buffer::BufMut<u32>,
     ///a param `by`.
     pub by: u32,
 }
@@ -21,43 +21,39 @@ struct CondNodes {
     __cg: <Cond<'static> as ::cuda_graph::__private::Generated<'static>>::Nodes,
 }
 struct Cond<'a> {
-    __cg_graph: ::cuda_graph::__private::Graph<'a>,
+    __cg_graph: ::cuda_graph::Graph<'a>,
     __cg: <Cond<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
 ///The executable [`Cond`] graph: launch it, and edit it live through the node views (`exec.node_name()`) and the graph-level setters (`exec.set_param(..)`).
 struct CondExec<'a> {
-    __cg_exec: ::cuda_graph::__private::GraphExec<'a>,
+    __cg_exec: ::cuda_graph::GraphExec<'a>,
     __cg: <Cond<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
 const _: () = {
     /// The inputs bound to the graph: params, buffer handles, callbacks, events.
     pub struct __CgInputs<'a> {
-        b_count: ::cuda_graph::__private::BufMut<u32>,
-        b_y: ::cuda_graph::__private::BufMut<u32>,
+        b_count: ::cuda_graph::buffer::BufMut<u32>,
+        b_y: ::cuda_graph::buffer::BufMut<u32>,
         p_by: u32,
-        q_again: ::cuda_graph::__private::Cond,
-        q_odd: ::cuda_graph::__private::Cond,
-        q_pick: ::cuda_graph::__private::Cond,
-        q_which: ::cuda_graph::__private::Cond,
+        q_again: ::cuda_graph::kernel::Cond,
+        q_odd: ::cuda_graph::kernel::Cond,
+        q_pick: ::cuda_graph::kernel::Cond,
+        q_which: ::cuda_graph::kernel::Cond,
         __cg_borrow: ::core::marker::PhantomData<&'a ()>,
     }
     /// The node handles, one array per handle type.
     pub struct __CgNodes {
         n0: ::std::boxed::Box<
-            [::cuda_graph::__private::KernelNode<
-                (::cuda_graph::__private::BufMut<u32>, u32),
-            >; 6],
+            [::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)>; 6],
         >,
-        n1: ::std::boxed::Box<[::cuda_graph::__private::CondNode; 4]>,
+        n1: ::std::boxed::Box<[::cuda_graph::node::CondNode; 4]>,
         n2: ::std::boxed::Box<
-            [::cuda_graph::__private::KernelNode<
-                (::cuda_graph::__private::BufMut<u32>, u32, Cond),
+            [::cuda_graph::node::KernelNode<
+                (::cuda_graph::buffer::BufMut<u32>, u32, Cond),
             >; 1],
         >,
         n3: ::std::boxed::Box<
-            [::cuda_graph::__private::KernelNode<
-                (::cuda_graph::__private::Buf<u32>, Cond),
-            >; 3],
+            [::cuda_graph::node::KernelNode<(::cuda_graph::buffer::Buf<u32>, Cond)>; 3],
         >,
     }
     pub struct __CgState<'a> {
@@ -72,97 +68,79 @@ const _: () = {
         ///The handle of node `init`.
         pub fn init(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::BufMut<u32>, u32),
-        > {
+        ) -> ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)> {
             self.__cg.n0[0]
         }
         ///The handle of node `run`.
-        pub fn run(&self) -> ::cuda_graph::__private::CondNode {
+        pub fn run(&self) -> ::cuda_graph::node::CondNode {
             self.__cg.n1[0]
         }
         ///The handle of node `up`.
         pub fn up(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::BufMut<u32>, u32, Cond),
+        ) -> ::cuda_graph::node::KernelNode<
+            (::cuda_graph::buffer::BufMut<u32>, u32, Cond),
         > {
             self.__cg.n2[0]
         }
         ///The handle of node `test`.
         pub fn test(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::Buf<u32>, Cond),
-        > {
+        ) -> ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::Buf<u32>, Cond)> {
             self.__cg.n3[0]
         }
         ///The handle of node `bump`.
-        pub fn bump(&self) -> ::cuda_graph::__private::CondNode {
+        pub fn bump(&self) -> ::cuda_graph::node::CondNode {
             self.__cg.n1[1]
         }
         ///The handle of node `mark`.
         pub fn mark(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::BufMut<u32>, u32),
-        > {
+        ) -> ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)> {
             self.__cg.n0[1]
         }
         ///The handle of node `choose`.
         pub fn choose(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::Buf<u32>, Cond),
-        > {
+        ) -> ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::Buf<u32>, Cond)> {
             self.__cg.n3[1]
         }
         ///The handle of node `branch`.
-        pub fn branch(&self) -> ::cuda_graph::__private::CondNode {
+        pub fn branch(&self) -> ::cuda_graph::node::CondNode {
             self.__cg.n1[2]
         }
         ///The handle of node `a`.
         pub fn a(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::BufMut<u32>, u32),
-        > {
+        ) -> ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)> {
             self.__cg.n0[2]
         }
         ///The handle of node `b`.
         pub fn b(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::BufMut<u32>, u32),
-        > {
+        ) -> ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)> {
             self.__cg.n0[3]
         }
         ///The handle of node `sel`.
         pub fn sel(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::Buf<u32>, Cond),
-        > {
+        ) -> ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::Buf<u32>, Cond)> {
             self.__cg.n3[2]
         }
         ///The handle of node `cases`.
-        pub fn cases(&self) -> ::cuda_graph::__private::CondNode {
+        pub fn cases(&self) -> ::cuda_graph::node::CondNode {
             self.__cg.n1[3]
         }
         ///The handle of node `c0`.
         pub fn c0(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::BufMut<u32>, u32),
-        > {
+        ) -> ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)> {
             self.__cg.n0[4]
         }
         ///The handle of node `c1`.
         pub fn c1(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::BufMut<u32>, u32),
-        > {
+        ) -> ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)> {
             self.__cg.n0[5]
         }
     }
@@ -182,19 +160,19 @@ const _: () = {
         /// Builds the template: binds the inputs and adds every node, loading the
         /// kernels from `module` by name.
         pub fn build(
-            __cg_module: &::cuda_graph::__private::Module,
+            __cg_module: &::cuda_graph::Module,
             inputs: CondInputs<'a>,
-        ) -> ::cuda_graph::__private::Result<Self> {
-            let mut __cg_g = ::cuda_graph::__private::Graph::new(__cg_module.context())?
+        ) -> ::cuda_graph::Result<Self> {
+            let mut __cg_g = ::cuda_graph::Graph::new(__cg_module.context())?
                 .with_name("Cond");
             let mut __cg_s = __CgInputs {
                 b_count: __cg_g.bind_mut(inputs.count)?,
                 b_y: __cg_g.bind_mut(inputs.y)?,
                 p_by: inputs.by,
-                q_again: ::cuda_graph::__private::Cond::unset(),
-                q_odd: ::cuda_graph::__private::Cond::unset(),
-                q_pick: ::cuda_graph::__private::Cond::unset(),
-                q_which: ::cuda_graph::__private::Cond::unset(),
+                q_again: ::cuda_graph::kernel::Cond::unset(),
+                q_odd: ::cuda_graph::kernel::Cond::unset(),
+                q_pick: ::cuda_graph::kernel::Cond::unset(),
+                q_which: ::cuda_graph::kernel::Cond::unset(),
                 __cg_borrow: ::core::marker::PhantomData,
             };
             let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
@@ -206,41 +184,39 @@ const _: () = {
         /// Makes the executable graph.
         pub fn instantiate(
             self,
-        ) -> ::core::result::Result<CondExec<'a>, ::cuda_graph::__private::UpdateError> {
-            self.instantiate_with(::cuda_graph::__private::Instantiate::new())
+        ) -> ::core::result::Result<CondExec<'a>, ::cuda_graph::error::UpdateError> {
+            self.instantiate_with(::cuda_graph::exec::Instantiate::new())
         }
         /// Makes the executable graph with options.
         pub fn instantiate_with(
             self,
-            opts: ::cuda_graph::__private::Instantiate<'_>,
-        ) -> ::core::result::Result<CondExec<'a>, ::cuda_graph::__private::UpdateError> {
+            opts: ::cuda_graph::exec::Instantiate<'_>,
+        ) -> ::core::result::Result<CondExec<'a>, ::cuda_graph::error::UpdateError> {
             ::core::result::Result::Ok(CondExec {
                 __cg_exec: self.__cg_graph.instantiate_with(opts)?,
                 __cg: self.__cg,
             })
         }
         /// The runtime template graph.
-        pub fn graph(&self) -> &::cuda_graph::__private::Graph<'a> {
+        pub fn graph(&self) -> &::cuda_graph::Graph<'a> {
             &self.__cg_graph
         }
         /// Builds this graph as a child of `parent` (used by `child(...)` nodes).
         #[doc(hidden)]
         pub fn __cg_child(
-            parent: &::cuda_graph::__private::Graph<'a>,
-            __cg_module: &::cuda_graph::__private::Module,
+            parent: &::cuda_graph::Graph<'a>,
+            __cg_module: &::cuda_graph::Module,
             __cg_args: CondChild,
-        ) -> ::cuda_graph::__private::Result<
-            (::cuda_graph::__private::Graph<'a>, CondNodes),
-        > {
+        ) -> ::cuda_graph::Result<(::cuda_graph::Graph<'a>, CondNodes)> {
             let mut __cg_g = parent.child_graph()?;
             let mut __cg_s = __CgInputs {
                 b_count: __cg_args.count,
                 b_y: __cg_args.y,
                 p_by: __cg_args.by,
-                q_again: ::cuda_graph::__private::Cond::unset(),
-                q_odd: ::cuda_graph::__private::Cond::unset(),
-                q_pick: ::cuda_graph::__private::Cond::unset(),
-                q_which: ::cuda_graph::__private::Cond::unset(),
+                q_again: ::cuda_graph::kernel::Cond::unset(),
+                q_odd: ::cuda_graph::kernel::Cond::unset(),
+                q_pick: ::cuda_graph::kernel::Cond::unset(),
+                q_which: ::cuda_graph::kernel::Cond::unset(),
                 __cg_borrow: ::core::marker::PhantomData,
             };
             let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
@@ -248,10 +224,10 @@ const _: () = {
         }
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(
-            __cg_g: &mut ::cuda_graph::__private::Graph<'a>,
-            __cg_module: &::cuda_graph::__private::Module,
+            __cg_g: &mut ::cuda_graph::Graph<'a>,
+            __cg_module: &::cuda_graph::Module,
             __cg_s: &mut __CgInputs<'a>,
-        ) -> ::cuda_graph::__private::Result<__CgNodes> {
+        ) -> ::cuda_graph::Result<__CgNodes> {
             let __cg_k0 = __cg_module.function("step")?;
             let __cg_k1 = __cg_module.function("decide")?;
             let __cg_k2 = __cg_module.function("fill")?;
@@ -263,22 +239,18 @@ const _: () = {
             let mut __cg_b6: u32 = 0;
             __cg_g.reserve(14usize, 10usize, 7usize);
             let mut __cg_h0: ::std::vec::Vec<
-                ::cuda_graph::__private::KernelNode<
-                    (::cuda_graph::__private::BufMut<u32>, u32),
-                >,
+                ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)>,
             > = ::std::vec::Vec::with_capacity(6usize);
-            let mut __cg_h1: ::std::vec::Vec<::cuda_graph::__private::CondNode> = ::std::vec::Vec::with_capacity(
+            let mut __cg_h1: ::std::vec::Vec<::cuda_graph::node::CondNode> = ::std::vec::Vec::with_capacity(
                 4usize,
             );
             let mut __cg_h2: ::std::vec::Vec<
-                ::cuda_graph::__private::KernelNode<
-                    (::cuda_graph::__private::BufMut<u32>, u32, Cond),
+                ::cuda_graph::node::KernelNode<
+                    (::cuda_graph::buffer::BufMut<u32>, u32, Cond),
                 >,
             > = ::std::vec::Vec::with_capacity(1usize);
             let mut __cg_h3: ::std::vec::Vec<
-                ::cuda_graph::__private::KernelNode<
-                    (::cuda_graph::__private::Buf<u32>, Cond),
-                >,
+                ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::Buf<u32>, Cond)>,
             > = ::std::vec::Vec::with_capacity(3usize);
             {
                 const __CG_NODES: &[(&str, &[u32])] = &[("init", &[])];
@@ -305,7 +277,7 @@ const _: () = {
                     let (__cg_n, __cg_body) = __cg_g
                         .add_while(
                             "run",
-                            &[&__cg_h0[0] as &dyn ::cuda_graph::__private::Dep],
+                            &[&__cg_h0[0] as &dyn ::cuda_graph::node::Dep],
                             __cg_s.q_again,
                         )?;
                     __cg_b1 = __cg_body.scope();
@@ -350,7 +322,7 @@ const _: () = {
                     let (__cg_n, __cg_body) = __cg_g
                         .add_if(
                             "bump",
-                            &[&__cg_h3[0] as &dyn ::cuda_graph::__private::Dep],
+                            &[&__cg_h3[0] as &dyn ::cuda_graph::node::Dep],
                             __cg_s.q_odd,
                         )?;
                     __cg_b2 = __cg_body.scope();
@@ -396,7 +368,7 @@ const _: () = {
                     let (__cg_n, [__cg_then, __cg_else]) = __cg_g
                         .add_if_else(
                             "branch",
-                            &[&__cg_h3[1] as &dyn ::cuda_graph::__private::Dep],
+                            &[&__cg_h3[1] as &dyn ::cuda_graph::node::Dep],
                             __cg_s.q_pick,
                         )?;
                     __cg_b3 = __cg_then.scope();
@@ -459,7 +431,7 @@ const _: () = {
                     let (__cg_n, __cg_cases) = __cg_g
                         .add_switch(
                             "cases",
-                            &[&__cg_h3[2] as &dyn ::cuda_graph::__private::Dep],
+                            &[&__cg_h3[2] as &dyn ::cuda_graph::node::Dep],
                             __cg_s.q_which,
                             2u32,
                         )?;
@@ -542,12 +514,12 @@ const _: () = {
         fn __cg_args_0(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> (::cuda_graph::__private::BufMut<u32>, u32) {
+        ) -> (::cuda_graph::buffer::BufMut<u32>, u32) {
             match __cg_j {
                 0 => {
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<u32> = __cg_s
+                            let __cg_v: ::cuda_graph::buffer::BufMut<u32> = __cg_s
                                 .b_count;
                             __cg_v
                         },
@@ -560,8 +532,7 @@ const _: () = {
                 1 => {
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<u32> = __cg_s
-                                .b_y;
+                            let __cg_v: ::cuda_graph::buffer::BufMut<u32> = __cg_s.b_y;
                             __cg_v
                         },
                         {
@@ -573,8 +544,7 @@ const _: () = {
                 2 => {
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<u32> = __cg_s
-                                .b_y;
+                            let __cg_v: ::cuda_graph::buffer::BufMut<u32> = __cg_s.b_y;
                             __cg_v
                         },
                         {
@@ -586,8 +556,7 @@ const _: () = {
                 3 => {
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<u32> = __cg_s
-                                .b_y;
+                            let __cg_v: ::cuda_graph::buffer::BufMut<u32> = __cg_s.b_y;
                             __cg_v
                         },
                         {
@@ -599,8 +568,7 @@ const _: () = {
                 4 => {
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<u32> = __cg_s
-                                .b_y;
+                            let __cg_v: ::cuda_graph::buffer::BufMut<u32> = __cg_s.b_y;
                             __cg_v
                         },
                         {
@@ -613,8 +581,7 @@ const _: () = {
                     let by = ::core::clone::Clone::clone(&__cg_s.p_by);
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<u32> = __cg_s
-                                .b_y;
+                            let __cg_v: ::cuda_graph::buffer::BufMut<u32> = __cg_s.b_y;
                             __cg_v
                         },
                         {
@@ -631,45 +598,45 @@ const _: () = {
         fn __cg_cfg_0(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> ::cuda_graph::__private::LaunchConfig {
+        ) -> ::cuda_graph::LaunchConfig {
             match __cg_j {
                 0 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(32),
                         shared_mem_bytes: 0u32,
                     }
                 }
                 1 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(32),
                         shared_mem_bytes: 0u32,
                     }
                 }
                 2 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(32),
                         shared_mem_bytes: 0u32,
                     }
                 }
                 3 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(32),
                         shared_mem_bytes: 0u32,
                     }
                 }
                 4 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(32),
                         shared_mem_bytes: 0u32,
                     }
                 }
                 5 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(32),
                         shared_mem_bytes: 0u32,
@@ -683,13 +650,13 @@ const _: () = {
         fn __cg_args_2(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> (::cuda_graph::__private::BufMut<u32>, u32, Cond) {
+        ) -> (::cuda_graph::buffer::BufMut<u32>, u32, Cond) {
             match __cg_j {
                 0 => {
                     let by = ::core::clone::Clone::clone(&__cg_s.p_by);
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<u32> = __cg_s
+                            let __cg_v: ::cuda_graph::buffer::BufMut<u32> = __cg_s
                                 .b_count;
                             __cg_v
                         },
@@ -711,10 +678,10 @@ const _: () = {
         fn __cg_cfg_2(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> ::cuda_graph::__private::LaunchConfig {
+        ) -> ::cuda_graph::LaunchConfig {
             match __cg_j {
                 0 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(1),
                         shared_mem_bytes: 0u32,
@@ -728,12 +695,12 @@ const _: () = {
         fn __cg_args_3(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> (::cuda_graph::__private::Buf<u32>, Cond) {
+        ) -> (::cuda_graph::buffer::Buf<u32>, Cond) {
             match __cg_j {
                 0 => {
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::Buf<u32> = __cg_s
+                            let __cg_v: ::cuda_graph::buffer::Buf<u32> = __cg_s
                                 .b_count
                                 .read();
                             __cg_v
@@ -747,7 +714,7 @@ const _: () = {
                 1 => {
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::Buf<u32> = __cg_s
+                            let __cg_v: ::cuda_graph::buffer::Buf<u32> = __cg_s
                                 .b_count
                                 .read();
                             __cg_v
@@ -761,7 +728,7 @@ const _: () = {
                 2 => {
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::Buf<u32> = __cg_s
+                            let __cg_v: ::cuda_graph::buffer::Buf<u32> = __cg_s
                                 .b_count
                                 .read();
                             __cg_v
@@ -780,24 +747,24 @@ const _: () = {
         fn __cg_cfg_3(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> ::cuda_graph::__private::LaunchConfig {
+        ) -> ::cuda_graph::LaunchConfig {
             match __cg_j {
                 0 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(1),
                         shared_mem_bytes: 0u32,
                     }
                 }
                 1 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(1),
                         shared_mem_bytes: 0u32,
                     }
                 }
                 2 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(1),
                         shared_mem_bytes: 0u32,
@@ -811,22 +778,22 @@ const _: () = {
         /// Launches the graph on `stream`.
         pub fn launch(
             &mut self,
-            stream: &::cuda_graph::__private::Arc<::cuda_graph::__private::CudaStream>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::LaunchError> {
+            stream: &::std::sync::Arc<::cuda_graph::cudarc::driver::CudaStream>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
             self.__cg_exec.launch(stream)
         }
         /// Waits for every launch, then reports a host-callback panic if one happened.
         pub fn synchronize(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::LaunchError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
             self.__cg_exec.synchronize()
         }
         /// Applies template edits made through `inner_mut().graph_mut()`.
         pub fn update(
             &mut self,
         ) -> ::core::result::Result<
-            ::cuda_graph::__private::UpdatePath,
-            ::cuda_graph::__private::UpdateError,
+            ::cuda_graph::exec::UpdatePath,
+            ::cuda_graph::error::UpdateError,
         > {
             self.__cg_exec.update()
         }
@@ -836,23 +803,23 @@ const _: () = {
             self.__cg_exec.graph().temporary_bytes()
         }
         /// The runtime executable graph.
-        pub fn inner(&self) -> &::cuda_graph::__private::GraphExec<'a> {
+        pub fn inner(&self) -> &::cuda_graph::GraphExec<'a> {
             &self.__cg_exec
         }
         /// The runtime executable graph, mutable.
-        pub fn inner_mut(&mut self) -> &mut ::cuda_graph::__private::GraphExec<'a> {
+        pub fn inner_mut(&mut self) -> &mut ::cuda_graph::GraphExec<'a> {
             &mut self.__cg_exec
         }
         /// The runtime executable graph, taken out.
-        pub fn into_inner(self) -> ::cuda_graph::__private::GraphExec<'a> {
+        pub fn into_inner(self) -> ::cuda_graph::GraphExec<'a> {
             self.__cg_exec
         }
         ///Buffer `count`, for cudarc calls between launches.
         pub fn count(
             &self,
         ) -> ::core::result::Result<
-            &::cuda_graph::__private::CudaSlice<u32>,
-            ::cuda_graph::__private::AccessError,
+            &::cuda_graph::cudarc::driver::CudaSlice<u32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer(self.__cg.inputs.b_count)
         }
@@ -860,16 +827,16 @@ const _: () = {
         pub fn count_mut(
             &mut self,
         ) -> ::core::result::Result<
-            ::cuda_graph::__private::CudaViewMut<'_, u32>,
-            ::cuda_graph::__private::AccessError,
+            ::cuda_graph::cudarc::driver::CudaViewMut<'_, u32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer_mut(self.__cg.inputs.b_count)
         }
         ///Binds another buffer as `count` and re-points every node that uses it. On failure nothing changes.
         pub fn set_count(
             &mut self,
-            buffer: &'a mut ::cuda_graph::__private::CudaSlice<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            buffer: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<u32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_h = self.__cg.inputs.b_count;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
             match self.__cg_refresh_0() {
@@ -884,7 +851,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_0(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             {
                 let __cg_j: usize = 0usize;
                 self.__cg_exec
@@ -908,8 +875,8 @@ const _: () = {
         pub fn y(
             &self,
         ) -> ::core::result::Result<
-            &::cuda_graph::__private::CudaSlice<u32>,
-            ::cuda_graph::__private::AccessError,
+            &::cuda_graph::cudarc::driver::CudaSlice<u32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer(self.__cg.inputs.b_y)
         }
@@ -917,16 +884,16 @@ const _: () = {
         pub fn y_mut(
             &mut self,
         ) -> ::core::result::Result<
-            ::cuda_graph::__private::CudaViewMut<'_, u32>,
-            ::cuda_graph::__private::AccessError,
+            ::cuda_graph::cudarc::driver::CudaViewMut<'_, u32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer_mut(self.__cg.inputs.b_y)
         }
         ///Binds another buffer as `y` and re-points every node that uses it. On failure nothing changes.
         pub fn set_y(
             &mut self,
-            buffer: &'a mut ::cuda_graph::__private::CudaSlice<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            buffer: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<u32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_h = self.__cg.inputs.b_y;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
             match self.__cg_refresh_1() {
@@ -941,7 +908,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_1(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             for &__cg_j in &[1usize, 2usize, 3usize, 4usize, 5usize] {
                 self.__cg_exec
                     .node(self.__cg.nodes.n0[__cg_j])?
@@ -957,7 +924,7 @@ const _: () = {
         pub fn set_by(
             &mut self,
             value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_by, value);
             match self.__cg_refresh_2() {
                 ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
@@ -971,7 +938,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_2(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             {
                 let __cg_j: usize = 0usize;
                 self.__cg_exec
@@ -994,8 +961,8 @@ const _: () = {
     /// Handles of the bound buffers, for the node views' buffer setters.
     #[derive(Clone, Copy, Debug)]
     pub struct __CgHandles {
-        pub count: ::cuda_graph::__private::BufMut<u32>,
-        pub y: ::cuda_graph::__private::BufMut<u32>,
+        pub count: ::cuda_graph::buffer::BufMut<u32>,
+        pub y: ::cuda_graph::buffer::BufMut<u32>,
     }
     impl<'a> CondExec<'a> {
         /// Handles of the bound buffers, for the node views' buffer setters.
@@ -1007,19 +974,19 @@ const _: () = {
         }
     }
     pub struct __CgView2Fill<'v, 'a>(
-        ::cuda_graph::__private::KernelMut<
+        ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (::cuda_graph::__private::BufMut<u32>, u32),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::BufMut<u32>, u32),
+            ::cuda_graph::node::OnExec,
         >,
     );
     impl<'v, 'a> ::core::ops::Deref for __CgView2Fill<'v, 'a> {
-        type Target = ::cuda_graph::__private::KernelMut<
+        type Target = ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (::cuda_graph::__private::BufMut<u32>, u32),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::BufMut<u32>, u32),
+            ::cuda_graph::node::OnExec,
         >;
         fn deref(&self) -> &Self::Target {
             &self.0
@@ -1034,15 +1001,15 @@ const _: () = {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
-            value: ::cuda_graph::__private::BufMut<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            value: ::cuda_graph::buffer::BufMut<u32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<0usize>(value)
         }
         ///Sets kernel parameter `v` of this node only.
         pub fn set_v(
             &mut self,
             value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<1usize>(value)
         }
     }
@@ -1052,7 +1019,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView2Fill<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView2Fill(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
@@ -1060,19 +1027,19 @@ const _: () = {
         }
     }
     pub struct __CgView0Step<'v, 'a>(
-        ::cuda_graph::__private::KernelMut<
+        ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (::cuda_graph::__private::BufMut<u32>, u32, Cond),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::BufMut<u32>, u32, Cond),
+            ::cuda_graph::node::OnExec,
         >,
     );
     impl<'v, 'a> ::core::ops::Deref for __CgView0Step<'v, 'a> {
-        type Target = ::cuda_graph::__private::KernelMut<
+        type Target = ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (::cuda_graph::__private::BufMut<u32>, u32, Cond),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::BufMut<u32>, u32, Cond),
+            ::cuda_graph::node::OnExec,
         >;
         fn deref(&self) -> &Self::Target {
             &self.0
@@ -1087,22 +1054,22 @@ const _: () = {
         ///Sets kernel parameter `count` of this node only.
         pub fn set_count(
             &mut self,
-            value: ::cuda_graph::__private::BufMut<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            value: ::cuda_graph::buffer::BufMut<u32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<0usize>(value)
         }
         ///Sets kernel parameter `by` of this node only.
         pub fn set_by(
             &mut self,
             value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<1usize>(value)
         }
         ///Sets kernel parameter `again` of this node only.
         pub fn set_again(
             &mut self,
             value: Cond,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<2usize>(value)
         }
     }
@@ -1112,7 +1079,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView0Step<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView0Step(self.__cg_exec.node(self.__cg.nodes.n2[0])?),
@@ -1120,19 +1087,19 @@ const _: () = {
         }
     }
     pub struct __CgView1Decide<'v, 'a>(
-        ::cuda_graph::__private::KernelMut<
+        ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (::cuda_graph::__private::Buf<u32>, Cond),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::Buf<u32>, Cond),
+            ::cuda_graph::node::OnExec,
         >,
     );
     impl<'v, 'a> ::core::ops::Deref for __CgView1Decide<'v, 'a> {
-        type Target = ::cuda_graph::__private::KernelMut<
+        type Target = ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (::cuda_graph::__private::Buf<u32>, Cond),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::Buf<u32>, Cond),
+            ::cuda_graph::node::OnExec,
         >;
         fn deref(&self) -> &Self::Target {
             &self.0
@@ -1147,15 +1114,15 @@ const _: () = {
         ///Sets kernel parameter `v` of this node only.
         pub fn set_v(
             &mut self,
-            value: ::cuda_graph::__private::Buf<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            value: ::cuda_graph::buffer::Buf<u32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<0usize>(value)
         }
         ///Sets kernel parameter `c` of this node only.
         pub fn set_c(
             &mut self,
             value: Cond,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<1usize>(value)
         }
     }
@@ -1165,7 +1132,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView1Decide<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView1Decide(self.__cg_exec.node(self.__cg.nodes.n3[0])?),
@@ -1178,7 +1145,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView2Fill<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView2Fill(self.__cg_exec.node(self.__cg.nodes.n0[1])?),
@@ -1191,7 +1158,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView1Decide<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView1Decide(self.__cg_exec.node(self.__cg.nodes.n3[1])?),
@@ -1204,7 +1171,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView2Fill<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView2Fill(self.__cg_exec.node(self.__cg.nodes.n0[2])?),
@@ -1217,7 +1184,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView2Fill<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView2Fill(self.__cg_exec.node(self.__cg.nodes.n0[3])?),
@@ -1230,7 +1197,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView1Decide<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView1Decide(self.__cg_exec.node(self.__cg.nodes.n3[2])?),
@@ -1243,7 +1210,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView2Fill<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView2Fill(self.__cg_exec.node(self.__cg.nodes.n0[4])?),
@@ -1256,7 +1223,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView2Fill<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView2Fill(self.__cg_exec.node(self.__cg.nodes.n0[5])?),
@@ -1268,11 +1235,11 @@ const _: () = {
         pub fn run(
             &mut self,
         ) -> ::core::result::Result<
-            <::cuda_graph::__private::CondNode as ::cuda_graph::__private::NodeHandle>::OnExec<
+            <::cuda_graph::node::CondNode as ::cuda_graph::node::NodeHandle>::OnExec<
                 '_,
                 'a,
             >,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             self.__cg_exec.node(self.__cg.nodes.n1[0])
         }
@@ -1282,11 +1249,11 @@ const _: () = {
         pub fn bump(
             &mut self,
         ) -> ::core::result::Result<
-            <::cuda_graph::__private::CondNode as ::cuda_graph::__private::NodeHandle>::OnExec<
+            <::cuda_graph::node::CondNode as ::cuda_graph::node::NodeHandle>::OnExec<
                 '_,
                 'a,
             >,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             self.__cg_exec.node(self.__cg.nodes.n1[1])
         }
@@ -1296,11 +1263,11 @@ const _: () = {
         pub fn branch(
             &mut self,
         ) -> ::core::result::Result<
-            <::cuda_graph::__private::CondNode as ::cuda_graph::__private::NodeHandle>::OnExec<
+            <::cuda_graph::node::CondNode as ::cuda_graph::node::NodeHandle>::OnExec<
                 '_,
                 'a,
             >,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             self.__cg_exec.node(self.__cg.nodes.n1[2])
         }
@@ -1310,11 +1277,11 @@ const _: () = {
         pub fn cases(
             &mut self,
         ) -> ::core::result::Result<
-            <::cuda_graph::__private::CondNode as ::cuda_graph::__private::NodeHandle>::OnExec<
+            <::cuda_graph::node::CondNode as ::cuda_graph::node::NodeHandle>::OnExec<
                 '_,
                 'a,
             >,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             self.__cg_exec.node(self.__cg.nodes.n1[3])
         }

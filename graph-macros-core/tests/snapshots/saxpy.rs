@@ -1,11 +1,11 @@
 ///The inputs of the [`Saxpy`] graph: the buffers it borrows, its params, callbacks and events.
 pub struct SaxpyInputs<'a> {
     ///a buffer `x`.
-    pub x: &'a ::cuda_graph::__private::CudaSlice<f32>,
+    pub x: &'a ::cuda_graph::cudarc::driver::CudaSlice<f32>,
     ///a buffer `y`.
-    pub y: &'a mut ::cuda_graph::__private::CudaSlice<f32>,
+    pub y: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<f32>,
     ///a buffer `total`.
-    pub total: &'a mut ::cuda_graph::__private::CudaSlice<f32>,
+    pub total: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<f32>,
     ///a param `a`.
     pub a: f32,
     ///a param `n`.
@@ -14,11 +14,11 @@ pub struct SaxpyInputs<'a> {
 ///The inputs of [`Saxpy`] used as a child graph (`child(Saxpy { ... })`): buffer handles of the parent, constant params, callbacks and events.
 pub struct SaxpyChild {
     ///a buffer `x`.
-    pub x: ::cuda_graph::__private::Buf<f32>,
+    pub x: ::cuda_graph::buffer::Buf<f32>,
     ///a buffer `y`.
-    pub y: ::cuda_graph::__private::BufMut<f32>,
+    pub y: ::cuda_graph::buffer::BufMut<f32>,
     ///a buffer `total`.
-    pub total: ::cuda_graph::__private::BufMut<f32>,
+    pub total: ::cuda_graph::buffer::BufMut<f32>,
     ///a param `a`.
     pub a: f32,
     ///a param `n`.
@@ -30,44 +30,40 @@ pub struct SaxpyNodes {
 }
 /// y = a*x + y, then total = sum(y).
 pub struct Saxpy<'a> {
-    __cg_graph: ::cuda_graph::__private::Graph<'a>,
+    __cg_graph: ::cuda_graph::Graph<'a>,
     __cg: <Saxpy<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
 ///The executable [`Saxpy`] graph: launch it, and edit it live through the node views (`exec.node_name()`) and the graph-level setters (`exec.set_param(..)`).
 pub struct SaxpyExec<'a> {
-    __cg_exec: ::cuda_graph::__private::GraphExec<'a>,
+    __cg_exec: ::cuda_graph::GraphExec<'a>,
     __cg: <Saxpy<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
 const _: () = {
     /// The inputs bound to the graph: params, buffer handles, callbacks, events.
     pub struct __CgInputs<'a> {
-        b_x: ::cuda_graph::__private::Buf<f32>,
-        b_y: ::cuda_graph::__private::BufMut<f32>,
-        b_total: ::cuda_graph::__private::BufMut<f32>,
+        b_x: ::cuda_graph::buffer::Buf<f32>,
+        b_y: ::cuda_graph::buffer::BufMut<f32>,
+        b_total: ::cuda_graph::buffer::BufMut<f32>,
         p_a: f32,
         p_n: u32,
         __cg_borrow: ::core::marker::PhantomData<&'a ()>,
     }
     /// The node handles, one array per handle type.
     pub struct __CgNodes {
-        n0: ::std::boxed::Box<[::cuda_graph::__private::MemsetNode<f32>; 1]>,
+        n0: ::std::boxed::Box<[::cuda_graph::node::MemsetNode<f32>; 1]>,
         n1: ::std::boxed::Box<
-            [::cuda_graph::__private::KernelNode<
+            [::cuda_graph::node::KernelNode<
                 (
                     f32,
-                    ::cuda_graph::__private::Buf<f32>,
-                    ::cuda_graph::__private::BufMut<f32>,
+                    ::cuda_graph::buffer::Buf<f32>,
+                    ::cuda_graph::buffer::BufMut<f32>,
                     u32,
                 ),
             >; 1],
         >,
         n2: ::std::boxed::Box<
-            [::cuda_graph::__private::KernelNode<
-                (
-                    ::cuda_graph::__private::Buf<f32>,
-                    ::cuda_graph::__private::BufMut<f32>,
-                    u32,
-                ),
+            [::cuda_graph::node::KernelNode<
+                (::cuda_graph::buffer::Buf<f32>, ::cuda_graph::buffer::BufMut<f32>, u32),
             >; 1],
         >,
     }
@@ -81,31 +77,22 @@ const _: () = {
     }
     impl SaxpyNodes {
         ///The handle of node `clear`.
-        pub fn clear(&self) -> ::cuda_graph::__private::MemsetNode<f32> {
+        pub fn clear(&self) -> ::cuda_graph::node::MemsetNode<f32> {
             self.__cg.n0[0]
         }
         ///The handle of node `step`.
         pub fn step(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (
-                f32,
-                ::cuda_graph::__private::Buf<f32>,
-                ::cuda_graph::__private::BufMut<f32>,
-                u32,
-            ),
+        ) -> ::cuda_graph::node::KernelNode<
+            (f32, ::cuda_graph::buffer::Buf<f32>, ::cuda_graph::buffer::BufMut<f32>, u32),
         > {
             self.__cg.n1[0]
         }
         ///The handle of node `reduce`.
         pub fn reduce(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (
-                ::cuda_graph::__private::Buf<f32>,
-                ::cuda_graph::__private::BufMut<f32>,
-                u32,
-            ),
+        ) -> ::cuda_graph::node::KernelNode<
+            (::cuda_graph::buffer::Buf<f32>, ::cuda_graph::buffer::BufMut<f32>, u32),
         > {
             self.__cg.n2[0]
         }
@@ -126,10 +113,10 @@ const _: () = {
         /// Builds the template: binds the inputs and adds every node, loading the
         /// kernels from `module` by name.
         pub fn build(
-            __cg_module: &::cuda_graph::__private::Module,
+            __cg_module: &::cuda_graph::Module,
             inputs: SaxpyInputs<'a>,
-        ) -> ::cuda_graph::__private::Result<Self> {
-            let mut __cg_g = ::cuda_graph::__private::Graph::new(__cg_module.context())?
+        ) -> ::cuda_graph::Result<Self> {
+            let mut __cg_g = ::cuda_graph::Graph::new(__cg_module.context())?
                 .with_name("Saxpy");
             let mut __cg_s = __CgInputs {
                 b_x: __cg_g.bind(inputs.x)?,
@@ -148,38 +135,30 @@ const _: () = {
         /// Makes the executable graph.
         pub fn instantiate(
             self,
-        ) -> ::core::result::Result<
-            SaxpyExec<'a>,
-            ::cuda_graph::__private::UpdateError,
-        > {
-            self.instantiate_with(::cuda_graph::__private::Instantiate::new())
+        ) -> ::core::result::Result<SaxpyExec<'a>, ::cuda_graph::error::UpdateError> {
+            self.instantiate_with(::cuda_graph::exec::Instantiate::new())
         }
         /// Makes the executable graph with options.
         pub fn instantiate_with(
             self,
-            opts: ::cuda_graph::__private::Instantiate<'_>,
-        ) -> ::core::result::Result<
-            SaxpyExec<'a>,
-            ::cuda_graph::__private::UpdateError,
-        > {
+            opts: ::cuda_graph::exec::Instantiate<'_>,
+        ) -> ::core::result::Result<SaxpyExec<'a>, ::cuda_graph::error::UpdateError> {
             ::core::result::Result::Ok(SaxpyExec {
                 __cg_exec: self.__cg_graph.instantiate_with(opts)?,
                 __cg: self.__cg,
             })
         }
         /// The runtime template graph.
-        pub fn graph(&self) -> &::cuda_graph::__private::Graph<'a> {
+        pub fn graph(&self) -> &::cuda_graph::Graph<'a> {
             &self.__cg_graph
         }
         /// Builds this graph as a child of `parent` (used by `child(...)` nodes).
         #[doc(hidden)]
         pub fn __cg_child(
-            parent: &::cuda_graph::__private::Graph<'a>,
-            __cg_module: &::cuda_graph::__private::Module,
+            parent: &::cuda_graph::Graph<'a>,
+            __cg_module: &::cuda_graph::Module,
             __cg_args: SaxpyChild,
-        ) -> ::cuda_graph::__private::Result<
-            (::cuda_graph::__private::Graph<'a>, SaxpyNodes),
-        > {
+        ) -> ::cuda_graph::Result<(::cuda_graph::Graph<'a>, SaxpyNodes)> {
             let mut __cg_g = parent.child_graph()?;
             let mut __cg_s = __CgInputs {
                 b_x: __cg_args.x,
@@ -194,31 +173,31 @@ const _: () = {
         }
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(
-            __cg_g: &mut ::cuda_graph::__private::Graph<'a>,
-            __cg_module: &::cuda_graph::__private::Module,
+            __cg_g: &mut ::cuda_graph::Graph<'a>,
+            __cg_module: &::cuda_graph::Module,
             __cg_s: &mut __CgInputs<'a>,
-        ) -> ::cuda_graph::__private::Result<__CgNodes> {
+        ) -> ::cuda_graph::Result<__CgNodes> {
             let __cg_k0 = __cg_module.function("saxpy")?;
             let __cg_k1 = __cg_module.function("sum")?;
             __cg_g.reserve(3usize, 2usize, 2usize);
-            let mut __cg_h0: ::std::vec::Vec<::cuda_graph::__private::MemsetNode<f32>> = ::std::vec::Vec::with_capacity(
+            let mut __cg_h0: ::std::vec::Vec<::cuda_graph::node::MemsetNode<f32>> = ::std::vec::Vec::with_capacity(
                 1usize,
             );
             let mut __cg_h1: ::std::vec::Vec<
-                ::cuda_graph::__private::KernelNode<
+                ::cuda_graph::node::KernelNode<
                     (
                         f32,
-                        ::cuda_graph::__private::Buf<f32>,
-                        ::cuda_graph::__private::BufMut<f32>,
+                        ::cuda_graph::buffer::Buf<f32>,
+                        ::cuda_graph::buffer::BufMut<f32>,
                         u32,
                     ),
                 >,
             > = ::std::vec::Vec::with_capacity(1usize);
             let mut __cg_h2: ::std::vec::Vec<
-                ::cuda_graph::__private::KernelNode<
+                ::cuda_graph::node::KernelNode<
                     (
-                        ::cuda_graph::__private::Buf<f32>,
-                        ::cuda_graph::__private::BufMut<f32>,
+                        ::cuda_graph::buffer::Buf<f32>,
+                        ::cuda_graph::buffer::BufMut<f32>,
                         u32,
                     ),
                 >,
@@ -308,8 +287,8 @@ const _: () = {
             __cg_s: &__CgInputs<'a>,
         ) -> (
             f32,
-            ::cuda_graph::__private::Buf<f32>,
-            ::cuda_graph::__private::BufMut<f32>,
+            ::cuda_graph::buffer::Buf<f32>,
+            ::cuda_graph::buffer::BufMut<f32>,
             u32,
         ) {
             match __cg_j {
@@ -322,12 +301,11 @@ const _: () = {
                             __cg_v
                         },
                         {
-                            let __cg_v: ::cuda_graph::__private::Buf<f32> = __cg_s.b_x;
+                            let __cg_v: ::cuda_graph::buffer::Buf<f32> = __cg_s.b_x;
                             __cg_v
                         },
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<f32> = __cg_s
-                                .b_y;
+                            let __cg_v: ::cuda_graph::buffer::BufMut<f32> = __cg_s.b_y;
                             __cg_v
                         },
                         {
@@ -344,11 +322,11 @@ const _: () = {
         fn __cg_cfg_1(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> ::cuda_graph::__private::LaunchConfig {
+        ) -> ::cuda_graph::LaunchConfig {
             match __cg_j {
                 0 => {
                     let n = ::core::clone::Clone::clone(&__cg_s.p_n);
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(n.div_ceil(256)),
                         block_dim: ::cuda_graph::__private::dim3(256),
                         shared_mem_bytes: 0u32,
@@ -362,23 +340,19 @@ const _: () = {
         fn __cg_args_2(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> (
-            ::cuda_graph::__private::Buf<f32>,
-            ::cuda_graph::__private::BufMut<f32>,
-            u32,
-        ) {
+        ) -> (::cuda_graph::buffer::Buf<f32>, ::cuda_graph::buffer::BufMut<f32>, u32) {
             match __cg_j {
                 0 => {
                     let n = ::core::clone::Clone::clone(&__cg_s.p_n);
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::Buf<f32> = __cg_s
+                            let __cg_v: ::cuda_graph::buffer::Buf<f32> = __cg_s
                                 .b_y
                                 .read();
                             __cg_v
                         },
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<f32> = __cg_s
+                            let __cg_v: ::cuda_graph::buffer::BufMut<f32> = __cg_s
                                 .b_total;
                             __cg_v
                         },
@@ -396,10 +370,10 @@ const _: () = {
         fn __cg_cfg_2(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> ::cuda_graph::__private::LaunchConfig {
+        ) -> ::cuda_graph::LaunchConfig {
             match __cg_j {
                 0 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(1),
                         shared_mem_bytes: 0u32,
@@ -413,22 +387,22 @@ const _: () = {
         /// Launches the graph on `stream`.
         pub fn launch(
             &mut self,
-            stream: &::cuda_graph::__private::Arc<::cuda_graph::__private::CudaStream>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::LaunchError> {
+            stream: &::std::sync::Arc<::cuda_graph::cudarc::driver::CudaStream>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
             self.__cg_exec.launch(stream)
         }
         /// Waits for every launch, then reports a host-callback panic if one happened.
         pub fn synchronize(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::LaunchError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
             self.__cg_exec.synchronize()
         }
         /// Applies template edits made through `inner_mut().graph_mut()`.
         pub fn update(
             &mut self,
         ) -> ::core::result::Result<
-            ::cuda_graph::__private::UpdatePath,
-            ::cuda_graph::__private::UpdateError,
+            ::cuda_graph::exec::UpdatePath,
+            ::cuda_graph::error::UpdateError,
         > {
             self.__cg_exec.update()
         }
@@ -438,31 +412,31 @@ const _: () = {
             self.__cg_exec.graph().temporary_bytes()
         }
         /// The runtime executable graph.
-        pub fn inner(&self) -> &::cuda_graph::__private::GraphExec<'a> {
+        pub fn inner(&self) -> &::cuda_graph::GraphExec<'a> {
             &self.__cg_exec
         }
         /// The runtime executable graph, mutable.
-        pub fn inner_mut(&mut self) -> &mut ::cuda_graph::__private::GraphExec<'a> {
+        pub fn inner_mut(&mut self) -> &mut ::cuda_graph::GraphExec<'a> {
             &mut self.__cg_exec
         }
         /// The runtime executable graph, taken out.
-        pub fn into_inner(self) -> ::cuda_graph::__private::GraphExec<'a> {
+        pub fn into_inner(self) -> ::cuda_graph::GraphExec<'a> {
             self.__cg_exec
         }
         ///Buffer `x`, for cudarc calls between launches.
         pub fn x(
             &self,
         ) -> ::core::result::Result<
-            &::cuda_graph::__private::CudaSlice<f32>,
-            ::cuda_graph::__private::AccessError,
+            &::cuda_graph::cudarc::driver::CudaSlice<f32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer(self.__cg.inputs.b_x)
         }
         ///Binds another buffer as `x` and re-points every node that uses it. On failure nothing changes.
         pub fn set_x(
             &mut self,
-            buffer: &'a ::cuda_graph::__private::CudaSlice<f32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            buffer: &'a ::cuda_graph::cudarc::driver::CudaSlice<f32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_h = self.__cg.inputs.b_x;
             let __cg_old = self.__cg_exec.swap_buffer(__cg_h, buffer)?;
             match self.__cg_refresh_0() {
@@ -477,7 +451,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_0(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             {
                 let __cg_j: usize = 0usize;
                 self.__cg_exec
@@ -490,8 +464,8 @@ const _: () = {
         pub fn y(
             &self,
         ) -> ::core::result::Result<
-            &::cuda_graph::__private::CudaSlice<f32>,
-            ::cuda_graph::__private::AccessError,
+            &::cuda_graph::cudarc::driver::CudaSlice<f32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer(self.__cg.inputs.b_y)
         }
@@ -499,16 +473,16 @@ const _: () = {
         pub fn y_mut(
             &mut self,
         ) -> ::core::result::Result<
-            ::cuda_graph::__private::CudaViewMut<'_, f32>,
-            ::cuda_graph::__private::AccessError,
+            ::cuda_graph::cudarc::driver::CudaViewMut<'_, f32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer_mut(self.__cg.inputs.b_y)
         }
         ///Binds another buffer as `y` and re-points every node that uses it. On failure nothing changes.
         pub fn set_y(
             &mut self,
-            buffer: &'a mut ::cuda_graph::__private::CudaSlice<f32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            buffer: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<f32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_h = self.__cg.inputs.b_y;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
             match self.__cg_refresh_1() {
@@ -523,7 +497,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_1(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             {
                 let __cg_j: usize = 0usize;
                 self.__cg_exec
@@ -542,8 +516,8 @@ const _: () = {
         pub fn total(
             &self,
         ) -> ::core::result::Result<
-            &::cuda_graph::__private::CudaSlice<f32>,
-            ::cuda_graph::__private::AccessError,
+            &::cuda_graph::cudarc::driver::CudaSlice<f32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer(self.__cg.inputs.b_total)
         }
@@ -551,16 +525,16 @@ const _: () = {
         pub fn total_mut(
             &mut self,
         ) -> ::core::result::Result<
-            ::cuda_graph::__private::CudaViewMut<'_, f32>,
-            ::cuda_graph::__private::AccessError,
+            ::cuda_graph::cudarc::driver::CudaViewMut<'_, f32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer_mut(self.__cg.inputs.b_total)
         }
         ///Binds another buffer as `total` and re-points every node that uses it. On failure nothing changes.
         pub fn set_total(
             &mut self,
-            buffer: &'a mut ::cuda_graph::__private::CudaSlice<f32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            buffer: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<f32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_h = self.__cg.inputs.b_total;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
             match self.__cg_refresh_2() {
@@ -575,7 +549,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_2(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             {
                 let __cg_j: usize = 0usize;
                 self.__cg_exec
@@ -598,7 +572,7 @@ const _: () = {
         pub fn set_a(
             &mut self,
             value: f32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_a, value);
             match self.__cg_refresh_3() {
                 ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
@@ -612,7 +586,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_3(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             {
                 let __cg_j: usize = 0usize;
                 self.__cg_exec
@@ -631,7 +605,7 @@ const _: () = {
         pub fn set_n(
             &mut self,
             value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_n, value);
             match self.__cg_refresh_4() {
                 ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
@@ -645,7 +619,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_4(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             {
                 let __cg_j: usize = 0usize;
                 self.__cg_exec
@@ -669,9 +643,9 @@ const _: () = {
     /// Handles of the bound buffers, for the node views' buffer setters.
     #[derive(Clone, Copy, Debug)]
     pub struct __CgHandles {
-        pub x: ::cuda_graph::__private::Buf<f32>,
-        pub y: ::cuda_graph::__private::BufMut<f32>,
-        pub total: ::cuda_graph::__private::BufMut<f32>,
+        pub x: ::cuda_graph::buffer::Buf<f32>,
+        pub y: ::cuda_graph::buffer::BufMut<f32>,
+        pub total: ::cuda_graph::buffer::BufMut<f32>,
     }
     impl<'a> SaxpyExec<'a> {
         /// Handles of the bound buffers, for the node views' buffer setters.
@@ -684,29 +658,29 @@ const _: () = {
         }
     }
     pub struct __CgView0Saxpy<'v, 'a>(
-        ::cuda_graph::__private::KernelMut<
+        ::cuda_graph::node::KernelMut<
             'v,
             'a,
             (
                 f32,
-                ::cuda_graph::__private::Buf<f32>,
-                ::cuda_graph::__private::BufMut<f32>,
+                ::cuda_graph::buffer::Buf<f32>,
+                ::cuda_graph::buffer::BufMut<f32>,
                 u32,
             ),
-            ::cuda_graph::__private::OnExec,
+            ::cuda_graph::node::OnExec,
         >,
     );
     impl<'v, 'a> ::core::ops::Deref for __CgView0Saxpy<'v, 'a> {
-        type Target = ::cuda_graph::__private::KernelMut<
+        type Target = ::cuda_graph::node::KernelMut<
             'v,
             'a,
             (
                 f32,
-                ::cuda_graph::__private::Buf<f32>,
-                ::cuda_graph::__private::BufMut<f32>,
+                ::cuda_graph::buffer::Buf<f32>,
+                ::cuda_graph::buffer::BufMut<f32>,
                 u32,
             ),
-            ::cuda_graph::__private::OnExec,
+            ::cuda_graph::node::OnExec,
         >;
         fn deref(&self) -> &Self::Target {
             &self.0
@@ -722,28 +696,28 @@ const _: () = {
         pub fn set_a(
             &mut self,
             value: f32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<0usize>(value)
         }
         ///Sets kernel parameter `x` of this node only.
         pub fn set_x(
             &mut self,
-            value: ::cuda_graph::__private::Buf<f32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            value: ::cuda_graph::buffer::Buf<f32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<1usize>(value)
         }
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
-            value: ::cuda_graph::__private::BufMut<f32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            value: ::cuda_graph::buffer::BufMut<f32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<2usize>(value)
         }
         ///Sets kernel parameter `n` of this node only.
         pub fn set_n(
             &mut self,
             value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<3usize>(value)
         }
     }
@@ -753,7 +727,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView0Saxpy<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView0Saxpy(self.__cg_exec.node(self.__cg.nodes.n1[0])?),
@@ -761,27 +735,19 @@ const _: () = {
         }
     }
     pub struct __CgView1Sum<'v, 'a>(
-        ::cuda_graph::__private::KernelMut<
+        ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (
-                ::cuda_graph::__private::Buf<f32>,
-                ::cuda_graph::__private::BufMut<f32>,
-                u32,
-            ),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::Buf<f32>, ::cuda_graph::buffer::BufMut<f32>, u32),
+            ::cuda_graph::node::OnExec,
         >,
     );
     impl<'v, 'a> ::core::ops::Deref for __CgView1Sum<'v, 'a> {
-        type Target = ::cuda_graph::__private::KernelMut<
+        type Target = ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (
-                ::cuda_graph::__private::Buf<f32>,
-                ::cuda_graph::__private::BufMut<f32>,
-                u32,
-            ),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::Buf<f32>, ::cuda_graph::buffer::BufMut<f32>, u32),
+            ::cuda_graph::node::OnExec,
         >;
         fn deref(&self) -> &Self::Target {
             &self.0
@@ -796,22 +762,22 @@ const _: () = {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
-            value: ::cuda_graph::__private::Buf<f32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            value: ::cuda_graph::buffer::Buf<f32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<0usize>(value)
         }
         ///Sets kernel parameter `total` of this node only.
         pub fn set_total(
             &mut self,
-            value: ::cuda_graph::__private::BufMut<f32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            value: ::cuda_graph::buffer::BufMut<f32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<1usize>(value)
         }
         ///Sets kernel parameter `n` of this node only.
         pub fn set_n(
             &mut self,
             value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<2usize>(value)
         }
     }
@@ -821,7 +787,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView1Sum<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView1Sum(self.__cg_exec.node(self.__cg.nodes.n2[0])?),
@@ -833,10 +799,10 @@ const _: () = {
         pub fn clear(
             &mut self,
         ) -> ::core::result::Result<
-            <::cuda_graph::__private::MemsetNode<
+            <::cuda_graph::node::MemsetNode<
                 f32,
-            > as ::cuda_graph::__private::NodeHandle>::OnExec<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            > as ::cuda_graph::node::NodeHandle>::OnExec<'_, 'a>,
+            ::cuda_graph::error::EditError,
         > {
             self.__cg_exec.node(self.__cg.nodes.n0[0])
         }

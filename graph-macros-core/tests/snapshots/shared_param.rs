@@ -1,7 +1,7 @@
 ///The inputs of the [`Shared`] graph: the buffers it borrows, its params, callbacks and events.
 struct SharedInputs<'a> {
     ///a buffer `y`.
-    pub y: &'a mut ::cuda_graph::__private::CudaSlice<f32>,
+    pub y: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<f32>,
     ///a param `a`.
     pub a: f32,
     ///a param `n`.
@@ -10,7 +10,7 @@ struct SharedInputs<'a> {
 ///The inputs of [`Shared`] used as a child graph (`child(Shared { ... })`): buffer handles of the parent, constant params, callbacks and events.
 struct SharedChild {
     ///a buffer `y`.
-    pub y: ::cuda_graph::__private::BufMut<f32>,
+    pub y: ::cuda_graph::buffer::BufMut<f32>,
     ///a param `a`.
     pub a: f32,
     ///a param `n`.
@@ -21,18 +21,18 @@ struct SharedNodes {
     __cg: <Shared<'static> as ::cuda_graph::__private::Generated<'static>>::Nodes,
 }
 struct Shared<'a> {
-    __cg_graph: ::cuda_graph::__private::Graph<'a>,
+    __cg_graph: ::cuda_graph::Graph<'a>,
     __cg: <Shared<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
 ///The executable [`Shared`] graph: launch it, and edit it live through the node views (`exec.node_name()`) and the graph-level setters (`exec.set_param(..)`).
 struct SharedExec<'a> {
-    __cg_exec: ::cuda_graph::__private::GraphExec<'a>,
+    __cg_exec: ::cuda_graph::GraphExec<'a>,
     __cg: <Shared<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
 const _: () = {
     /// The inputs bound to the graph: params, buffer handles, callbacks, events.
     pub struct __CgInputs<'a> {
-        b_y: ::cuda_graph::__private::BufMut<f32>,
+        b_y: ::cuda_graph::buffer::BufMut<f32>,
         p_a: f32,
         p_n: u32,
         __cg_borrow: ::core::marker::PhantomData<&'a ()>,
@@ -40,8 +40,8 @@ const _: () = {
     /// The node handles, one array per handle type.
     pub struct __CgNodes {
         n0: ::std::boxed::Box<
-            [::cuda_graph::__private::KernelNode<
-                (::cuda_graph::__private::BufMut<f32>, f32, u32),
+            [::cuda_graph::node::KernelNode<
+                (::cuda_graph::buffer::BufMut<f32>, f32, u32),
             >; 4],
         >,
     }
@@ -57,32 +57,32 @@ const _: () = {
         ///The handle of node `s0`.
         pub fn s0(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::BufMut<f32>, f32, u32),
+        ) -> ::cuda_graph::node::KernelNode<
+            (::cuda_graph::buffer::BufMut<f32>, f32, u32),
         > {
             self.__cg.n0[0]
         }
         ///The handle of node `s1`.
         pub fn s1(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::BufMut<f32>, f32, u32),
+        ) -> ::cuda_graph::node::KernelNode<
+            (::cuda_graph::buffer::BufMut<f32>, f32, u32),
         > {
             self.__cg.n0[1]
         }
         ///The handle of node `s2`.
         pub fn s2(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::BufMut<f32>, f32, u32),
+        ) -> ::cuda_graph::node::KernelNode<
+            (::cuda_graph::buffer::BufMut<f32>, f32, u32),
         > {
             self.__cg.n0[2]
         }
         ///The handle of node `s3`.
         pub fn s3(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::BufMut<f32>, f32, u32),
+        ) -> ::cuda_graph::node::KernelNode<
+            (::cuda_graph::buffer::BufMut<f32>, f32, u32),
         > {
             self.__cg.n0[3]
         }
@@ -103,10 +103,10 @@ const _: () = {
         /// Builds the template: binds the inputs and adds every node, loading the
         /// kernels from `module` by name.
         pub fn build(
-            __cg_module: &::cuda_graph::__private::Module,
+            __cg_module: &::cuda_graph::Module,
             inputs: SharedInputs<'a>,
-        ) -> ::cuda_graph::__private::Result<Self> {
-            let mut __cg_g = ::cuda_graph::__private::Graph::new(__cg_module.context())?
+        ) -> ::cuda_graph::Result<Self> {
+            let mut __cg_g = ::cuda_graph::Graph::new(__cg_module.context())?
                 .with_name("Shared");
             let mut __cg_s = __CgInputs {
                 b_y: __cg_g.bind_mut(inputs.y)?,
@@ -123,38 +123,30 @@ const _: () = {
         /// Makes the executable graph.
         pub fn instantiate(
             self,
-        ) -> ::core::result::Result<
-            SharedExec<'a>,
-            ::cuda_graph::__private::UpdateError,
-        > {
-            self.instantiate_with(::cuda_graph::__private::Instantiate::new())
+        ) -> ::core::result::Result<SharedExec<'a>, ::cuda_graph::error::UpdateError> {
+            self.instantiate_with(::cuda_graph::exec::Instantiate::new())
         }
         /// Makes the executable graph with options.
         pub fn instantiate_with(
             self,
-            opts: ::cuda_graph::__private::Instantiate<'_>,
-        ) -> ::core::result::Result<
-            SharedExec<'a>,
-            ::cuda_graph::__private::UpdateError,
-        > {
+            opts: ::cuda_graph::exec::Instantiate<'_>,
+        ) -> ::core::result::Result<SharedExec<'a>, ::cuda_graph::error::UpdateError> {
             ::core::result::Result::Ok(SharedExec {
                 __cg_exec: self.__cg_graph.instantiate_with(opts)?,
                 __cg: self.__cg,
             })
         }
         /// The runtime template graph.
-        pub fn graph(&self) -> &::cuda_graph::__private::Graph<'a> {
+        pub fn graph(&self) -> &::cuda_graph::Graph<'a> {
             &self.__cg_graph
         }
         /// Builds this graph as a child of `parent` (used by `child(...)` nodes).
         #[doc(hidden)]
         pub fn __cg_child(
-            parent: &::cuda_graph::__private::Graph<'a>,
-            __cg_module: &::cuda_graph::__private::Module,
+            parent: &::cuda_graph::Graph<'a>,
+            __cg_module: &::cuda_graph::Module,
             __cg_args: SharedChild,
-        ) -> ::cuda_graph::__private::Result<
-            (::cuda_graph::__private::Graph<'a>, SharedNodes),
-        > {
+        ) -> ::cuda_graph::Result<(::cuda_graph::Graph<'a>, SharedNodes)> {
             let mut __cg_g = parent.child_graph()?;
             let mut __cg_s = __CgInputs {
                 b_y: __cg_args.y,
@@ -167,15 +159,15 @@ const _: () = {
         }
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(
-            __cg_g: &mut ::cuda_graph::__private::Graph<'a>,
-            __cg_module: &::cuda_graph::__private::Module,
+            __cg_g: &mut ::cuda_graph::Graph<'a>,
+            __cg_module: &::cuda_graph::Module,
             __cg_s: &mut __CgInputs<'a>,
-        ) -> ::cuda_graph::__private::Result<__CgNodes> {
+        ) -> ::cuda_graph::Result<__CgNodes> {
             let __cg_k0 = __cg_module.function("scale")?;
             __cg_g.reserve(4usize, 4usize, 3usize);
             let mut __cg_h0: ::std::vec::Vec<
-                ::cuda_graph::__private::KernelNode<
-                    (::cuda_graph::__private::BufMut<f32>, f32, u32),
+                ::cuda_graph::node::KernelNode<
+                    (::cuda_graph::buffer::BufMut<f32>, f32, u32),
                 >,
             > = ::std::vec::Vec::with_capacity(4usize);
             {
@@ -214,15 +206,14 @@ const _: () = {
         fn __cg_args_0(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> (::cuda_graph::__private::BufMut<f32>, f32, u32) {
+        ) -> (::cuda_graph::buffer::BufMut<f32>, f32, u32) {
             match __cg_j {
                 0 => {
                     let a = ::core::clone::Clone::clone(&__cg_s.p_a);
                     let n = ::core::clone::Clone::clone(&__cg_s.p_n);
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<f32> = __cg_s
-                                .b_y;
+                            let __cg_v: ::cuda_graph::buffer::BufMut<f32> = __cg_s.b_y;
                             __cg_v
                         },
                         {
@@ -240,8 +231,7 @@ const _: () = {
                     let n = ::core::clone::Clone::clone(&__cg_s.p_n);
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<f32> = __cg_s
-                                .b_y;
+                            let __cg_v: ::cuda_graph::buffer::BufMut<f32> = __cg_s.b_y;
                             __cg_v
                         },
                         {
@@ -259,8 +249,7 @@ const _: () = {
                     let n = ::core::clone::Clone::clone(&__cg_s.p_n);
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<f32> = __cg_s
-                                .b_y;
+                            let __cg_v: ::cuda_graph::buffer::BufMut<f32> = __cg_s.b_y;
                             __cg_v
                         },
                         {
@@ -276,8 +265,7 @@ const _: () = {
                 3 => {
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<f32> = __cg_s
-                                .b_y;
+                            let __cg_v: ::cuda_graph::buffer::BufMut<f32> = __cg_s.b_y;
                             __cg_v
                         },
                         {
@@ -298,11 +286,11 @@ const _: () = {
         fn __cg_cfg_0(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> ::cuda_graph::__private::LaunchConfig {
+        ) -> ::cuda_graph::LaunchConfig {
             match __cg_j {
                 0 => {
                     let n = ::core::clone::Clone::clone(&__cg_s.p_n);
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(n),
                         block_dim: ::cuda_graph::__private::dim3(32),
                         shared_mem_bytes: 0u32,
@@ -310,7 +298,7 @@ const _: () = {
                 }
                 1 => {
                     let n = ::core::clone::Clone::clone(&__cg_s.p_n);
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(n),
                         block_dim: ::cuda_graph::__private::dim3(32),
                         shared_mem_bytes: 0u32,
@@ -318,14 +306,14 @@ const _: () = {
                 }
                 2 => {
                     let n = ::core::clone::Clone::clone(&__cg_s.p_n);
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(n),
                         block_dim: ::cuda_graph::__private::dim3(32),
                         shared_mem_bytes: 0u32,
                     }
                 }
                 3 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(32),
                         shared_mem_bytes: 0u32,
@@ -339,22 +327,22 @@ const _: () = {
         /// Launches the graph on `stream`.
         pub fn launch(
             &mut self,
-            stream: &::cuda_graph::__private::Arc<::cuda_graph::__private::CudaStream>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::LaunchError> {
+            stream: &::std::sync::Arc<::cuda_graph::cudarc::driver::CudaStream>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
             self.__cg_exec.launch(stream)
         }
         /// Waits for every launch, then reports a host-callback panic if one happened.
         pub fn synchronize(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::LaunchError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
             self.__cg_exec.synchronize()
         }
         /// Applies template edits made through `inner_mut().graph_mut()`.
         pub fn update(
             &mut self,
         ) -> ::core::result::Result<
-            ::cuda_graph::__private::UpdatePath,
-            ::cuda_graph::__private::UpdateError,
+            ::cuda_graph::exec::UpdatePath,
+            ::cuda_graph::error::UpdateError,
         > {
             self.__cg_exec.update()
         }
@@ -364,23 +352,23 @@ const _: () = {
             self.__cg_exec.graph().temporary_bytes()
         }
         /// The runtime executable graph.
-        pub fn inner(&self) -> &::cuda_graph::__private::GraphExec<'a> {
+        pub fn inner(&self) -> &::cuda_graph::GraphExec<'a> {
             &self.__cg_exec
         }
         /// The runtime executable graph, mutable.
-        pub fn inner_mut(&mut self) -> &mut ::cuda_graph::__private::GraphExec<'a> {
+        pub fn inner_mut(&mut self) -> &mut ::cuda_graph::GraphExec<'a> {
             &mut self.__cg_exec
         }
         /// The runtime executable graph, taken out.
-        pub fn into_inner(self) -> ::cuda_graph::__private::GraphExec<'a> {
+        pub fn into_inner(self) -> ::cuda_graph::GraphExec<'a> {
             self.__cg_exec
         }
         ///Buffer `y`, for cudarc calls between launches.
         pub fn y(
             &self,
         ) -> ::core::result::Result<
-            &::cuda_graph::__private::CudaSlice<f32>,
-            ::cuda_graph::__private::AccessError,
+            &::cuda_graph::cudarc::driver::CudaSlice<f32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer(self.__cg.inputs.b_y)
         }
@@ -388,16 +376,16 @@ const _: () = {
         pub fn y_mut(
             &mut self,
         ) -> ::core::result::Result<
-            ::cuda_graph::__private::CudaViewMut<'_, f32>,
-            ::cuda_graph::__private::AccessError,
+            ::cuda_graph::cudarc::driver::CudaViewMut<'_, f32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer_mut(self.__cg.inputs.b_y)
         }
         ///Binds another buffer as `y` and re-points every node that uses it. On failure nothing changes.
         pub fn set_y(
             &mut self,
-            buffer: &'a mut ::cuda_graph::__private::CudaSlice<f32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            buffer: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<f32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_h = self.__cg.inputs.b_y;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
             match self.__cg_refresh_0() {
@@ -412,7 +400,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_0(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             for __cg_j in 0..4usize {
                 self.__cg_exec
                     .node(self.__cg.nodes.n0[__cg_j])?
@@ -430,7 +418,7 @@ const _: () = {
         pub fn set_a(
             &mut self,
             value: f32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_a, value);
             match self.__cg_refresh_1() {
                 ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
@@ -444,7 +432,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_1(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             for &__cg_j in &[0usize, 1usize] {
                 self.__cg_exec
                     .node(self.__cg.nodes.n0[__cg_j])?
@@ -470,7 +458,7 @@ const _: () = {
         pub fn set_n(
             &mut self,
             value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_n, value);
             match self.__cg_refresh_2() {
                 ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
@@ -484,7 +472,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_2(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             for &__cg_j in &[0usize, 1usize, 2usize] {
                 self.__cg_exec
                     .node(self.__cg.nodes.n0[__cg_j])?
@@ -499,7 +487,7 @@ const _: () = {
     /// Handles of the bound buffers, for the node views' buffer setters.
     #[derive(Clone, Copy, Debug)]
     pub struct __CgHandles {
-        pub y: ::cuda_graph::__private::BufMut<f32>,
+        pub y: ::cuda_graph::buffer::BufMut<f32>,
     }
     impl<'a> SharedExec<'a> {
         /// Handles of the bound buffers, for the node views' buffer setters.
@@ -510,19 +498,19 @@ const _: () = {
         }
     }
     pub struct __CgView0Scale<'v, 'a>(
-        ::cuda_graph::__private::KernelMut<
+        ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (::cuda_graph::__private::BufMut<f32>, f32, u32),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::BufMut<f32>, f32, u32),
+            ::cuda_graph::node::OnExec,
         >,
     );
     impl<'v, 'a> ::core::ops::Deref for __CgView0Scale<'v, 'a> {
-        type Target = ::cuda_graph::__private::KernelMut<
+        type Target = ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (::cuda_graph::__private::BufMut<f32>, f32, u32),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::BufMut<f32>, f32, u32),
+            ::cuda_graph::node::OnExec,
         >;
         fn deref(&self) -> &Self::Target {
             &self.0
@@ -537,22 +525,22 @@ const _: () = {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
-            value: ::cuda_graph::__private::BufMut<f32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            value: ::cuda_graph::buffer::BufMut<f32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<0usize>(value)
         }
         ///Sets kernel parameter `a` of this node only.
         pub fn set_a(
             &mut self,
             value: f32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<1usize>(value)
         }
         ///Sets kernel parameter `n` of this node only.
         pub fn set_n(
             &mut self,
             value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<2usize>(value)
         }
     }
@@ -562,7 +550,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView0Scale<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView0Scale(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
@@ -575,7 +563,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView0Scale<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView0Scale(self.__cg_exec.node(self.__cg.nodes.n0[1])?),
@@ -588,7 +576,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView0Scale<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView0Scale(self.__cg_exec.node(self.__cg.nodes.n0[2])?),
@@ -601,7 +589,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView0Scale<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView0Scale(self.__cg_exec.node(self.__cg.nodes.n0[3])?),

@@ -1,14 +1,14 @@
 ///The inputs of the [`Temps`] graph: the buffers it borrows, its params, callbacks and events.
 struct TempsInputs<'a> {
     ///a buffer `out`.
-    pub out: &'a mut ::cuda_graph::__private::CudaSlice<u32>,
+    pub out: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<u32>,
     ///a param `n`.
     pub n: u32,
 }
 ///The inputs of [`Temps`] used as a child graph (`child(Temps { ... })`): buffer handles of the parent, constant params, callbacks and events.
 struct TempsChild {
     ///a buffer `out`.
-    pub out: ::cuda_graph::__private::BufMut<u32>,
+    pub out: ::cuda_graph::buffer::BufMut<u32>,
     ///a param `n`.
     pub n: u32,
 }
@@ -17,42 +17,40 @@ struct TempsNodes {
     __cg: <Temps<'static> as ::cuda_graph::__private::Generated<'static>>::Nodes,
 }
 struct Temps<'a> {
-    __cg_graph: ::cuda_graph::__private::Graph<'a>,
+    __cg_graph: ::cuda_graph::Graph<'a>,
     __cg: <Temps<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
 ///The executable [`Temps`] graph: launch it, and edit it live through the node views (`exec.node_name()`) and the graph-level setters (`exec.set_param(..)`).
 struct TempsExec<'a> {
-    __cg_exec: ::cuda_graph::__private::GraphExec<'a>,
+    __cg_exec: ::cuda_graph::GraphExec<'a>,
     __cg: <Temps<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
 const _: () = {
     /// The inputs bound to the graph: params, buffer handles, callbacks, events.
     pub struct __CgInputs<'a> {
-        b_out: ::cuda_graph::__private::BufMut<u32>,
+        b_out: ::cuda_graph::buffer::BufMut<u32>,
         p_n: u32,
-        b_t: ::cuda_graph::__private::BufMut<u32>,
-        b_u: ::cuda_graph::__private::BufMut<u32>,
+        b_t: ::cuda_graph::buffer::BufMut<u32>,
+        b_u: ::cuda_graph::buffer::BufMut<u32>,
         __cg_borrow: ::core::marker::PhantomData<&'a ()>,
     }
     /// The node handles, one array per handle type.
     pub struct __CgNodes {
-        n0: ::std::boxed::Box<[::cuda_graph::__private::MemAllocNode<u32>; 2]>,
+        n0: ::std::boxed::Box<[::cuda_graph::node::MemAllocNode<u32>; 2]>,
         n1: ::std::boxed::Box<
-            [::cuda_graph::__private::KernelNode<
-                (::cuda_graph::__private::BufMut<u32>, u32),
-            >; 2],
+            [::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)>; 2],
         >,
         n2: ::std::boxed::Box<
-            [::cuda_graph::__private::KernelNode<
+            [::cuda_graph::node::KernelNode<
                 (
-                    ::cuda_graph::__private::Buf<u32>,
-                    ::cuda_graph::__private::Buf<u32>,
-                    ::cuda_graph::__private::BufMut<u32>,
+                    ::cuda_graph::buffer::Buf<u32>,
+                    ::cuda_graph::buffer::Buf<u32>,
+                    ::cuda_graph::buffer::BufMut<u32>,
                     u32,
                 ),
             >; 1],
         >,
-        n3: ::std::boxed::Box<[::cuda_graph::__private::MemFreeNode; 2]>,
+        n3: ::std::boxed::Box<[::cuda_graph::node::MemFreeNode; 2]>,
     }
     pub struct __CgState<'a> {
         inputs: __CgInputs<'a>,
@@ -66,46 +64,42 @@ const _: () = {
         ///The handle of node `ft`.
         pub fn ft(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::BufMut<u32>, u32),
-        > {
+        ) -> ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)> {
             self.__cg.n1[0]
         }
         ///The handle of node `fu`.
         pub fn fu(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
-            (::cuda_graph::__private::BufMut<u32>, u32),
-        > {
+        ) -> ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)> {
             self.__cg.n1[1]
         }
         ///The handle of node `m`.
         pub fn m(
             &self,
-        ) -> ::cuda_graph::__private::KernelNode<
+        ) -> ::cuda_graph::node::KernelNode<
             (
-                ::cuda_graph::__private::Buf<u32>,
-                ::cuda_graph::__private::Buf<u32>,
-                ::cuda_graph::__private::BufMut<u32>,
+                ::cuda_graph::buffer::Buf<u32>,
+                ::cuda_graph::buffer::Buf<u32>,
+                ::cuda_graph::buffer::BufMut<u32>,
                 u32,
             ),
         > {
             self.__cg.n2[0]
         }
         ///The handle of node `alloc_t`.
-        pub fn alloc_t(&self) -> ::cuda_graph::__private::MemAllocNode<u32> {
+        pub fn alloc_t(&self) -> ::cuda_graph::node::MemAllocNode<u32> {
             self.__cg.n0[0]
         }
         ///The handle of node `free_t`.
-        pub fn free_t(&self) -> ::cuda_graph::__private::MemFreeNode {
+        pub fn free_t(&self) -> ::cuda_graph::node::MemFreeNode {
             self.__cg.n3[1]
         }
         ///The handle of node `alloc_u`.
-        pub fn alloc_u(&self) -> ::cuda_graph::__private::MemAllocNode<u32> {
+        pub fn alloc_u(&self) -> ::cuda_graph::node::MemAllocNode<u32> {
             self.__cg.n0[1]
         }
         ///The handle of node `free_u`.
-        pub fn free_u(&self) -> ::cuda_graph::__private::MemFreeNode {
+        pub fn free_u(&self) -> ::cuda_graph::node::MemFreeNode {
             self.__cg.n3[0]
         }
     }
@@ -128,16 +122,16 @@ const _: () = {
         /// Builds the template: binds the inputs and adds every node, loading the
         /// kernels from `module` by name.
         pub fn build(
-            __cg_module: &::cuda_graph::__private::Module,
+            __cg_module: &::cuda_graph::Module,
             inputs: TempsInputs<'a>,
-        ) -> ::cuda_graph::__private::Result<Self> {
-            let mut __cg_g = ::cuda_graph::__private::Graph::new(__cg_module.context())?
+        ) -> ::cuda_graph::Result<Self> {
+            let mut __cg_g = ::cuda_graph::Graph::new(__cg_module.context())?
                 .with_name("Temps");
             let mut __cg_s = __CgInputs {
                 b_out: __cg_g.bind_mut(inputs.out)?,
                 p_n: inputs.n,
-                b_t: ::cuda_graph::__private::BufMut::unset(),
-                b_u: ::cuda_graph::__private::BufMut::unset(),
+                b_t: ::cuda_graph::buffer::BufMut::unset(),
+                b_u: ::cuda_graph::buffer::BufMut::unset(),
                 __cg_borrow: ::core::marker::PhantomData,
             };
             let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
@@ -149,44 +143,36 @@ const _: () = {
         /// Makes the executable graph.
         pub fn instantiate(
             self,
-        ) -> ::core::result::Result<
-            TempsExec<'a>,
-            ::cuda_graph::__private::UpdateError,
-        > {
-            self.instantiate_with(::cuda_graph::__private::Instantiate::new())
+        ) -> ::core::result::Result<TempsExec<'a>, ::cuda_graph::error::UpdateError> {
+            self.instantiate_with(::cuda_graph::exec::Instantiate::new())
         }
         /// Makes the executable graph with options.
         pub fn instantiate_with(
             self,
-            opts: ::cuda_graph::__private::Instantiate<'_>,
-        ) -> ::core::result::Result<
-            TempsExec<'a>,
-            ::cuda_graph::__private::UpdateError,
-        > {
+            opts: ::cuda_graph::exec::Instantiate<'_>,
+        ) -> ::core::result::Result<TempsExec<'a>, ::cuda_graph::error::UpdateError> {
             ::core::result::Result::Ok(TempsExec {
                 __cg_exec: self.__cg_graph.instantiate_with(opts)?,
                 __cg: self.__cg,
             })
         }
         /// The runtime template graph.
-        pub fn graph(&self) -> &::cuda_graph::__private::Graph<'a> {
+        pub fn graph(&self) -> &::cuda_graph::Graph<'a> {
             &self.__cg_graph
         }
         /// Builds this graph as a child of `parent` (used by `child(...)` nodes).
         #[doc(hidden)]
         pub fn __cg_child(
-            parent: &::cuda_graph::__private::Graph<'a>,
-            __cg_module: &::cuda_graph::__private::Module,
+            parent: &::cuda_graph::Graph<'a>,
+            __cg_module: &::cuda_graph::Module,
             __cg_args: TempsChild,
-        ) -> ::cuda_graph::__private::Result<
-            (::cuda_graph::__private::Graph<'a>, TempsNodes),
-        > {
+        ) -> ::cuda_graph::Result<(::cuda_graph::Graph<'a>, TempsNodes)> {
             let mut __cg_g = parent.child_graph()?;
             let mut __cg_s = __CgInputs {
                 b_out: __cg_args.out,
                 p_n: __cg_args.n,
-                b_t: ::cuda_graph::__private::BufMut::unset(),
-                b_u: ::cuda_graph::__private::BufMut::unset(),
+                b_t: ::cuda_graph::buffer::BufMut::unset(),
+                b_u: ::cuda_graph::buffer::BufMut::unset(),
                 __cg_borrow: ::core::marker::PhantomData,
             };
             let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
@@ -194,32 +180,30 @@ const _: () = {
         }
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(
-            __cg_g: &mut ::cuda_graph::__private::Graph<'a>,
-            __cg_module: &::cuda_graph::__private::Module,
+            __cg_g: &mut ::cuda_graph::Graph<'a>,
+            __cg_module: &::cuda_graph::Module,
             __cg_s: &mut __CgInputs<'a>,
-        ) -> ::cuda_graph::__private::Result<__CgNodes> {
+        ) -> ::cuda_graph::Result<__CgNodes> {
             let __cg_k0 = __cg_module.function("fill")?;
             let __cg_k1 = __cg_module.function("mix")?;
             __cg_g.reserve(7usize, 3usize, 7usize);
-            let mut __cg_h0: ::std::vec::Vec<
-                ::cuda_graph::__private::MemAllocNode<u32>,
-            > = ::std::vec::Vec::with_capacity(2usize);
+            let mut __cg_h0: ::std::vec::Vec<::cuda_graph::node::MemAllocNode<u32>> = ::std::vec::Vec::with_capacity(
+                2usize,
+            );
             let mut __cg_h1: ::std::vec::Vec<
-                ::cuda_graph::__private::KernelNode<
-                    (::cuda_graph::__private::BufMut<u32>, u32),
-                >,
+                ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)>,
             > = ::std::vec::Vec::with_capacity(2usize);
             let mut __cg_h2: ::std::vec::Vec<
-                ::cuda_graph::__private::KernelNode<
+                ::cuda_graph::node::KernelNode<
                     (
-                        ::cuda_graph::__private::Buf<u32>,
-                        ::cuda_graph::__private::Buf<u32>,
-                        ::cuda_graph::__private::BufMut<u32>,
+                        ::cuda_graph::buffer::Buf<u32>,
+                        ::cuda_graph::buffer::Buf<u32>,
+                        ::cuda_graph::buffer::BufMut<u32>,
                         u32,
                     ),
                 >,
             > = ::std::vec::Vec::with_capacity(1usize);
-            let mut __cg_h3: ::std::vec::Vec<::cuda_graph::__private::MemFreeNode> = ::std::vec::Vec::with_capacity(
+            let mut __cg_h3: ::std::vec::Vec<::cuda_graph::node::MemFreeNode> = ::std::vec::Vec::with_capacity(
                 2usize,
             );
             {
@@ -293,7 +277,7 @@ const _: () = {
                 let __cg_n = __cg_g
                     .add_mem_free(
                         "free_u",
-                        &[&__cg_h2[0] as &dyn ::cuda_graph::__private::Dep],
+                        &[&__cg_h2[0] as &dyn ::cuda_graph::node::Dep],
                         __cg_s.b_u,
                     )?;
                 __cg_h3.push(__cg_n);
@@ -303,8 +287,8 @@ const _: () = {
                     .add_mem_free(
                         "free_t",
                         &[
-                            &__cg_h2[0] as &dyn ::cuda_graph::__private::Dep,
-                            &__cg_h3[0] as &dyn ::cuda_graph::__private::Dep,
+                            &__cg_h2[0] as &dyn ::cuda_graph::node::Dep,
+                            &__cg_h3[0] as &dyn ::cuda_graph::node::Dep,
                         ],
                         __cg_s.b_t,
                     )?;
@@ -365,14 +349,13 @@ const _: () = {
         fn __cg_args_1(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> (::cuda_graph::__private::BufMut<u32>, u32) {
+        ) -> (::cuda_graph::buffer::BufMut<u32>, u32) {
             match __cg_j {
                 0 => {
                     let n = ::core::clone::Clone::clone(&__cg_s.p_n);
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<u32> = __cg_s
-                                .b_t;
+                            let __cg_v: ::cuda_graph::buffer::BufMut<u32> = __cg_s.b_t;
                             __cg_v
                         },
                         {
@@ -385,8 +368,7 @@ const _: () = {
                     let n = ::core::clone::Clone::clone(&__cg_s.p_n);
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<u32> = __cg_s
-                                .b_u;
+                            let __cg_v: ::cuda_graph::buffer::BufMut<u32> = __cg_s.b_u;
                             __cg_v
                         },
                         {
@@ -403,17 +385,17 @@ const _: () = {
         fn __cg_cfg_1(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> ::cuda_graph::__private::LaunchConfig {
+        ) -> ::cuda_graph::LaunchConfig {
             match __cg_j {
                 0 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(32),
                         shared_mem_bytes: 0u32,
                     }
                 }
                 1 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(32),
                         shared_mem_bytes: 0u32,
@@ -428,9 +410,9 @@ const _: () = {
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
         ) -> (
-            ::cuda_graph::__private::Buf<u32>,
-            ::cuda_graph::__private::Buf<u32>,
-            ::cuda_graph::__private::BufMut<u32>,
+            ::cuda_graph::buffer::Buf<u32>,
+            ::cuda_graph::buffer::Buf<u32>,
+            ::cuda_graph::buffer::BufMut<u32>,
             u32,
         ) {
             match __cg_j {
@@ -438,20 +420,19 @@ const _: () = {
                     let n = ::core::clone::Clone::clone(&__cg_s.p_n);
                     (
                         {
-                            let __cg_v: ::cuda_graph::__private::Buf<u32> = __cg_s
+                            let __cg_v: ::cuda_graph::buffer::Buf<u32> = __cg_s
                                 .b_t
                                 .read();
                             __cg_v
                         },
                         {
-                            let __cg_v: ::cuda_graph::__private::Buf<u32> = __cg_s
+                            let __cg_v: ::cuda_graph::buffer::Buf<u32> = __cg_s
                                 .b_u
                                 .read();
                             __cg_v
                         },
                         {
-                            let __cg_v: ::cuda_graph::__private::BufMut<u32> = __cg_s
-                                .b_out;
+                            let __cg_v: ::cuda_graph::buffer::BufMut<u32> = __cg_s.b_out;
                             __cg_v
                         },
                         {
@@ -468,10 +449,10 @@ const _: () = {
         fn __cg_cfg_2(
             __cg_j: usize,
             __cg_s: &__CgInputs<'a>,
-        ) -> ::cuda_graph::__private::LaunchConfig {
+        ) -> ::cuda_graph::LaunchConfig {
             match __cg_j {
                 0 => {
-                    ::cuda_graph::__private::LaunchConfig {
+                    ::cuda_graph::LaunchConfig {
                         grid_dim: ::cuda_graph::__private::dim3(1),
                         block_dim: ::cuda_graph::__private::dim3(32),
                         shared_mem_bytes: 0u32,
@@ -485,22 +466,22 @@ const _: () = {
         /// Launches the graph on `stream`.
         pub fn launch(
             &mut self,
-            stream: &::cuda_graph::__private::Arc<::cuda_graph::__private::CudaStream>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::LaunchError> {
+            stream: &::std::sync::Arc<::cuda_graph::cudarc::driver::CudaStream>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
             self.__cg_exec.launch(stream)
         }
         /// Waits for every launch, then reports a host-callback panic if one happened.
         pub fn synchronize(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::LaunchError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
             self.__cg_exec.synchronize()
         }
         /// Applies template edits made through `inner_mut().graph_mut()`.
         pub fn update(
             &mut self,
         ) -> ::core::result::Result<
-            ::cuda_graph::__private::UpdatePath,
-            ::cuda_graph::__private::UpdateError,
+            ::cuda_graph::exec::UpdatePath,
+            ::cuda_graph::error::UpdateError,
         > {
             self.__cg_exec.update()
         }
@@ -510,23 +491,23 @@ const _: () = {
             self.__cg_exec.graph().temporary_bytes()
         }
         /// The runtime executable graph.
-        pub fn inner(&self) -> &::cuda_graph::__private::GraphExec<'a> {
+        pub fn inner(&self) -> &::cuda_graph::GraphExec<'a> {
             &self.__cg_exec
         }
         /// The runtime executable graph, mutable.
-        pub fn inner_mut(&mut self) -> &mut ::cuda_graph::__private::GraphExec<'a> {
+        pub fn inner_mut(&mut self) -> &mut ::cuda_graph::GraphExec<'a> {
             &mut self.__cg_exec
         }
         /// The runtime executable graph, taken out.
-        pub fn into_inner(self) -> ::cuda_graph::__private::GraphExec<'a> {
+        pub fn into_inner(self) -> ::cuda_graph::GraphExec<'a> {
             self.__cg_exec
         }
         ///Buffer `out`, for cudarc calls between launches.
         pub fn out(
             &self,
         ) -> ::core::result::Result<
-            &::cuda_graph::__private::CudaSlice<u32>,
-            ::cuda_graph::__private::AccessError,
+            &::cuda_graph::cudarc::driver::CudaSlice<u32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer(self.__cg.inputs.b_out)
         }
@@ -534,16 +515,16 @@ const _: () = {
         pub fn out_mut(
             &mut self,
         ) -> ::core::result::Result<
-            ::cuda_graph::__private::CudaViewMut<'_, u32>,
-            ::cuda_graph::__private::AccessError,
+            ::cuda_graph::cudarc::driver::CudaViewMut<'_, u32>,
+            ::cuda_graph::error::AccessError,
         > {
             self.__cg_exec.buffer_mut(self.__cg.inputs.b_out)
         }
         ///Binds another buffer as `out` and re-points every node that uses it. On failure nothing changes.
         pub fn set_out(
             &mut self,
-            buffer: &'a mut ::cuda_graph::__private::CudaSlice<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            buffer: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<u32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_h = self.__cg.inputs.b_out;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
             match self.__cg_refresh_0() {
@@ -558,7 +539,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_0(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             {
                 let __cg_j: usize = 0usize;
                 self.__cg_exec
@@ -575,7 +556,7 @@ const _: () = {
         pub fn set_n(
             &mut self,
             value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_n, value);
             match self.__cg_refresh_1() {
                 ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
@@ -589,7 +570,7 @@ const _: () = {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn __cg_refresh_1(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             for __cg_j in 0..2usize {
                 self.__cg_exec
                     .node(self.__cg.nodes.n1[__cg_j])?
@@ -616,9 +597,9 @@ const _: () = {
     /// Handles of the bound buffers, for the node views' buffer setters.
     #[derive(Clone, Copy, Debug)]
     pub struct __CgHandles {
-        pub out: ::cuda_graph::__private::BufMut<u32>,
-        pub t: ::cuda_graph::__private::BufMut<u32>,
-        pub u: ::cuda_graph::__private::BufMut<u32>,
+        pub out: ::cuda_graph::buffer::BufMut<u32>,
+        pub t: ::cuda_graph::buffer::BufMut<u32>,
+        pub u: ::cuda_graph::buffer::BufMut<u32>,
     }
     impl<'a> TempsExec<'a> {
         /// Handles of the bound buffers, for the node views' buffer setters.
@@ -631,19 +612,19 @@ const _: () = {
         }
     }
     pub struct __CgView0Fill<'v, 'a>(
-        ::cuda_graph::__private::KernelMut<
+        ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (::cuda_graph::__private::BufMut<u32>, u32),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::BufMut<u32>, u32),
+            ::cuda_graph::node::OnExec,
         >,
     );
     impl<'v, 'a> ::core::ops::Deref for __CgView0Fill<'v, 'a> {
-        type Target = ::cuda_graph::__private::KernelMut<
+        type Target = ::cuda_graph::node::KernelMut<
             'v,
             'a,
-            (::cuda_graph::__private::BufMut<u32>, u32),
-            ::cuda_graph::__private::OnExec,
+            (::cuda_graph::buffer::BufMut<u32>, u32),
+            ::cuda_graph::node::OnExec,
         >;
         fn deref(&self) -> &Self::Target {
             &self.0
@@ -658,15 +639,15 @@ const _: () = {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
-            value: ::cuda_graph::__private::BufMut<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            value: ::cuda_graph::buffer::BufMut<u32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<0usize>(value)
         }
         ///Sets kernel parameter `n` of this node only.
         pub fn set_n(
             &mut self,
             value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<1usize>(value)
         }
     }
@@ -676,7 +657,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView0Fill<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView0Fill(self.__cg_exec.node(self.__cg.nodes.n1[0])?),
@@ -689,7 +670,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView0Fill<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView0Fill(self.__cg_exec.node(self.__cg.nodes.n1[1])?),
@@ -697,29 +678,29 @@ const _: () = {
         }
     }
     pub struct __CgView1Mix<'v, 'a>(
-        ::cuda_graph::__private::KernelMut<
+        ::cuda_graph::node::KernelMut<
             'v,
             'a,
             (
-                ::cuda_graph::__private::Buf<u32>,
-                ::cuda_graph::__private::Buf<u32>,
-                ::cuda_graph::__private::BufMut<u32>,
+                ::cuda_graph::buffer::Buf<u32>,
+                ::cuda_graph::buffer::Buf<u32>,
+                ::cuda_graph::buffer::BufMut<u32>,
                 u32,
             ),
-            ::cuda_graph::__private::OnExec,
+            ::cuda_graph::node::OnExec,
         >,
     );
     impl<'v, 'a> ::core::ops::Deref for __CgView1Mix<'v, 'a> {
-        type Target = ::cuda_graph::__private::KernelMut<
+        type Target = ::cuda_graph::node::KernelMut<
             'v,
             'a,
             (
-                ::cuda_graph::__private::Buf<u32>,
-                ::cuda_graph::__private::Buf<u32>,
-                ::cuda_graph::__private::BufMut<u32>,
+                ::cuda_graph::buffer::Buf<u32>,
+                ::cuda_graph::buffer::Buf<u32>,
+                ::cuda_graph::buffer::BufMut<u32>,
                 u32,
             ),
-            ::cuda_graph::__private::OnExec,
+            ::cuda_graph::node::OnExec,
         >;
         fn deref(&self) -> &Self::Target {
             &self.0
@@ -734,29 +715,29 @@ const _: () = {
         ///Sets kernel parameter `a` of this node only.
         pub fn set_a(
             &mut self,
-            value: ::cuda_graph::__private::Buf<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            value: ::cuda_graph::buffer::Buf<u32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<0usize>(value)
         }
         ///Sets kernel parameter `b` of this node only.
         pub fn set_b(
             &mut self,
-            value: ::cuda_graph::__private::Buf<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            value: ::cuda_graph::buffer::Buf<u32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<1usize>(value)
         }
         ///Sets kernel parameter `out` of this node only.
         pub fn set_out(
             &mut self,
-            value: ::cuda_graph::__private::BufMut<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+            value: ::cuda_graph::buffer::BufMut<u32>,
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<2usize>(value)
         }
         ///Sets kernel parameter `n` of this node only.
         pub fn set_n(
             &mut self,
             value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::__private::EditError> {
+        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
             self.0.set_arg::<3usize>(value)
         }
     }
@@ -766,7 +747,7 @@ const _: () = {
             &mut self,
         ) -> ::core::result::Result<
             __CgView1Mix<'_, 'a>,
-            ::cuda_graph::__private::EditError,
+            ::cuda_graph::error::EditError,
         > {
             ::core::result::Result::Ok(
                 __CgView1Mix(self.__cg_exec.node(self.__cg.nodes.n2[0])?),

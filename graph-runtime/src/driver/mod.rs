@@ -19,6 +19,8 @@
 
 mod capture;
 mod exec;
+#[cfg(feature = "cublas")]
+mod gemm;
 mod graph;
 mod host;
 mod mem;
@@ -34,6 +36,8 @@ use crate::error::DriverFailure;
 
 pub(crate) use capture::capture;
 pub(crate) use exec::{flags, InstantiateFailure, RawExec};
+#[cfg(feature = "cublas")]
+pub(crate) use gemm::CheckedGemm;
 pub(crate) use graph::{CondKind, RawGraph, RawNode};
 pub(crate) use host::Callback;
 pub(crate) use params::{
@@ -73,7 +77,7 @@ impl From<CallError> for DriverFailure {
 }
 
 impl From<DriverFailure> for crate::error::LaunchError {
-    /// A failure of a launch, upload or wait: [`ContextLost`](crate::LaunchError::ContextLost)
+    /// A failure of a launch, upload or wait: [`ContextLost`](crate::error::LaunchError::ContextLost)
     /// when a kernel fault caused it.
     fn from(f: DriverFailure) -> Self {
         if context_lost(f.source) {

@@ -1,5 +1,14 @@
-//! The executable graph: launch, live edits through typed setter views, access to bound
-//! buffers. The update ladder (whole-graph update, re-instantiation) is in `update`.
+//! The executable graph ([`GraphExec`]): launch, live edits through typed setter views, access
+//! to bound buffers; instantiation options ([`Instantiate`], width capping's defaults) and the
+//! update ladder (whole-graph update, re-instantiation: [`UpdatePath`]).
+//!
+//! ```no_run
+//! # fn demo(g: cuda_graph_runtime::Graph<'_>) -> cuda_graph_runtime::Result<()> {
+//! use cuda_graph_runtime::exec::{Instantiate, UpdatePath};
+//! let mut exec = g.instantiate_with(Instantiate::new().width_cap(16))?;
+//! let path: UpdatePath = exec.update()?;
+//! # let _ = path; Ok(()) }
+//! ```
 
 mod update;
 
@@ -11,19 +20,22 @@ use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaViewMut, DeviceRepr
 
 use crate::bind::{Binding, Bindings, Buf, BufMut, BufferId, DeviceBuf, HostBufMut};
 use crate::driver::{Idle, RawExec};
-use crate::error::{AccessError, DriverFailure, EditError, HandleError, LaunchError, UpdateError};
+use crate::error::{
+    AccessError, DriverFailure, EditError, HandleError, InstantiateError, LaunchError,
+};
 use crate::graph::Graph;
 use crate::id::NodeId;
 use crate::kinds::{NodeHandle, Stores};
 
+pub use crate::graph::{DEFAULT_CAP_ABOVE, DEFAULT_LANES};
 pub use update::{Instantiate, UpdatePath};
 
 /// A binding taken out of a graph by [`GraphExec::swap_buffer`] or
 /// [`GraphExec::swap_buffer_mut`].
 ///
 /// ```no_run
-/// # fn demo<'a>(exec: &mut cuda_graph_runtime::GraphExec<'a>, yb: cuda_graph_runtime::BufMut<f32>,
-/// #             fill: cuda_graph_runtime::MemsetNode<f32>,
+/// # fn demo<'a>(exec: &mut cuda_graph_runtime::GraphExec<'a>, yb: cuda_graph_runtime::buffer::BufMut<f32>,
+/// #             fill: cuda_graph_runtime::node::MemsetNode<f32>,
 /// #             other: &'a mut cudarc::driver::CudaSlice<f32>) -> cuda_graph_runtime::Result<()> {
 /// let old = exec.swap_buffer_mut(yb, other)?;
 /// if let Err(e) = exec.node(fill)?.set_dst(yb) {
@@ -87,12 +99,15 @@ pub struct GraphExec<'a> {
 
 impl<'a> Graph<'a> {
     /// Makes the executable graph.
-    pub fn instantiate(self) -> Result<GraphExec<'a>, UpdateError> {
+    pub fn instantiate(self) -> Result<GraphExec<'a>, InstantiateError> {
         GraphExec::new(self, Instantiate::new())
     }
 
     /// Makes the executable graph with options (upload, auto-free-on-launch, node priority).
-    pub fn instantiate_with(self, opts: Instantiate<'_>) -> Result<GraphExec<'a>, UpdateError> {
+    pub fn instantiate_with(
+        self,
+        opts: Instantiate<'_>,
+    ) -> Result<GraphExec<'a>, InstantiateError> {
         GraphExec::new(self, opts)
     }
 }
@@ -181,7 +196,7 @@ impl<'a> GraphExec<'a> {
     ///
     /// ```no_run
     /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
-    /// #         step: cuda_graph_runtime::KernelNode<(f32, u32)>) -> cuda_graph_runtime::Result<()> {
+    /// #         step: cuda_graph_runtime::node::KernelNode<(f32, u32)>) -> cuda_graph_runtime::Result<()> {
     /// let mut k = exec.node(step)?;
     /// k.set_arg::<0>(0.5)?;
     /// k.set_grid((64, 1, 1))?;
@@ -275,7 +290,7 @@ impl<'a> GraphExec<'a> {
     /// graph points at cannot be replaced.
     ///
     /// ```no_run
-    /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>, x: cuda_graph_runtime::BufMut<f32>,
+    /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>, x: cuda_graph_runtime::buffer::BufMut<f32>,
     /// #         stream: &std::sync::Arc<cudarc::driver::CudaStream>) -> cuda_graph_runtime::Result<()> {
     /// let input = vec![1.0f32; 1024];
     /// stream.memcpy_htod(&input, &mut exec.buffer_mut(x)?).unwrap();

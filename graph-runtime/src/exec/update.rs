@@ -9,7 +9,7 @@ use cudarc::driver::CudaStream;
 
 use super::{Core, GraphExec};
 use crate::driver::{flags, InstantiateFailure, RawExec};
-use crate::error::{DriverFailure, UpdateError, UpdateRefusal};
+use crate::error::{DriverFailure, InstantiateError, UpdateError, UpdateRefusal};
 use crate::graph::{Graph, DEFAULT_CAP_ABOVE, DEFAULT_LANES};
 
 /// Options for [`Graph::instantiate_with`].
@@ -17,7 +17,7 @@ use crate::graph::{Graph, DEFAULT_CAP_ABOVE, DEFAULT_LANES};
 /// ```no_run
 /// # fn demo(g: cuda_graph_runtime::Graph<'_>, stream: &std::sync::Arc<cudarc::driver::CudaStream>)
 /// #   -> cuda_graph_runtime::Result<()> {
-/// use cuda_graph_runtime::Instantiate;
+/// use cuda_graph_runtime::exec::Instantiate;
 /// let exec = g.instantiate_with(Instantiate::new().upload(stream).use_node_priority())?;
 /// # drop(exec); Ok(()) }
 /// ```
@@ -118,11 +118,11 @@ fn instantiate<'a>(
     graph: &Graph<'a>,
     flags: u64,
     upload: Option<&Arc<CudaStream>>,
-) -> Result<RawExec<'a>, UpdateError> {
+) -> Result<RawExec<'a>, InstantiateError> {
     graph
         .raw
         .instantiate(flags, upload)
-        .map_err(|f: InstantiateFailure| UpdateError::Instantiate {
+        .map_err(|f: InstantiateFailure| InstantiateError::Refused {
             node: graph.node_name(f.node),
             reason: f.reason,
             source: f.error.code,
@@ -130,10 +130,13 @@ fn instantiate<'a>(
 }
 
 impl<'a> GraphExec<'a> {
-    pub(crate) fn new(mut graph: Graph<'a>, opts: Instantiate<'_>) -> Result<Self, UpdateError> {
+    pub(crate) fn new(
+        mut graph: Graph<'a>,
+        opts: Instantiate<'_>,
+    ) -> Result<Self, InstantiateError> {
         if let Some(s) = opts.upload {
             if s.context().cu_ctx() != graph.ctx.cu_ctx() {
-                return Err(UpdateError::ContextMismatch {
+                return Err(InstantiateError::ContextMismatch {
                     what: "the upload stream",
                 });
             }
@@ -200,7 +203,7 @@ impl<'a> GraphExec<'a> {
             Err(e) => {
                 // The refused update may have changed some nodes: put back what the shadows say.
                 self.restore()?;
-                Err(e)
+                Err(e.into())
             }
         }
     }

@@ -20,7 +20,7 @@ impl<'a> Graph<'a> {
     /// Adds a node running the work `f` issues on `stream` (a cuBLAS GEMM, say, through a
     /// handle bound to that stream), captured now. `f` reaches the graph's buffers through
     /// [`Capture::read`] and [`Capture::write`], which give only those declared in `reads`
-    /// and `writes`. The closure is kept: [`CapturedMut::recapture`](crate::CapturedMut::recapture)
+    /// and `writes`. The closure is kept: [`CapturedMut::recapture`](crate::node::CapturedMut::recapture)
     /// runs it again and updates the node in place.
     ///
     /// `stream` must be one of this graph's context made with `ctx.new_stream()` (the legacy
@@ -100,7 +100,7 @@ impl<'a> Graph<'a> {
         work: Work<'a, R, W>,
         reads: &[BufferId],
         writes: &[BufferId],
-        regions: impl Fn(&Capture<'_, '_>) -> Result<(R, W), crate::capture::CaptureError>
+        regions: impl Fn(&Capture<'_, '_>) -> Result<(R, W), crate::error::CaptureError>
             + Send
             + Sync
             + 'a,

@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use cudarc::driver::CudaStream;
 
 use super::Graph;
 use crate::bind::{BufMut, DeviceBuf};
+use crate::driver::CheckedGemm;
 use crate::error::{BuildError, Role};
 use crate::id::Dep;
 use crate::kinds::captured::CapturedNode;
@@ -33,47 +33,32 @@ impl<'a> Graph<'a> {
         T: Copy + Send + Sync + 'a,
         CudaBlas: Gemm<T>,
     {
-        let cols = |op: cublasOperation_t, n: i32, t: i32| {
-            if op == cublasOperation_t::CUBLAS_OP_N {
-                n
-            } else {
-                t
-            }
-        };
-        let need = [
-            (
-                a.id(),
-                cfg.lda,
-                cols(cfg.transa, cfg.k, cfg.m),
-                Role::Source,
-            ),
-            (
-                b.id(),
-                cfg.ldb,
-                cols(cfg.transb, cfg.n, cfg.k),
-                Role::Source,
-            ),
-            (c.id(), cfg.ldc, cfg.n, Role::Destination),
-        ];
-        for (id, ld, cols, role) in need {
+        let gemm = CheckedGemm::new(cfg);
+        let roles = [Role::Source, Role::Source, Role::Destination];
+        for (i, id) in [a.id(), b.id(), c.id()].into_iter().enumerate() {
             let len = self.bindings.get(id.graph, id.index)?.len;
-            let needed = (ld.max(0) as usize) * (cols.max(0) as usize);
-            if len < needed {
+            if len < gemm.needs(i) {
                 return Err(BuildError::BufferTooShort {
                     node: name.to_owned(),
-                    role,
+                    role: roles[i],
                     len,
-                    needed,
+                    needed: gemm.needs(i),
                 });
             }
         }
         let (ra, rb) = (a.id(), b.id());
+        let node = name.to_owned();
         self.add_captured(name, deps, stream, &[ra, rb], &[c.id()], move |cx| {
             let (a, b, mut c) = (cx.read(a)?, cx.read(b)?, cx.write(c)?);
-            // SAFETY: the three buffers hold what `cfg` reads and writes (checked above), and
-            // `blas` issues the GEMM on the stream being captured.
-            unsafe { blas.gemm(cfg, &a, &b, &mut c) }?;
-            Ok(())
+            // Checked again here: a recapture may run after a buffer was swapped.
+            match gemm.issue(blas, &a, &b, &mut c) {
+                Ok(done) => Ok(done?),
+                Err((i, len, needed)) => Err(format!(
+                    "node `{node}`: the {} buffer holds {len} elements but the GEMM needs {needed}",
+                    roles[i]
+                )
+                .into()),
+            }
         })
     }
 }

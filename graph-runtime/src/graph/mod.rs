@@ -21,7 +21,7 @@ use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DeviceRepr};
 use crate::bind::{Bindings, Buf, BufMut, HostBuf, HostBufMut, Tracking};
 use crate::driver::{self, Limits, RawExec, RawGraph, RawNode};
 use crate::error::{BuildError, EditError, HandleError, LaunchError};
-use crate::id::{Dep, GraphId};
+use crate::id::{Dep, GraphId, NodeId};
 use crate::kinds::host::PanicSlot;
 use crate::kinds::{
     ChildGraph, Children, IntoChild, NodeHandle, NodeRec, Parts, Stores, Subgraph, Target,
@@ -103,7 +103,7 @@ impl<'a> Graph<'a> {
     }
 
     /// An empty graph meant to become a child of this one ([`add_child`](Self::add_child),
-    /// [`ChildMut::set_graph`](crate::ChildMut::set_graph)). Its nodes take this graph's buffer
+    /// [`ChildMut::set_graph`](crate::node::ChildMut::set_graph)). Its nodes take this graph's buffer
     /// handles (those bound so far), so parent and child can work on the same buffers; it can
     /// bind buffers of its own too.
     pub fn child_graph(&self) -> Result<Graph<'a>, BuildError> {
@@ -377,7 +377,11 @@ impl<'a> Subgraph<'a> for Graph<'a> {
         Graph::tracked(&mut self.bindings, &mut self.children, stream, f)
     }
 
-    fn as_graph_mut(&mut self) -> Option<&mut Graph<'a>> {
-        Some(self)
+    fn editable(&self) -> bool {
+        true
+    }
+
+    fn template_node(&mut self, id: NodeId) -> Option<Result<Parts<'_, 'a>, HandleError>> {
+        Some(self.index_of(&id).map(|i| self.parts(i, None)))
     }
 }

@@ -9,11 +9,11 @@ use crate::error::{BuildError, DriverFailure, HandleError};
 use crate::id::Dep;
 use cuda_graph_topology::NodeKind;
 
-/// Lanes a wide graph is capped to unless [`Instantiate`](crate::Instantiate) says otherwise.
+/// Lanes a wide graph is capped to unless [`Instantiate`](crate::exec::Instantiate) says otherwise.
 /// Chosen from measurements on an H100 (see `docs/bench/width.md`).
 pub const DEFAULT_LANES: usize = 32;
 
-/// The width above which a graph is capped unless [`Instantiate`](crate::Instantiate) says
+/// The width above which a graph is capped unless [`Instantiate`](crate::exec::Instantiate) says
 /// otherwise: narrower graphs launch as fast or faster as written (a 100-wide fan-out launched
 /// 6% slower capped to 32 lanes; see `docs/bench/width.md`).
 pub const DEFAULT_CAP_ABOVE: usize = 128;
@@ -24,7 +24,7 @@ impl<'a> Graph<'a> {
     /// callback, or an event another stream waits for, must not hold back unrelated work).
     ///
     /// ```no_run
-    /// # fn demo(g: &mut cuda_graph_runtime::Graph<'_>, probe: cuda_graph_runtime::KernelNode<(u32,)>)
+    /// # fn demo(g: &mut cuda_graph_runtime::Graph<'_>, probe: cuda_graph_runtime::node::KernelNode<(u32,)>)
     /// #   -> cuda_graph_runtime::Result<()> {
     /// g.keep_concurrent(&probe)?;   // e.g. a kernel that polls a flag another node sets
     /// # Ok(()) }

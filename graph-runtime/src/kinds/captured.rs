@@ -9,8 +9,9 @@ use cudarc::driver::{CudaContext, CudaStream};
 use super::child::ChildShadow;
 use super::{kind, Children, OnExec, Shadow, Store, Stores, Subgraph, Target};
 use crate::bind::{Bindings, BufferId, Tracking};
-use crate::capture::{Capture, CaptureError, CaptureFn};
+use crate::capture::{Capture, CaptureFn};
 use crate::driver::{self, CallResult, RawExec, RawGraph, RawNode};
+use crate::error::CaptureError;
 use crate::error::{DriverFailure, EditError, LaunchError};
 use cuda_graph_topology::{NodeKind, Topology};
 
@@ -54,7 +55,13 @@ impl<'a> Subgraph<'a> for Captured<'a> {
     fn tracked(&mut self, _: &CudaStream, f: &mut dyn FnMut() -> Tracking) -> Tracking {
         f()
     }
-    fn as_graph_mut(&mut self) -> Option<&mut crate::graph::Graph<'a>> {
+    fn editable(&self) -> bool {
+        false
+    }
+    fn template_node(
+        &mut self,
+        _: crate::id::NodeId,
+    ) -> Option<Result<super::Parts<'_, 'a>, crate::error::HandleError>> {
         None
     }
 }

@@ -3,7 +3,9 @@
 //! A child node's graph is a [`Graph`](crate::Graph), which the layer above defines; this kind
 //! sees it through [`Subgraph`](super::Subgraph), what a parent needs of a child.
 
-use super::{kind, Children, IntoChild, OnExec, Shadow, Store, Stores, Target};
+use super::{
+    kind, Children, IntoChild, NodeHandle, OnExec, Shadow, Store, Stores, Subgraph, Target,
+};
 use crate::driver::{CallResult, RawExec, RawGraph, RawNode};
 use crate::error::EditError;
 use cuda_graph_topology::NodeKind;
@@ -12,7 +14,7 @@ kind!(
     /// A child graph node: made by [`Graph::add_child`](crate::Graph::add_child).
     ///
     /// ```no_run
-    /// # fn demo(g: &mut cuda_graph_runtime::Graph<'_>, y: cuda_graph_runtime::BufMut<u32>)
+    /// # fn demo(g: &mut cuda_graph_runtime::Graph<'_>, y: cuda_graph_runtime::buffer::BufMut<u32>)
     /// #   -> cuda_graph_runtime::Result<()> {
     /// let mut sub = g.child_graph()?;            // shares the parent's buffer handles
     /// sub.add_memset("fill", &[], y, 7u32)?;
@@ -23,8 +25,8 @@ kind!(
     /// Setters of a child graph node (on an executable graph only).
     ///
     /// ```no_run
-    /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>, node: cuda_graph_runtime::ChildNode,
-    /// #         y: cuda_graph_runtime::BufMut<u32>) -> cuda_graph_runtime::Result<()> {
+    /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>, node: cuda_graph_runtime::node::ChildNode,
+    /// #         y: cuda_graph_runtime::buffer::BufMut<u32>) -> cuda_graph_runtime::Result<()> {
     /// let mut other = exec.graph().child_graph()?;
     /// other.add_memset("fill", &[], y, 8u32)?;   // the same nodes and edges as before
     /// exec.node(node)?.set_graph(other)?;
@@ -117,23 +119,23 @@ impl<'a> ChildMut<'_, 'a, OnExec> {
 }
 
 impl<'a> ChildMut<'_, 'a, OnExec> {
-    /// Runs `f` on the template graph this node runs (typed: its own handles and views; edits
-    /// go into its driver graph), then runs the edited graph in the node (one driver call,
-    /// `cuGraphExecChildGraphNodeSetParams`). The graph must keep its nodes and edges. A graph
-    /// of captured work cannot be edited this way (`EditError::NotEditable`).
+    /// Runs `f` on the template graph this node runs (its nodes' typed views, through its own
+    /// handles; edits go into its driver graph), then runs the edited graph in the node (one
+    /// driver call, `cuGraphExecChildGraphNodeSetParams`). The graph keeps its nodes and edges.
+    /// A graph of captured work cannot be edited this way (`EditError::NotEditable`).
     pub fn edit<R>(
         &mut self,
-        f: impl FnOnce(&mut crate::Graph<'a>) -> Result<R, EditError>,
+        f: impl FnOnce(&mut ChildTemplate<'_, 'a>) -> Result<R, EditError>,
     ) -> Result<R, EditError> {
         let cx = &mut self.cx;
         let name = cx.name().to_owned();
-        let child = cx.children.list[cx.shadow.child as usize].0.as_graph_mut();
-        let Some(g) = child else {
+        let sub = &mut *cx.children.list[cx.shadow.child as usize].0;
+        if !sub.editable() {
             return Err(EditError::NotEditable { node: name });
-        };
-        let shape = g.topology().clone();
-        let r = f(g)?;
-        if let Some(difference) = shape.differs_from(g.topology()) {
+        }
+        let shape = sub.topology().clone();
+        let r = f(&mut ChildTemplate { sub })?;
+        if let Some(difference) = shape.differs_from(sub.topology()) {
             return Err(EditError::ChildShape {
                 node: name,
                 difference,
@@ -148,5 +150,30 @@ impl<'a> ChildMut<'_, 'a, OnExec> {
         cx.shadow.edited = true;
         cx.mirror(|m| m.edited = true);
         Ok(r)
+    }
+}
+
+/// The template graph a child node runs, lent by [`ChildMut::edit`]: the setter views of its
+/// nodes, reached through the child's own typed handles.
+///
+/// ```no_run
+/// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>, sub: cuda_graph_runtime::node::ChildNode,
+/// #         scale: cuda_graph_runtime::node::KernelNode<(cuda_graph_runtime::buffer::BufMut<f32>, f32)>)
+/// #   -> cuda_graph_runtime::Result<()> {
+/// exec.node(sub)?.edit(|g| g.node(scale)?.set_arg::<1>(3.0))?;
+/// # Ok(()) }
+/// ```
+pub struct ChildTemplate<'v, 'a> {
+    sub: &'v mut (dyn Subgraph<'a> + 'a),
+}
+
+impl<'a> ChildTemplate<'_, 'a> {
+    /// The template-side setter view of node `h` of the child graph.
+    pub fn node<H: NodeHandle>(&mut self, h: H) -> Result<H::OnTemplate<'_, 'a>, EditError> {
+        match self.sub.template_node(h.node_id()) {
+            Some(Ok(parts)) => Ok(h.on_template(parts)),
+            Some(Err(e)) => Err(e.into()),
+            None => unreachable!("only a template child is lent"),
+        }
     }
 }

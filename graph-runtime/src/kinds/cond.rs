@@ -18,7 +18,7 @@ kind!(
     ///
     /// ```no_run
     /// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, k: &'a cuda_graph_runtime::Kernel,
-    /// #         x: cuda_graph_runtime::BufMut<f32>) -> cuda_graph_runtime::Result<()> {
+    /// #         x: cuda_graph_runtime::buffer::BufMut<f32>) -> cuda_graph_runtime::Result<()> {
     /// use cudarc::driver::LaunchConfig;
     /// let go = g.add_condition(1)?;                 // every launch starts at 1
     /// let (lp, body) = g.add_while("loop", &[], go)?;

@@ -9,8 +9,8 @@ kind!(
     /// [`Graph::add_empty`](crate::Graph::add_empty).
     ///
     /// ```no_run
-    /// # fn demo(g: &mut cuda_graph_runtime::Graph<'_>, a: cuda_graph_runtime::HostNode,
-    /// #         b: cuda_graph_runtime::HostNode) -> cuda_graph_runtime::Result<()> {
+    /// # fn demo(g: &mut cuda_graph_runtime::Graph<'_>, a: cuda_graph_runtime::node::HostNode,
+    /// #         b: cuda_graph_runtime::node::HostNode) -> cuda_graph_runtime::Result<()> {
     /// let join = g.add_empty("join", &[&a, &b])?;
     /// # let _ = join; Ok(()) }
     /// ```

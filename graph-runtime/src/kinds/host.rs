@@ -2,7 +2,7 @@
 //!
 //! A panic in the closure is caught (it must never unwind into the driver), stored in the
 //! graph's [`PanicSlot`], and reported as
-//! [`LaunchError::HostCallbackPanicked`](crate::LaunchError::HostCallbackPanicked) by the next
+//! [`LaunchError::HostCallbackPanicked`](crate::error::LaunchError::HostCallbackPanicked) by the next
 //! launch or synchronize.
 
 use std::any::Any;
@@ -28,7 +28,7 @@ kind!(
     ///
     /// ```no_run
     /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
-    /// #         tell: cuda_graph_runtime::HostNode) -> cuda_graph_runtime::Result<()> {
+    /// #         tell: cuda_graph_runtime::node::HostNode) -> cuda_graph_runtime::Result<()> {
     /// exec.node(tell)?.set_callback(|| println!("another message"))?;
     /// # Ok(()) }
     /// ```

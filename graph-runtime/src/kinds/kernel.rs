@@ -16,9 +16,9 @@ kind!(
     ///
     /// ```no_run
     /// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, k: &'a cuda_graph_runtime::Kernel,
-    /// #         x: cuda_graph_runtime::Buf<f32>, y: cuda_graph_runtime::BufMut<f32>)
+    /// #         x: cuda_graph_runtime::buffer::Buf<f32>, y: cuda_graph_runtime::buffer::BufMut<f32>)
     /// #   -> cuda_graph_runtime::Result<()> {
-    /// use cuda_graph_runtime::{KernelNode, LaunchConfig};
+    /// use cuda_graph_runtime::{LaunchConfig, node::KernelNode};
     /// let step: KernelNode<(f32, _, _, u32)> =
     ///     g.add_kernel("step", &[], k, LaunchConfig::for_num_elems(1024), (2.0f32, x, y, 1024u32))?;
     /// # let _ = step; Ok(()) }
@@ -29,7 +29,7 @@ kind!(
     ///
     /// ```no_run
     /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
-    /// #         step: cuda_graph_runtime::KernelNode<(f32, u32)>) -> cuda_graph_runtime::Result<()> {
+    /// #         step: cuda_graph_runtime::node::KernelNode<(f32, u32)>) -> cuda_graph_runtime::Result<()> {
     /// let mut k = exec.node(step)?;
     /// k.set_arg::<0>(3.0)?;                 // one argument, typed
     /// k.set_grid((8, 1, 1))?;               // checked against the device's limits first
@@ -230,7 +230,7 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
     ///
     /// ```no_run
     /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
-    /// #         step: cuda_graph_runtime::KernelNode<(f32, u32)>) -> cuda_graph_runtime::Result<()> {
+    /// #         step: cuda_graph_runtime::node::KernelNode<(f32, u32)>) -> cuda_graph_runtime::Result<()> {
     /// exec.node(step)?.set_args((3.0, 1024))?;
     /// # Ok(()) }
     /// ```
@@ -243,7 +243,7 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
     ///
     /// ```no_run
     /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
-    /// #         step: cuda_graph_runtime::KernelNode<(f32, u32)>) -> cuda_graph_runtime::Result<()> {
+    /// #         step: cuda_graph_runtime::node::KernelNode<(f32, u32)>) -> cuda_graph_runtime::Result<()> {
     /// exec.node(step)?.set_arg::<0>(2.5)?;
     /// # Ok(()) }
     /// ```

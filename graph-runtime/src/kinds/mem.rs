@@ -1,6 +1,6 @@
 //! Graph-owned memory nodes: an allocation node (the memory exists from it on, during a launch)
 //! and a free node (it ends there). Between them, kernels, memsets and memcpys use the memory
-//! through an ordinary [`BufMut`](crate::BufMut) handle.
+//! through an ordinary [`BufMut`](crate::buffer::BufMut) handle.
 
 use super::{kind, Children, Shadow, Store, Stores, Target};
 use crate::driver::{CallResult, RawGraph, RawNode};

@@ -12,9 +12,9 @@ kind!(
     /// by [`Graph::add_memcpy`](crate::Graph::add_memcpy).
     ///
     /// ```no_run
-    /// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, d: cuda_graph_runtime::BufMut<u32>,
+    /// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, d: cuda_graph_runtime::buffer::BufMut<u32>,
     /// #             input: &'a [u32]) -> cuda_graph_runtime::Result<()> {
-    /// use cuda_graph_runtime::{Device, Host, MemcpyNode};
+    /// use cuda_graph_runtime::{memcpy::{Device, Host}, node::MemcpyNode};
     /// let src = g.bind_host(input);
     /// let up: MemcpyNode<u32, Device, Host> = g.add_memcpy("up", &[], d, src)?;
     /// # let _ = up; Ok(()) }
@@ -24,8 +24,8 @@ kind!(
     ///
     /// ```no_run
     /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
-    /// #         up: cuda_graph_runtime::MemcpyNode<u32, cuda_graph_runtime::Device, cuda_graph_runtime::Device>,
-    /// #         other: cuda_graph_runtime::Buf<u32>) -> cuda_graph_runtime::Result<()> {
+    /// #         up: cuda_graph_runtime::node::MemcpyNode<u32, cuda_graph_runtime::memcpy::Device, cuda_graph_runtime::memcpy::Device>,
+    /// #         other: cuda_graph_runtime::buffer::Buf<u32>) -> cuda_graph_runtime::Result<()> {
     /// exec.node(up)?.set_src(other)?;   // as long as the node copies, or it is refused
     /// # Ok(()) }
     /// ```

@@ -13,9 +13,9 @@ kind!(
     /// [`Graph::add_memset`](crate::Graph::add_memset).
     ///
     /// ```no_run
-    /// # fn demo(g: &mut cuda_graph_runtime::Graph<'_>, total: cuda_graph_runtime::BufMut<f32>)
+    /// # fn demo(g: &mut cuda_graph_runtime::Graph<'_>, total: cuda_graph_runtime::buffer::BufMut<f32>)
     /// #   -> cuda_graph_runtime::Result<()> {
-    /// let clear: cuda_graph_runtime::MemsetNode<f32> = g.add_memset("clear", &[], total, 0.0)?;
+    /// let clear: cuda_graph_runtime::node::MemsetNode<f32> = g.add_memset("clear", &[], total, 0.0)?;
     /// # let _ = clear; Ok(()) }
     /// ```
     handle MemsetNode<T>,
@@ -23,7 +23,7 @@ kind!(
     ///
     /// ```no_run
     /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
-    /// #         clear: cuda_graph_runtime::MemsetNode<f32>) -> cuda_graph_runtime::Result<()> {
+    /// #         clear: cuda_graph_runtime::node::MemsetNode<f32>) -> cuda_graph_runtime::Result<()> {
     /// exec.node(clear)?.set_value(1.5)?;
     /// # Ok(()) }
     /// ```

@@ -28,7 +28,7 @@ use cudarc::driver::{CudaContext, CudaStream};
 
 use crate::bind::{Bindings, Tracking};
 use crate::driver::{CallError, CallResult, Limits, RawExec, RawGraph, RawNode};
-use crate::error::{DriverFailure, LaunchError};
+use crate::error::{DriverFailure, HandleError, LaunchError};
 use crate::id::{Dep, NodeId};
 use cuda_graph_topology::{NodeKind, Topology};
 
@@ -312,8 +312,11 @@ pub(crate) trait Subgraph<'a>: Send + Sync {
     fn take_panic(&self) -> Option<LaunchError>;
     /// Runs `f` (a launch) with cudarc's stream-ordering events kept for the child's buffers.
     fn tracked(&mut self, stream: &CudaStream, f: &mut dyn FnMut() -> Tracking) -> Tracking;
-    /// The child as a template graph to edit (none for captured work).
-    fn as_graph_mut(&mut self) -> Option<&mut crate::graph::Graph<'a>>;
+    /// Whether the child is a template with typed nodes (not captured work).
+    fn editable(&self) -> bool;
+    /// What a template-side view of node `id` of the child borrows (none for captured work,
+    /// which has no typed nodes).
+    fn template_node(&mut self, id: NodeId) -> Option<Result<Parts<'_, 'a>, HandleError>>;
 }
 
 /// A graph a child node can run: a [`Graph`](crate::Graph).

@@ -1,0 +1,255 @@
+//! Building a template and loading kernels.
+
+use cudarc::driver::DriverError;
+
+use super::{plural, were, DriverFailure, HandleError, MemsetHalves, NoGpu, Role, TopologyError};
+
+/// Building a template: [`Graph::new`](crate::Graph::new), binding buffers, adding nodes and
+/// edges. The graph is left as it was.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A driver call failed.
+    #[error(transparent)]
+    Driver(#[from] DriverFailure),
+    /// An 8-byte memset value the driver cannot write.
+    #[error(transparent)]
+    MemsetHalves(#[from] MemsetHalves),
+    /// A handle of another graph.
+    #[error(transparent)]
+    Handle(#[from] HandleError),
+    /// Objects from two CUDA contexts were mixed.
+    #[error("{what} belongs to another CUDA context than the graph")]
+    ContextMismatch {
+        /// What was from the other context.
+        what: &'static str,
+    },
+    /// A duplicate node name, a self-edge, a repeated edge, a cycle, or a missing edge.
+    #[error(transparent)]
+    Topology(#[from] TopologyError),
+    /// A dependency given by index names no node.
+    #[error("node `{node}`: no node {index} to depend on: the graph has {len} nodes")]
+    UnknownDependency {
+        /// The node being added.
+        node: String,
+        /// The index given.
+        index: u32,
+        /// Nodes in the graph.
+        len: usize,
+    },
+    /// A node was listed twice among a new node's dependencies.
+    #[error("node `{node}`: node `{dependency}` is listed twice as a dependency")]
+    RepeatedDependency {
+        /// The node being added.
+        node: String,
+        /// The dependency listed twice.
+        dependency: String,
+    },
+    /// A kernel given a different number of arguments than it has parameters.
+    #[error("node `{node}`: the kernel takes {expected} parameter{} but {given} argument{} given", plural(*expected), were(*given))]
+    ArgumentCount {
+        /// The kernel node.
+        node: String,
+        /// The kernel's parameters.
+        expected: usize,
+        /// Arguments given.
+        given: usize,
+    },
+    /// A kernel argument of a different size than its parameter.
+    #[error("node `{node}`: argument {index} is {given} bytes but the kernel's parameter {index} is {expected} bytes")]
+    ArgumentSize {
+        /// The kernel node.
+        node: String,
+        /// The argument's position.
+        index: usize,
+        /// The parameter's size.
+        expected: usize,
+        /// The argument's size.
+        given: usize,
+    },
+    /// Launch dimensions or shared memory outside the device's or the kernel's limits.
+    #[error("node `{node}`: invalid launch configuration: {limit}")]
+    InvalidLaunch {
+        /// The kernel node.
+        node: String,
+        /// The limit broken.
+        limit: LaunchLimit,
+    },
+    /// A memset or memcpy buffer holds fewer elements than the node transfers.
+    #[error("node `{node}`: the {role} buffer holds {len} elements but the node needs {needed}; pass a buffer of at least {needed} elements")]
+    BufferTooShort {
+        /// The memset or memcpy node.
+        node: String,
+        /// Which end.
+        role: Role,
+        /// Elements the buffer holds.
+        len: usize,
+        /// Elements the node transfers.
+        needed: usize,
+    },
+    /// A memset or memcpy of zero elements or bytes (the driver does not support them).
+    #[error("node `{node}`: the {role} buffer is empty; CUDA graphs cannot hold zero-length copies or memsets")]
+    EmptyBuffer {
+        /// The memset or memcpy node.
+        node: String,
+        /// Which end.
+        role: Role,
+    },
+    /// A memcpy of a zero-sized element type.
+    #[error("node `{node}`: a memcpy of a zero-sized element type copies nothing; CUDA graphs cannot hold zero-length copies")]
+    ZeroSizedElement {
+        /// The memcpy node.
+        node: String,
+    },
+    /// `debug_dot_print` was given a path with a NUL byte.
+    #[error("the DOT path {path:?} contains a NUL byte")]
+    NulInPath {
+        /// The path.
+        path: String,
+    },
+    /// A kernel could not be loaded from its module.
+    #[error(transparent)]
+    Module(#[from] ModuleError),
+    /// A node of a kind the driver does not run inside conditional bodies.
+    #[error("node `{node}`: a {kind} node cannot go inside the body of conditional node `{conditional}`; CUDA runs only kernel, memset, memcpy, empty, child graph and conditional nodes there: add it before or after `{conditional}`")]
+    NotInBody {
+        /// The node.
+        node: String,
+        /// Its kind.
+        kind: &'static str,
+        /// The conditional node whose body it was added to.
+        conditional: String,
+    },
+    /// A node and a dependency on different sides of a conditional body's boundary.
+    #[error("node `{node}` cannot depend on `{dependency}`: one is inside a body of conditional node `{conditional}` and the other is not; order work outside a body with an edge to or from `{conditional}`")]
+    DependencyOutsideBody {
+        /// The node.
+        node: String,
+        /// The dependency outside the body.
+        dependency: String,
+        /// The conditional node.
+        conditional: String,
+    },
+    /// The driver is too old for a feature.
+    #[error("node `{node}`: {feature} needs a CUDA {needed} driver; this one is CUDA {found}")]
+    DriverTooOld {
+        /// The node.
+        node: String,
+        /// The feature.
+        feature: &'static str,
+        /// The driver version needed (`12.8`).
+        needed: String,
+        /// The driver's version.
+        found: String,
+    },
+    /// A condition handle given to a conditional node of another scope than the one it was made
+    /// in, or of another graph.
+    #[error("node `{node}`: this condition handle was made for {made_for}; make one with `add_condition` in the scope the conditional node goes into (inside `in_body` for a nested conditional)")]
+    ConditionScope {
+        /// The conditional node.
+        node: String,
+        /// Where the handle was made.
+        made_for: &'static str,
+    },
+    /// Graph-owned memory of zero bytes.
+    #[error(
+        "node `{node}`: an allocation of zero bytes; graph-owned memory needs at least one element"
+    )]
+    EmptyAllocation {
+        /// The allocation node.
+        node: String,
+    },
+    /// A child graph holding allocation or free nodes.
+    #[error("node `{node}`: the child graph holds allocation or free nodes, which CUDA does not allow in a child graph; allocate in the parent graph and pass the buffer in")]
+    MemoryNodesInChild {
+        /// The child node.
+        node: String,
+    },
+    /// Capturing a captured node's work failed.
+    #[error(transparent)]
+    Capture(super::CaptureError),
+    /// Work cannot be captured on the legacy default stream, or a stream of another context.
+    #[error("node `{node}`: {why}; capture on a stream made with `ctx.new_stream()` (and give the library handle that stream)")]
+    CaptureStream {
+        /// The node.
+        node: String,
+        /// What is wrong with the stream.
+        why: &'static str,
+    },
+    /// A switch with no case.
+    #[error("node `{node}`: a switch needs at least one case")]
+    NoCases {
+        /// The node.
+        node: String,
+    },
+}
+
+/// A launch dimension or shared-memory size outside what the device or the kernel allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LaunchLimit {
+    /// A grid dimension is 0 or above the device's maximum.
+    #[error("grid {axis} is {value}; it must be between 1 and {max}")]
+    Grid {
+        /// `'x'`, `'y'` or `'z'`.
+        axis: char,
+        /// What was asked.
+        value: u32,
+        /// The device's maximum.
+        max: u32,
+    },
+    /// A block dimension is 0 or above the device's maximum.
+    #[error("block {axis} is {value}; it must be between 1 and {max}")]
+    Block {
+        /// `'x'`, `'y'` or `'z'`.
+        axis: char,
+        /// What was asked.
+        value: u32,
+        /// The device's maximum.
+        max: u32,
+    },
+    /// A block has more threads than the kernel (or device) allows.
+    #[error("block {block:?} has {threads} threads; this kernel allows at most {max} per block")]
+    Threads {
+        /// The block dimensions.
+        block: (u32, u32, u32),
+        /// Their product.
+        threads: u64,
+        /// The kernel's maximum.
+        max: u64,
+    },
+    /// More dynamic shared memory than the kernel allows.
+    #[error("{bytes} bytes of dynamic shared memory asked; this kernel allows at most {max}")]
+    SharedMemory {
+        /// What was asked.
+        bytes: u32,
+        /// The kernel's maximum (raise it with cudarc before adding the kernel's first node).
+        max: u32,
+    },
+}
+
+/// Compiling or loading kernels.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModuleError {
+    /// No GPU (or no NVRTC) can be used.
+    #[error(transparent)]
+    NoGpu(#[from] NoGpu),
+    /// A kernel source failed to compile.
+    #[error("NVRTC could not compile the kernel source: {log}")]
+    Compile {
+        /// NVRTC's log, or its error when there is no log.
+        log: String,
+    },
+    /// The module has no kernel of that name.
+    #[error("no kernel named `{name}` in the module: {source}")]
+    NoKernel {
+        /// The name asked for.
+        name: String,
+        /// What the driver said.
+        source: DriverError,
+    },
+    /// A driver call failed.
+    #[error(transparent)]
+    Driver(#[from] DriverFailure),
+}

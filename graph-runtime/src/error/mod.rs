@@ -1,0 +1,157 @@
+//! Errors, one enum per operation: building a template ([`BuildError`]), editing a node or a
+//! binding ([`EditError`]), launching ([`LaunchError`]), instantiating ([`InstantiateError`]) or
+//! updating ([`UpdateError`]) an executable graph, reaching a bound buffer ([`AccessError`]),
+//! loading kernels ([`ModuleError`]), capturing work ([`CaptureError`]). Every error that
+//! concerns a node names it by the name the user gave it. [`Error`] holds any of them, so `?`
+//! works across operations.
+//!
+//! The lowest layer of the runtime: it names no other module of the crate.
+
+mod build;
+mod edit;
+mod exec;
+
+use cudarc::driver::DriverError;
+
+pub use build::{BuildError, LaunchLimit, ModuleError};
+pub use edit::{AccessError, CaptureError, EditError, MemsetHalves};
+pub use exec::{InstantiateError, InstantiateReason, LaunchError, UpdateError, UpdateRefusal};
+
+pub use cuda_graph_topology::TopologyError;
+
+/// Why no GPU can be used. Returned by [`gpu_available`](crate::gpu_available) and by every
+/// constructor that needs the driver, instead of a panic.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum NoGpu {
+    /// The CUDA driver library (libcuda) could not be loaded.
+    #[error("the CUDA driver library (libcuda) was not found; install an NVIDIA driver or run on a machine with one")]
+    DriverNotFound,
+    /// The driver library lacks an entry point the runtime calls.
+    #[error("the CUDA driver is too old: it lacks `{symbol}` (CUDA 12.8 or newer is needed)")]
+    DriverTooOld {
+        /// The missing entry point.
+        symbol: &'static str,
+    },
+    /// The driver loaded but the device could not be opened (no device, or a broken driver).
+    #[error("no usable CUDA device {ordinal}: {source}")]
+    NoDevice {
+        /// The device ordinal that was asked for.
+        ordinal: usize,
+        /// What the driver said.
+        source: DriverError,
+    },
+    /// The NVRTC library, needed to compile kernels at run time, could not be loaded.
+    #[error("the NVRTC library (libnvrtc) was not found; install the CUDA toolkit's NVRTC")]
+    NvrtcNotFound,
+}
+
+/// A driver call that failed: which entry point, for which node, and what the driver said.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{call} failed{}: {source}", at(node))]
+pub struct DriverFailure {
+    /// The driver entry point.
+    pub call: &'static str,
+    /// The node the call was about, if any.
+    pub node: Option<String>,
+    /// The driver's error code.
+    pub source: DriverError,
+}
+
+fn at(node: &Option<String>) -> String {
+    match node {
+        Some(n) => format!(" for node `{n}`"),
+        None => String::new(),
+    }
+}
+
+/// A handle that does not name what it should in this graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HandleError {
+    /// A node or buffer handle of another graph.
+    #[error("this {what} handle belongs to another graph")]
+    Foreign {
+        /// `"node"`, `"buffer"` or `"condition"`.
+        what: &'static str,
+    },
+    /// A free node given a buffer that is not graph-owned memory.
+    #[error("this buffer is not graph-owned memory (made by `add_mem_alloc`); only that can be freed by a free node")]
+    NotGraphOwned,
+    /// Graph-owned memory (a temporary) reached from the host.
+    #[error("this buffer is graph-owned memory: it exists only while a launch runs, between its allocation and free nodes; copy what it holds into a bound buffer inside the graph")]
+    GraphOwned,
+    /// A buffer bound to the parent graph, reached through a child graph.
+    #[error(
+        "this buffer was bound to the parent graph; reach it through the parent's executable graph"
+    )]
+    ParentBuffer,
+}
+
+/// Which end of a memset or memcpy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The buffer read.
+    Source,
+    /// The buffer written.
+    Destination,
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Role::Source => "source",
+            Role::Destination => "destination",
+        })
+    }
+}
+
+/// Any error of this crate: each operation's own error converts into it, so `?` works across
+/// operations.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No GPU could be used.
+    #[error(transparent)]
+    NoGpu(#[from] NoGpu),
+    /// Compiling or loading kernels failed.
+    #[error(transparent)]
+    Module(#[from] ModuleError),
+    /// Building a template failed.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// Editing a node or binding failed.
+    #[error(transparent)]
+    Edit(#[from] EditError),
+    /// Launching failed.
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    /// Instantiating failed.
+    #[error(transparent)]
+    Instantiate(#[from] InstantiateError),
+    /// Updating failed.
+    #[error(transparent)]
+    Update(#[from] UpdateError),
+    /// Reaching a bound buffer failed.
+    #[error(transparent)]
+    Access(#[from] AccessError),
+}
+
+/// The result type of this crate; the error defaults to [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn were(n: usize) -> &'static str {
+    if n == 1 {
+        " was"
+    } else {
+        "s were"
+    }
+}
