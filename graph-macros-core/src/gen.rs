@@ -22,9 +22,15 @@ pub(crate) struct Groups {
     pub members: Vec<Vec<usize>>,
 }
 
-/// The library, as generated code names it: its public paths (`::cuda_graph::node::...`), and
-/// `__private` for what only generated code uses.
+/// The library, as code inside the expansion's `const _` block names it (`__cg`, an alias of
+/// `::cuda_graph` made there): its public paths (`__cg::node::...`), and `__cg::__private`
+/// for what only generated code uses.
 pub(crate) fn rt() -> TokenStream {
+    quote!(__cg)
+}
+
+/// The library by its absolute path, for the items the expansion puts in the caller's scope.
+pub(crate) fn abs() -> TokenStream {
     quote!(::cuda_graph)
 }
 
@@ -69,9 +75,9 @@ impl<'g> Cx<'g> {
         }
     }
 
-    /// Child node `node`'s field in `__CgInputs`: the handles of the graph it runs.
-    pub fn kid_field(node: &Ident) -> Ident {
-        format_ident!("k_{}", node)
+    /// Child group `gi`'s field in `__CgInputs`: the handles of the graphs its nodes run.
+    pub fn kid_field(gi: usize) -> Ident {
+        format_ident!("k{}", gi)
     }
 
     /// Group `gi`'s field in `__CgNodes`.
@@ -92,25 +98,13 @@ impl<'g> Cx<'g> {
         quote!(self.__cg.nodes.#f[#j])
     }
 
-    pub fn args_fn(&self, gi: usize) -> Ident {
-        format_ident!("__cg_args_{}", gi)
+    /// Group `gi`'s node function, a method of the inputs: what each of its nodes is made of.
+    pub fn node_fn(gi: usize) -> Ident {
+        format_ident!("node{}", gi)
     }
 
-    pub fn cfg_fn(&self, gi: usize) -> Ident {
-        format_ident!("__cg_cfg_{}", gi)
-    }
-
-    pub fn value_fn(&self, gi: usize) -> Ident {
-        format_ident!("__cg_value_{}", gi)
-    }
-
-    /// Attributes of the value functions: a `match` with an arm per node, kept out of line.
-    pub fn value_fn_attrs() -> TokenStream {
-        quote!(#[allow(unused_variables, unreachable_patterns, clippy::all)] #[inline(never)])
-    }
-
-    /// `let a = __cg_s.p_a.clone();` for every param in `sets`, so user expressions can name
-    /// them.
+    /// `let a = __cg_s.p_a;` for every param in `sets` (params are `Copy`), so user expressions
+    /// can name them.
     pub fn bind_params<'s>(
         &self,
         sets: impl IntoIterator<Item = &'s std::collections::BTreeSet<usize>>,
@@ -121,7 +115,7 @@ impl<'g> Cx<'g> {
         let lets = params.into_iter().map(|i| {
             let name = &self.g.inputs[i].name;
             let f = self.input_field(i);
-            quote!(let #name = ::core::clone::Clone::clone(&__cg_s.#f);)
+            quote!(let #name = __cg_s.#f;)
         });
         quote!(#(#lets)*)
     }
@@ -132,9 +126,8 @@ pub(crate) fn callback_ty() -> TokenStream {
     quote!(&'a (dyn ::core::ops::Fn() + ::core::marker::Send + ::core::marker::Sync + 'a))
 }
 
-/// The handle type a buffer input gets.
-pub(crate) fn handle_ty(kind: &InputKind) -> TokenStream {
-    let rt = rt();
+/// The handle type a buffer input gets, with the library at `rt`.
+pub(crate) fn handle_ty(kind: &InputKind, rt: &TokenStream) -> TokenStream {
     let b = kind.buffer().expect("only buffers have handles");
     let elem = &b.elem;
     match (b.host, b.mutable) {

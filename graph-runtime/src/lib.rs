@@ -64,6 +64,7 @@ pub use cudarc::driver::LaunchConfig;
 pub mod buffer {
     pub use crate::bind::{Buf, BufMut, BufferId, DeviceBuf, HostBuf, HostBufMut};
     pub use crate::exec::BufferSlot;
+    pub use cudarc::driver::{CudaSlice, CudaViewMut};
 }
 
 /// Node handles and their setter views, one pair per kind (a kernel node is a

@@ -87,8 +87,7 @@ pub(super) fn handle_ty() -> TokenStream {
 }
 
 /// The `Work` type of work input `w`: the regions of the node that captures it.
-pub(crate) fn work_ty(g: &Graph, w: usize) -> TokenStream {
-    let rt = rt();
+pub(crate) fn work_ty(g: &Graph, w: usize, rt: &TokenStream) -> TokenStream {
     let node = g.nodes.iter().find_map(|n| match &n.op {
         crate::model::NodeOp::Captured(c) if c.work == w => Some(c),
         _ => None,

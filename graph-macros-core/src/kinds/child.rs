@@ -11,7 +11,7 @@ use syn::{Expr, Ident, Path};
 
 use crate::gen::{rt, Cx};
 use crate::lower::{hint, primitive, KnownInput, Lower};
-use crate::model::{Child, ChildArg, InputKind, Uses};
+use crate::model::{Child, ChildArg, InputKind, NodeOp, Uses};
 
 /// Each field is an input of the parent (a buffer, callback or event, passed by name) or an
 /// expression of params and constants.
@@ -197,46 +197,63 @@ pub(super) fn handle_ty() -> TokenStream {
     quote!(#rt::node::ChildNode)
 }
 
-/// `OtherChild { ... }` from the parent's state `state` (`__cg_s` in `build`, the stored
-/// inputs in a setter), with the params the values use bound first.
-fn child_args(cx: &Cx<'_>, c: &Child, state: &TokenStream) -> TokenStream {
-    let lets = cx.bind_params(c.fields.iter().filter_map(|(_, a)| match a {
-        ChildArg::Value(v) => Some(&v.params),
-        ChildArg::Input(..) => None,
-    }));
-    let fields = c.fields.iter().map(|(f, a)| {
-        let v = match a {
-            ChildArg::Input(i, span) => {
-                let field = Ident::new(&cx.input_field(*i).to_string(), *span);
-                match cx.g.inputs[*i].kind {
-                    InputKind::Buffer(_) => {
-                        // The path spelled here, so the whole call carries the user's span.
-                        quote_spanned!(*span=> ::cuda_graph::__private::child_buffer(__cg_s.#field))
+/// What a child group's node function returns: the child graph's inputs (`OtherChild<'a>`).
+pub(super) fn node_ret(c: &Child) -> TokenStream {
+    let p = child_struct_path(&c.ty);
+    quote!(#p<'a>)
+}
+
+/// Per child node of group `gi` (one child graph type): `OtherChild { ... }` from the parent's
+/// inputs, with the params the values use bound first.
+pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
+    cx.groups.members[gi]
+        .iter()
+        .map(|&ni| {
+            let NodeOp::Child(c) = &cx.g.nodes[ni].op else {
+                unreachable!("a group holds nodes of one kind")
+            };
+            let lets = cx.bind_params(c.fields.iter().filter_map(|(_, a)| match a {
+                ChildArg::Value(v) => Some(&v.params),
+                ChildArg::Input(..) => None,
+            }));
+            let fields = c.fields.iter().map(|(f, a)| {
+                let v = match a {
+                    ChildArg::Input(i, span) => {
+                        let field = Ident::new(&cx.input_field(*i).to_string(), *span);
+                        match cx.g.inputs[*i].kind {
+                            InputKind::Buffer(_) => {
+                                // The path spelled here: the whole call carries the user's span.
+                                quote_spanned!(*span=> __cg::__private::child_buffer(__cg_s.#field))
+                            }
+                            _ => quote!(__cg_s.#field),
+                        }
                     }
-                    _ => quote!(__cg_s.#field),
-                }
-            }
-            ChildArg::Value(v) => v.expr.to_token_stream(),
-        };
-        quote!(#f: #v)
-    });
-    let child_ty = child_struct_path(&c.ty);
-    quote!({
-        let __cg_s = &#state;
-        #lets
-        #child_ty { #(#fields,)* }
-    })
+                    ChildArg::Value(v) => v.expr.to_token_stream(),
+                };
+                quote!(#f: #v)
+            });
+            let child_ty = child_struct_path(&c.ty);
+            quote!(#lets #child_ty { #(#fields,)* __cg_borrow: ::core::marker::PhantomData })
+        })
+        .collect()
 }
 
 /// Builds the child graph (`Other::__cg_child`) with the parent's inputs, keeps its node
 /// handles, then adds the node.
-pub(super) fn add(cx: &Cx<'_>, c: &Child, node: &Ident, deps: TokenStream) -> TokenStream {
+pub(super) fn add(
+    cx: &Cx<'_>,
+    ni: usize,
+    c: &Child,
+    node: &Ident,
+    deps: TokenStream,
+) -> TokenStream {
     let ty = &c.ty;
-    let args = child_args(cx, c, &quote!(*__cg_s));
-    let (name, kid) = (node.to_string(), Cx::kid_field(node));
+    let (gi, j) = cx.groups.of[ni];
+    let (f, kid) = (Cx::node_fn(gi), Cx::kid_field(gi));
+    let name = node.to_string();
     quote! {{
-        let (__cg_child, __cg_nodes) = #ty::__cg_child(&*__cg_g, __cg_module, #args)?;
-        __cg_s.#kid = ::core::option::Option::Some(__cg_nodes);
+        let (__cg_child, __cg_nodes) = #ty::__cg_child(&*__cg_g, __cg_module, __cg_s.#f(#j))?;
+        __cg_s.#kid.push(__cg_nodes);
         __cg_g.add_child(#name, #deps, __cg_child)?
     }}
 }
@@ -250,30 +267,27 @@ pub(crate) fn child_nodes_path(ty: &Path) -> TokenStream {
     p.to_token_stream()
 }
 
-/// When an input the child uses changes: the child graph built again from the stored inputs,
-/// and swapped into the node (same shape, one driver call; on failure nothing changes).
-pub(super) fn refresh(
-    cx: &Cx<'_>,
-    c: &Child,
-    node: &Ident,
-    input: usize,
-    uses_param: bool,
-    view: &TokenStream,
-) -> Vec<TokenStream> {
-    if !passes(c, input) && !uses_param {
-        return Vec::new();
-    }
+/// The arm of `resend` for a group of child nodes: node `j`'s child graph built again from the
+/// stored inputs and swapped into the node (same shape, one driver call; on failure nothing
+/// changes).
+pub(super) fn resend(cx: &Cx<'_>, gi: usize) -> TokenStream {
     let rt = rt();
+    let first = cx.groups.members[gi][0];
+    let NodeOp::Child(c) = &cx.g.nodes[first].op else {
+        unreachable!("a group holds nodes of one kind")
+    };
     let ty = &c.ty;
-    let args = child_args(cx, c, &quote!(self.__cg.inputs));
-    let (name, kid) = (node.to_string(), Cx::kid_field(node));
-    vec![quote! {
-        let (__cg_child, __cg_nodes) =
-            #ty::__cg_child(self.__cg_exec.graph(), &self.__cg.module, #args)
-                .map_err(|e| #rt::error::EditError::child_build(#name, e))?;
-        #view.set_graph(__cg_child)?;
-        self.__cg.inputs.#kid = ::core::option::Option::Some(__cg_nodes);
-    }]
+    let names = cx.groups.members[gi]
+        .iter()
+        .map(|&ni| cx.g.nodes[ni].name.to_string());
+    let (f, kid, field) = (Cx::node_fn(gi), Cx::kid_field(gi), Cx::group_field(gi));
+    quote! {{
+        let (c, k) = #ty::__cg_child(e.graph(), &st.module, st.inputs.#f(j))
+            .map_err(|x| #rt::error::EditError::child_build([#(#names),*][j], x))?;
+        e.node(st.nodes.#field[j])?.set_graph(c)?;
+        st.inputs.#kid[j] = k;
+        ::core::result::Result::Ok(())
+    }}
 }
 
 /// `Other` becomes `OtherChild` (same path, last segment suffixed).

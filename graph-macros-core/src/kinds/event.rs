@@ -34,25 +34,22 @@ pub(super) fn handle_ty(record: bool) -> TokenStream {
     }
 }
 
-pub(super) fn add(
-    cx: &Cx<'_>,
-    e: usize,
-    record: bool,
-    name: &str,
-    deps: TokenStream,
-) -> TokenStream {
-    let f = cx.input_field(e);
-    if record {
-        quote!(__cg_g.add_event_record(#name, #deps, __cg_s.#f)?)
-    } else {
-        quote!(__cg_g.add_event_wait(#name, #deps, __cg_s.#f)?)
-    }
+/// What an event group's node function returns: the event.
+pub(super) fn node_ret() -> TokenStream {
+    let rt = rt();
+    quote!(&'a #rt::cudarc::driver::CudaEvent)
 }
 
-pub(super) fn refresh(cx: &Cx<'_>, e: usize, input: usize, view: &TokenStream) -> Vec<TokenStream> {
-    if e != input {
-        return Vec::new();
-    }
-    let f = cx.input_field(input);
-    vec![quote!(#view.set_event(self.__cg.inputs.#f)?;)]
+/// Per event node of group `gi`: its event.
+pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
+    cx.groups.members[gi]
+        .iter()
+        .map(|&ni| match &cx.g.nodes[ni].op {
+            crate::model::NodeOp::Record(e) | crate::model::NodeOp::Wait(e) => {
+                let f = cx.input_field(*e);
+                quote!(__cg_s.#f)
+            }
+            _ => unreachable!("a group holds nodes of one kind"),
+        })
+        .collect()
 }

@@ -102,12 +102,23 @@ pub(super) fn add(cx: &Cx<'_>, h: &Host, name: &str, deps: TokenStream) -> Token
     }
 }
 
-pub(super) fn refresh(cx: &Cx<'_>, h: &Host, input: usize, view: &TokenStream) -> Vec<TokenStream> {
-    match h {
-        Host::Callback(c) if *c == input => {
-            let f = cx.input_field(input);
-            vec![quote!(#view.set_callback(self.__cg.inputs.#f)?;)]
-        }
-        _ => Vec::new(),
-    }
+/// What a host group's node function returns: the callback of a node that runs a declared
+/// one (a closure written in place never changes).
+pub(super) fn node_ret() -> TokenStream {
+    let cb = crate::gen::callback_ty();
+    quote!(::core::option::Option<#cb>)
+}
+
+/// Per host node of group `gi`: its declared callback, if any.
+pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
+    cx.groups.members[gi]
+        .iter()
+        .map(|&ni| match &cx.g.nodes[ni].op {
+            crate::model::NodeOp::Host(Host::Callback(c)) => {
+                let f = cx.input_field(*c);
+                quote!(::core::option::Option::Some(__cg_s.#f))
+            }
+            _ => quote!(::core::option::Option::None),
+        })
+        .collect()
 }

@@ -216,9 +216,8 @@ fn param_ty_text(t: &ParamTy) -> String {
 }
 
 /// The type a kernel parameter takes in the node's argument tuple: the scalar itself, or a
-/// buffer handle (`Buf` for `&[T]`, `BufMut` for `&mut [T]`).
-pub(crate) fn arg_ty(t: &ParamTy) -> TokenStream {
-    let rt = rt();
+/// buffer handle (`Buf` for `&[T]`, `BufMut` for `&mut [T]`), with the library at `rt`.
+pub(crate) fn arg_ty(t: &ParamTy, rt: &TokenStream) -> TokenStream {
     match t {
         ParamTy::Scalar(t) => t.to_token_stream(),
         ParamTy::Slice {
@@ -234,242 +233,260 @@ pub(crate) fn arg_ty(t: &ParamTy) -> TokenStream {
     }
 }
 
-/// The argument tuple type of kernel `k`.
-fn args_ty(g: &Graph, k: usize) -> TokenStream {
-    let tys = g.kernels[k].params.iter().map(|(_, t)| arg_ty(t));
+/// The argument tuple type of kernel `k`, with the library at `rt`.
+pub(crate) fn args_ty(g: &Graph, k: usize, rt: &TokenStream) -> TokenStream {
+    let tys = g.kernels[k].params.iter().map(|(_, t)| arg_ty(t, rt));
     quote!((#(#tys,)*))
+}
+
+/// The alias of kernel `k`'s argument tuple, in the caller's scope: `<Graph><Kernel>Args`.
+pub(crate) fn args_alias(g: &Graph, k: usize) -> Ident {
+    format_ident!("{}Args", kernel_name(g, k))
 }
 
 pub(super) fn handle_ty(g: &Graph, k: usize) -> TokenStream {
     let rt = rt();
-    let a = args_ty(g, k);
+    let a = args_alias(g, k);
     quote!(#rt::node::KernelNode<#a>)
 }
 
-/// `{ let __cg_v: T = <expr>; __cg_v }` at the expression's span, so rustc reports a type
-/// mismatch at the user's tokens.
-fn typed(ty: &TokenStream, v: &Value) -> TokenStream {
-    let e = &v.expr;
-    quote_spanned!(e.span()=> { let __cg_v: #ty = #e; __cg_v })
+/// What a kernel group's node function returns: the launch configuration and the arguments.
+pub(super) fn node_ret(cx: &Cx<'_>, k: usize) -> TokenStream {
+    let rt = rt();
+    let a = args_alias(cx.g, k);
+    quote!((#rt::LaunchConfig, #a))
 }
 
-/// `__cg_args_{gi}` (the argument tuple) and `__cg_cfg_{gi}` (the launch configuration) of
-/// group `gi`'s nodes.
-pub(super) fn value_fns(cx: &Cx<'_>, gi: usize) -> TokenStream {
+/// `{ let __cg_v: T = <expr>; __cg_v }` at the expression's span, so rustc reports a type
+/// mismatch at the user's tokens; the expression alone where the macro checked its type.
+fn typed(ty: &TokenStream, v: &Value, checked: bool) -> TokenStream {
+    let e = &v.expr;
+    if checked {
+        quote_spanned!(e.span()=> #e)
+    } else {
+        quote_spanned!(e.span()=> { let __cg_v: #ty = #e; __cg_v })
+    }
+}
+
+/// Per node of kernel group `gi`: its launch configuration and argument tuple.
+pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
     let rt = rt();
     let g = cx.g;
-    let (mut args_arms, mut cfg_arms) = (Vec::new(), Vec::new());
-    let mut kernel = 0;
-    for (j, &ni) in cx.groups.members[gi].iter().enumerate() {
-        let n = &g.nodes[ni];
-        let crate::model::NodeOp::Launch(l) = &n.op else {
-            unreachable!("a group holds nodes of one kind")
-        };
-        kernel = l.kernel;
-        let j = proc_macro2::Literal::usize_unsuffixed(j);
-        let decl = &g.kernels[l.kernel];
-        let values = l
-            .args
-            .iter()
-            .zip(&decl.params)
-            .map(|(a, (_, pty))| match a {
-                Arg::Buffer { input, read, span } => {
-                    let field = Ident::new(&cx.input_field(*input).to_string(), *span);
-                    let ty = arg_ty(pty);
-                    let value = if *read {
-                        quote_spanned!(*span=> __cg_s.#field.read())
-                    } else {
-                        quote_spanned!(*span=> __cg_s.#field)
-                    };
-                    quote_spanned!(*span=> { let __cg_v: #ty = #value; __cg_v })
-                }
-                Arg::Value(v) => typed(&arg_ty(pty), v),
-                Arg::Cond { cond, span } => {
-                    let field = Ident::new(&cx.cond_field(*cond).to_string(), *span);
-                    let ty = arg_ty(pty);
-                    quote_spanned!(*span=> { let __cg_v: #ty = __cg_s.#field; __cg_v })
+    cx.groups.members[gi]
+        .iter()
+        .map(|&ni| {
+            let crate::model::NodeOp::Launch(l) = &g.nodes[ni].op else {
+                unreachable!("a group holds nodes of one kind")
+            };
+            let decl = &g.kernels[l.kernel];
+            let values = l.args.iter().zip(&decl.params).enumerate().map(|(i, (a, (_, pty)))| {
+                let ty = arg_ty(pty, &rt);
+                match a {
+                    Arg::Buffer { input, read, span } => {
+                        let field = Ident::new(&cx.input_field(*input).to_string(), *span);
+                        let value = if *read {
+                            quote_spanned!(*span=> __cg_s.#field.read())
+                        } else {
+                            quote_spanned!(*span=> __cg_s.#field)
+                        };
+                        // Element types the macro compared need no check by the compiler.
+                        let elem = |t: &ParamTy| match t {
+                            ParamTy::Slice { elem, .. } => crate::lower::primitive(elem),
+                            ParamTy::Scalar(_) => None,
+                        };
+                        let have = g.buffer(*input).elem.clone();
+                        if elem(pty).is_some() && elem(pty) == crate::lower::primitive(&have) {
+                            value
+                        } else {
+                            quote_spanned!(*span=> { let __cg_v: #ty = #value; __cg_v })
+                        }
+                    }
+                    Arg::Value(v) => typed(&ty, v, bare_param(g, v, l.kernel, i)),
+                    Arg::Cond { cond, span } => {
+                        let field = Ident::new(&cx.cond_field(*cond).to_string(), *span);
+                        let cond_param = matches!(pty, ParamTy::Scalar(t) if primitive(t).as_deref() == Some("Cond"));
+                        if cond_param {
+                            quote_spanned!(*span=> __cg_s.#field)
+                        } else {
+                            quote_spanned!(*span=> { let __cg_v: #ty = __cg_s.#field; __cg_v })
+                        }
+                    }
                 }
             });
-        let lets = cx.bind_params(l.args.iter().filter_map(|a| match a {
-            Arg::Value(v) => Some(&v.params),
-            Arg::Buffer { .. } | Arg::Cond { .. } => None,
-        }));
-        args_arms.push(quote!(#j => { #lets (#(#values,)*) }));
-        let lets = cx.bind_params(l.dims().map(|v| &v.params));
-        let dim = |v: &Value| {
-            let e = &v.expr;
-            quote_spanned!(e.span()=> #rt::__private::dim3(#e))
-        };
-        let (grid, block) = (dim(&l.grid), dim(&l.block));
-        let smem = match &l.smem {
-            Some(v) => typed(&quote!(u32), v),
-            None => quote!(0u32),
-        };
-        cfg_arms.push(quote! {
-            #j => {
+            let lets = cx.bind_params(
+                l.args
+                    .iter()
+                    .filter_map(|a| match a {
+                        Arg::Value(v) => Some(&v.params),
+                        Arg::Buffer { .. } | Arg::Cond { .. } => None,
+                    })
+                    .chain(l.dims().map(|v| &v.params)),
+            );
+            let (grid, block) = (&l.grid.expr, &l.block.expr);
+            let grid = quote_spanned!(grid.span()=> #grid);
+            let block = quote_spanned!(block.span()=> #block);
+            let smem = match &l.smem {
+                Some(v) => typed(&quote!(u32), v, false),
+                None => quote!(0),
+            };
+            quote! {
                 #lets
-                #rt::LaunchConfig { grid_dim: #grid, block_dim: #block, shared_mem_bytes: #smem }
+                (#rt::__private::config(#grid, #block, #smem), (#(#values,)*))
             }
-        });
-    }
-    let ret = args_ty(g, kernel);
-    let (fa, fc) = (cx.args_fn(gi), cx.cfg_fn(gi));
-    let allow = Cx::value_fn_attrs();
-    let unreachable = quote!(_ => ::core::unreachable!("no such node in this group"));
-    quote! {
-        #allow
-        fn #fa(__cg_j: usize, __cg_s: &__CgInputs<'a>) -> #ret {
-            match __cg_j { #(#args_arms,)* #unreachable }
-        }
-        #allow
-        fn #fc(__cg_j: usize, __cg_s: &__CgInputs<'a>) -> #rt::LaunchConfig {
-            match __cg_j { #(#cfg_arms,)* #unreachable }
-        }
-    }
+        })
+        .collect()
 }
 
-/// Adds a run of kernel nodes of group `gi` that follow each other in `build`'s order: one loop
+/// Adds a run of kernel nodes of group `gi` that follow each other in `build`'s order: one call
 /// over a table of names and dependencies (node positions), not a statement each.
 pub(crate) fn add_run(cx: &Cx<'_>, gi: usize, run: &[usize], pos: &[u32]) -> TokenStream {
+    let rt = rt();
     let g = cx.g;
     let crate::model::NodeOp::Launch(l) = &g.nodes[run[0]].op else {
         unreachable!("a run holds kernel nodes")
     };
     let kv = format_ident!("__cg_k{}", l.kernel);
-    let var = Cx::group_var(gi);
-    let (fa, fc) = (cx.args_fn(gi), cx.cfg_fn(gi));
+    let (var, f) = (Cx::group_var(gi), Cx::node_fn(gi));
     let rows = run.iter().map(|&m| {
         let name = g.nodes[m].name.to_string();
         let deps = g.preds[m].iter().map(|&a| pos[a]);
         quote!((#name, &[#(#deps),*]))
     });
-    quote! {{
-        const __CG_NODES: &[(&str, &[u32])] = &[#(#rows),*];
-        for &(__cg_name, __cg_deps) in __CG_NODES {
-            let __cg_j = #var.len();
-            let __cg_n = __cg_g.add_kernel_after(
-                __cg_name,
-                __cg_deps,
-                &#kv,
-                Self::#fc(__cg_j, __cg_s),
-                Self::#fa(__cg_j, __cg_s),
-            )?;
-            #var.push(__cg_n);
-        }
-    }}
-}
-
-/// The cheapest setter that covers a change of `input`: one argument, all arguments, or
-/// arguments and launch configuration.
-pub(super) fn refresh(
-    cx: &Cx<'_>,
-    ni: usize,
-    l: &Launch,
-    input: usize,
-    view: &TokenStream,
-) -> TokenStream {
-    let g = cx.g;
-    let (gi, _) = cx.groups.of[ni];
-    let name = &g.name;
-    let (fa, fc) = (cx.args_fn(gi), cx.cfg_fn(gi));
-    let in_dims = l.dims().any(|v| v.params.contains(&input));
-    let positions: Vec<usize> = (0..l.args.len())
-        .filter(|&i| l.args[i].uses(input))
-        .collect();
-    let all_args = quote!(#name::#fa(__cg_j, &self.__cg.inputs));
-    match (in_dims, positions.as_slice()) {
-        // The argument is the param itself, of the kernel's type: send its value.
-        (false, [i]) if bare_param(g, input, &l.args[*i], l.kernel, *i) => {
-            let field = cx.input_field(input);
-            quote!(#view.set_arg::<#i>(::core::clone::Clone::clone(&self.__cg.inputs.#field))?;)
-        }
-        (false, [i]) => {
-            let idx = syn::Index::from(*i);
-            quote!(#view.set_arg::<#i>(#all_args.#idx)?;)
-        }
-        (false, _) => quote!(#view.set_args(#all_args)?;),
-        (true, _) => quote!(#view.set(#all_args, #name::#fc(__cg_j, &self.__cg.inputs))?;),
+    quote! {
+        #rt::__private::add_kernels(__cg_g, &#kv, &[#(#rows),*], &mut #var, |j| __cg_s.#f(j))?;
     }
 }
 
-/// Whether kernel argument `i` is exactly param `input`, of the very type the kernel takes.
-fn bare_param(g: &Graph, input: usize, arg: &Arg, kernel: usize, i: usize) -> bool {
-    let InputKind::Param(ty) = &g.inputs[input].kind else {
+/// Whether the value is exactly a param of the very type the kernel parameter takes (then the
+/// compiler has nothing to check).
+fn bare_param(g: &Graph, v: &Value, kernel: usize, i: usize) -> bool {
+    let Expr::Path(p) = &v.expr else {
         return false;
     };
-    let is_param = matches!(arg, Arg::Value(v) if matches!(&v.expr, Expr::Path(p) if p.path.is_ident(&g.inputs[input].name)));
-    let same_type = matches!(&g.kernels[kernel].params[i].1, ParamTy::Scalar(t) if t == ty);
-    is_param && same_type
+    let Some(input) = g.inputs.iter().find(|inp| p.path.is_ident(&inp.name)) else {
+        return false;
+    };
+    let InputKind::Param(ty) = &input.kind else {
+        return false;
+    };
+    matches!(&g.kernels[kernel].params[i].1, ParamTy::Scalar(t) if t == ty)
 }
 
-/// The accessors of kernel nodes on `NameExec` (`exec.step()`), and one view type per kernel
-/// declaration with a typed setter per kernel parameter (`set_a`), reaching `KernelMut`'s own
-/// setters through `Deref`.
+/// `<Graph><Kernel>` for kernel `k` (with its index if two kernels' names meet in
+/// UpperCamelCase).
+fn kernel_name(g: &Graph, k: usize) -> String {
+    let camel = camel_case(&g.kernels[k].name.to_string());
+    let taken = g
+        .kernels
+        .iter()
+        .take(k)
+        .any(|o| camel_case(&o.name.to_string()) == camel);
+    let suffix = if taken { k.to_string() } else { String::new() };
+    format!("{}{}{}", g.name, camel, suffix)
+}
+
+/// The view type of nodes launching kernel `k`: `<Graph><Kernel>View`.
+pub(crate) fn view_name(g: &Graph, k: usize) -> Ident {
+    format_ident!("{}View", kernel_name(g, k))
+}
+
+/// The kernels some node launches, each once, in declaration order.
+fn launched(g: &Graph) -> Vec<usize> {
+    (0..g.kernels.len())
+        .filter(|&k| {
+            g.nodes.iter().any(|n| {
+                matches!(&n.op, crate::model::NodeOp::Launch(l) if l.kernel == k)
+                    && !g.hidden.contains(&format!("node:{}", n.name))
+            })
+        })
+        .collect()
+}
+
+/// The types of kernel `k`'s nodes, in the caller's scope (nameable): its argument tuple
+/// (`<Graph><Kernel>Args`, for every declared kernel) and, for a kernel some node launches,
+/// its view (`<Graph><Kernel>View`, wrapping the runtime's `KernelMut`).
+pub(crate) fn kernel_types(g: &Graph) -> TokenStream {
+    let abs = crate::gen::abs();
+    let vis = &g.vis;
+    let views = launched(g);
+    g.kernels
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| k.used && !k.broken)
+        .map(|(k, decl)| {
+            let (args, a) = (args_alias(g, k), args_ty(g, k, &abs));
+            let doc = format!("The arguments of kernel `{}` in [`{}`], as its nodes take them.", decl.name, g.name);
+            let mut out = quote!(#[doc = #doc] #vis type #args = #a;);
+            if views.contains(&k) {
+                let view = view_name(g, k);
+                let doc = format!(
+                    "The view of a node of [`{}`] launching kernel `{}`: a setter per kernel parameter (`set_<param>`, this node only), and [`KernelMut`](cuda_graph::node::KernelMut)'s through `Deref`.",
+                    g.name, decl.name
+                );
+                out.extend(quote! {
+                    #[doc = #doc]
+                    #vis struct #view<'v, 'a>(#abs::node::KernelMut<'v, 'a, #args, #abs::node::OnExec>);
+                });
+            }
+            out
+        })
+        .collect()
+}
+
+/// Per kernel view: `Deref` to `KernelMut` and a typed setter per parameter; per kernel node:
+/// its accessor on `NameExec` (`exec.step()`).
 pub(crate) fn kernel_views(cx: &Cx<'_>, exec: &Ident) -> TokenStream {
     let bounds = &cx.bounds;
     let rt = rt();
     let g = cx.g;
     let mut out = TokenStream::new();
-    let mut declared = Vec::new();
-    for (ni, n) in g.nodes.iter().enumerate() {
-        let crate::model::NodeOp::Launch(l) = &n.op else {
-            continue;
-        };
-        if g.hidden.contains(&format!("node:{}", n.name)) {
-            continue;
-        }
-        let view = format_ident!(
-            "__CgView{}{}",
-            l.kernel,
-            camel_case(&g.kernels[l.kernel].name.to_string())
-        );
-        let a = args_ty(g, l.kernel);
-        if !declared.contains(&l.kernel) {
-            declared.push(l.kernel);
-            let setters = g.kernels[l.kernel]
-                .params
-                .iter()
-                .enumerate()
-                .map(|(i, (p, t))| {
-                    let set = format_ident!("set_{}", snake_case(&p.to_string()), span = p.span());
-                    let ty = arg_ty(t);
-                    let doc = format!("Sets kernel parameter `{p}` of this node only.");
-                    quote! {
-                        #[doc = #doc]
-                        pub fn #set(&mut self, value: #ty) -> ::core::result::Result<(), #rt::error::EditError> {
-                            self.0.set_arg::<#i>(value)
-                        }
-                    }
-                });
-            out.extend(quote! {
-                pub struct #view<'v, 'a>(#rt::node::KernelMut<'v, 'a, #a, #rt::node::OnExec>);
-                impl<'v, 'a> ::core::ops::Deref for #view<'v, 'a> #bounds {
-                    type Target = #rt::node::KernelMut<'v, 'a, #a, #rt::node::OnExec>;
-                    fn deref(&self) -> &Self::Target {
-                        &self.0
-                    }
-                }
-                impl<'v, 'a> ::core::ops::DerefMut for #view<'v, 'a> #bounds {
-                    fn deref_mut(&mut self) -> &mut Self::Target {
-                        &mut self.0
-                    }
-                }
-                impl<'v, 'a> #view<'v, 'a> #bounds {
-                    #(#setters)*
-                }
-            });
-        }
-        let name = &n.name;
-        let handle = cx.handle(ni);
-        let doc = format!("The view of node `{name}`: its typed setters.");
-        out.extend(quote! {
-            impl<'a> #exec<'a> #bounds {
+    for k in launched(g) {
+        let view = view_name(g, k);
+        let a = args_alias(g, k);
+        let setters = g.kernels[k].params.iter().enumerate().map(|(i, (p, t))| {
+            let set = format_ident!("set_{}", snake_case(&p.to_string()), span = p.span());
+            let ty = arg_ty(t, &rt);
+            let doc = format!("Sets kernel parameter `{p}` of this node only.");
+            quote! {
                 #[doc = #doc]
-                pub fn #name(&mut self) -> ::core::result::Result<#view<'_, 'a>, #rt::error::EditError> {
-                    ::core::result::Result::Ok(#view(self.__cg_exec.node(#handle)?))
+                pub fn #set(&mut self, value: #ty) -> #rt::error::EditResult {
+                    self.0.set_arg::<#i>(value)
                 }
             }
         });
+        out.extend(quote! {
+            impl<'v, 'a> ::core::ops::Deref for #view<'v, 'a> #bounds {
+                type Target = #rt::node::KernelMut<'v, 'a, #a, #rt::node::OnExec>;
+                fn deref(&self) -> &Self::Target { &self.0 }
+            }
+            impl<'v, 'a> ::core::ops::DerefMut for #view<'v, 'a> #bounds {
+                fn deref_mut(&mut self) -> &mut Self::Target { &mut self.0 }
+            }
+            impl<'v, 'a> #view<'v, 'a> #bounds {
+                #(#setters)*
+            }
+        });
     }
+    let accessors = g.nodes.iter().enumerate().filter_map(|(ni, n)| {
+        let crate::model::NodeOp::Launch(l) = &n.op else {
+            return None;
+        };
+        if g.hidden.contains(&format!("node:{}", n.name)) {
+            return None;
+        }
+        let (name, view, handle) = (&n.name, view_name(g, l.kernel), cx.handle(ni));
+        let doc = format!("The view of node `{name}`: its typed setters.");
+        Some(quote! {
+            #[doc = #doc]
+            pub fn #name(&mut self) -> #rt::error::EditResult<#view<'_, 'a>> {
+                ::core::result::Result::Ok(#view(self.__cg_exec.node(#handle)?))
+            }
+        })
+    });
+    out.extend(quote! {
+        impl<'a> #exec<'a> #bounds {
+            #(#accessors)*
+        }
+    });
     out
 }

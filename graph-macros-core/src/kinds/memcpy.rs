@@ -6,7 +6,7 @@ use syn::Ident;
 
 use crate::gen::{rt, Cx};
 use crate::lower::Lower;
-use crate::model::{Graph, Memcpy, Uses};
+use crate::model::{Graph, Memcpy, NodeOp, Uses};
 
 /// A writable destination and a source, device or host, of the same element type.
 pub(super) fn lower(cx: &mut Lower<'_>, dst: Ident, src: Ident, uses: &mut Uses) -> Option<Memcpy> {
@@ -35,9 +35,9 @@ pub(super) fn lower(cx: &mut Lower<'_>, dst: Ident, src: Ident, uses: &mut Uses)
     Some(Memcpy { dst: d, src: s })
 }
 
-pub(super) fn handle_ty(g: &Graph, m: &Memcpy) -> TokenStream {
+/// Where each end of `m` lives: `(dst, src)` as `Host` or `Device`.
+fn ends(g: &Graph, m: &Memcpy) -> (TokenStream, TokenStream) {
     let rt = rt();
-    let e = &g.buffer(m.dst).elem;
     let loc = |i: usize| {
         if g.buffer(i).host {
             quote!(#rt::memcpy::Host)
@@ -45,28 +45,55 @@ pub(super) fn handle_ty(g: &Graph, m: &Memcpy) -> TokenStream {
             quote!(#rt::memcpy::Device)
         }
     };
-    let (d, s) = (loc(m.dst), loc(m.src));
+    (loc(m.dst), loc(m.src))
+}
+
+pub(super) fn handle_ty(g: &Graph, m: &Memcpy) -> TokenStream {
+    let rt = rt();
+    let e = &g.buffer(m.dst).elem;
+    let (d, s) = ends(g, m);
     quote!(#rt::node::MemcpyNode<#e, #d, #s>)
 }
 
-pub(super) fn add(cx: &Cx<'_>, m: &Memcpy, name: &str, deps: TokenStream) -> TokenStream {
-    let (d, s) = (cx.input_field(m.dst), cx.input_field(m.src));
-    quote!(__cg_g.add_memcpy(#name, #deps, __cg_s.#d, __cg_s.#s)?)
+pub(super) fn view_ty(g: &Graph, m: &Memcpy) -> TokenStream {
+    let rt = rt();
+    let e = &g.buffer(m.dst).elem;
+    let (d, s) = ends(g, m);
+    quote!(#rt::node::MemcpyMut<'_, 'a, #e, #d, #s, #rt::node::OnExec>)
 }
 
-pub(super) fn refresh(
-    cx: &Cx<'_>,
-    m: &Memcpy,
-    input: usize,
-    view: &TokenStream,
-) -> Vec<TokenStream> {
-    let h = cx.input_field(input);
-    let mut out = Vec::new();
-    if m.src == input {
-        out.push(quote!(#view.set_src(self.__cg.inputs.#h)?;));
-    }
-    if m.dst == input {
-        out.push(quote!(#view.set_dst(self.__cg.inputs.#h)?;));
-    }
-    out
+/// What a memcpy group's node function returns: the destination handle (writable) and the
+/// source handle (read-only), each of the device or the host.
+pub(super) fn node_ret(cx: &Cx<'_>, m: &Memcpy) -> TokenStream {
+    let rt = rt();
+    let e = &cx.g.buffer(m.dst).elem;
+    let d = if cx.g.buffer(m.dst).host {
+        quote!(#rt::buffer::HostBufMut<#e>)
+    } else {
+        quote!(#rt::buffer::BufMut<#e>)
+    };
+    let s = if cx.g.buffer(m.src).host {
+        quote!(#rt::buffer::HostBuf<#e>)
+    } else {
+        quote!(#rt::buffer::Buf<#e>)
+    };
+    quote!((#d, #s))
+}
+
+/// Per memcpy node of group `gi`: its destination and source.
+pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
+    cx.groups.members[gi]
+        .iter()
+        .map(|&ni| {
+            let NodeOp::Memcpy(m) = &cx.g.nodes[ni].op else {
+                unreachable!("a group holds nodes of one kind")
+            };
+            let (d, s) = (cx.input_field(m.dst), cx.input_field(m.src));
+            if cx.g.buffer(m.src).mutable {
+                quote!((__cg_s.#d, __cg_s.#s.read()))
+            } else {
+                quote!((__cg_s.#d, __cg_s.#s))
+            }
+        })
+        .collect()
 }

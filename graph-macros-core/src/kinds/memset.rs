@@ -72,63 +72,29 @@ pub(super) fn handle_ty(g: &Graph, m: &Memset) -> TokenStream {
     quote!(#rt::node::MemsetNode<#e>)
 }
 
-/// `__cg_value_{gi}`: the value each memset node of group `gi` writes.
-pub(super) fn value_fns(cx: &Cx<'_>, gi: usize) -> TokenStream {
-    let g = cx.g;
-    let mut arms = Vec::new();
-    let mut elem = None;
-    for (j, &ni) in cx.groups.members[gi].iter().enumerate() {
-        let NodeOp::Memset(m) = &g.nodes[ni].op else {
-            unreachable!("a group holds nodes of one kind")
-        };
-        let e = &g.buffer(m.dst).elem;
-        elem = Some(e);
-        let j = proc_macro2::Literal::usize_unsuffixed(j);
-        let lets = cx.bind_params([&m.value.params]);
-        let v = &m.value.expr;
-        let v = quote_spanned!(v.span()=> { let __cg_v: #e = #v; __cg_v });
-        arms.push(quote!(#j => { #lets #v }));
-    }
-    let f = cx.value_fn(gi);
-    let allow = Cx::value_fn_attrs();
-    quote! {
-        #allow
-        fn #f(__cg_j: usize, __cg_s: &__CgInputs<'a>) -> #elem {
-            match __cg_j { #(#arms,)* _ => ::core::unreachable!("no such node in this group") }
-        }
-    }
+/// What a memset group's node function returns: the buffer and the value.
+pub(super) fn node_ret(cx: &Cx<'_>, m: &Memset) -> TokenStream {
+    let rt = rt();
+    let e = &cx.g.buffer(m.dst).elem;
+    quote!((#rt::buffer::BufMut<#e>, #e))
 }
 
-pub(super) fn add(
-    cx: &Cx<'_>,
-    ni: usize,
-    m: &Memset,
-    name: &str,
-    deps: TokenStream,
-) -> TokenStream {
-    let (gi, j) = cx.groups.of[ni];
-    let f = cx.value_fn(gi);
-    let d = cx.input_field(m.dst);
-    let j = proc_macro2::Literal::usize_unsuffixed(j);
-    quote!(__cg_g.add_memset(#name, #deps, __cg_s.#d, Self::#f(#j, __cg_s))?)
-}
-
-pub(super) fn refresh(
-    cx: &Cx<'_>,
-    ni: usize,
-    m: &Memset,
-    input: usize,
-    view: &TokenStream,
-) -> Vec<TokenStream> {
-    let name = &cx.g.name;
-    let mut out = Vec::new();
-    if m.value.params.contains(&input) {
-        let f = cx.value_fn(cx.groups.of[ni].0);
-        out.push(quote!(#view.set_value(#name::#f(__cg_j, &self.__cg.inputs))?;));
-    }
-    if m.dst == input {
-        let d = cx.input_field(input);
-        out.push(quote!(#view.set_dst(self.__cg.inputs.#d)?;));
-    }
-    out
+/// Per memset node of group `gi`: its buffer and its value (checked by rustc at the value:
+/// the return type is the buffer's element type).
+pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
+    cx.groups.members[gi]
+        .iter()
+        .map(|&ni| {
+            let NodeOp::Memset(m) = &cx.g.nodes[ni].op else {
+                unreachable!("a group holds nodes of one kind")
+            };
+            let (d, lets, v) = (
+                cx.input_field(m.dst),
+                cx.bind_params([&m.value.params]),
+                &m.value.expr,
+            );
+            let v = quote_spanned!(v.span()=> #v);
+            quote!(#lets (__cg_s.#d, #v))
+        })
+        .collect()
 }

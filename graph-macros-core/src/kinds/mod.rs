@@ -14,16 +14,17 @@ mod memset;
 mod temp;
 
 use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
 use syn::Type;
 
 use crate::ast::Op;
-use crate::gen::Cx;
+use crate::gen::{rt, Cx};
 use crate::lower::Lower;
 use crate::model::{Graph, NodeOp, Uses};
 
 pub(crate) use captured::work_ty;
 pub(crate) use child::child_nodes_path;
-pub(crate) use kernel::{add_run, kernel_views};
+pub(crate) use kernel::{add_run, kernel_types, kernel_views};
 
 /// Checks a node's operation and lowers it into the model, recording what it uses. `None`
 /// (with errors reported) leaves the node out.
@@ -56,7 +57,7 @@ pub(crate) enum Key<'g> {
     Memcpy(&'g Type, bool, bool),
     Host,
     Empty,
-    Child,
+    Child(String),
     Record,
     Wait,
     Conditional,
@@ -76,7 +77,7 @@ pub(crate) fn key<'g>(g: &'g Graph, op: &'g NodeOp) -> Key<'g> {
         ),
         NodeOp::Host(_) => Key::Host,
         NodeOp::Empty => Key::Empty,
-        NodeOp::Child(_) => Key::Child,
+        NodeOp::Child(c) => Key::Child(c.ty.to_token_stream().to_string()),
         NodeOp::Record(_) => Key::Record,
         NodeOp::Wait(_) => Key::Wait,
         NodeOp::Conditional(_) => Key::Conditional,
@@ -103,16 +104,57 @@ pub(crate) fn handle_ty(g: &Graph, op: &NodeOp) -> TokenStream {
     }
 }
 
-/// Private functions computing the values of group `gi`'s nodes from the current inputs (a
-/// `match` on the node's index in the group), used by `build` and by every setter.
-pub(crate) fn value_fns(cx: &Cx<'_>, gi: usize) -> TokenStream {
-    let first = cx.groups.members[gi][0];
-    match &cx.g.nodes[first].op {
-        NodeOp::Launch(_) => kernel::value_fns(cx, gi),
-        NodeOp::Memset(_) => memset::value_fns(cx, gi),
-        NodeOp::MemAlloc(_) => temp::value_fns(cx, gi),
-        _ => TokenStream::new(),
+/// The view a node's handle gives on the executable graph (kernel nodes get the graph's own
+/// view types instead, with a setter per parameter).
+pub(crate) fn view_ty(g: &Graph, op: &NodeOp) -> TokenStream {
+    let rt = rt();
+    let on = quote!(#rt::node::OnExec);
+    match op {
+        NodeOp::Launch(_) => unreachable!("kernel views are the graph's own types"),
+        NodeOp::Memset(m) => {
+            let e = &g.buffer(m.dst).elem;
+            quote!(#rt::node::MemsetMut<'_, 'a, #e, #on>)
+        }
+        NodeOp::Memcpy(m) => memcpy::view_ty(g, m),
+        NodeOp::Host(_) => quote!(#rt::node::HostMut<'_, 'a, #on>),
+        NodeOp::Empty => quote!(#rt::node::EmptyMut<'_, 'a, #on>),
+        NodeOp::Child(_) => quote!(#rt::node::ChildMut<'_, 'a, #on>),
+        NodeOp::Record(_) => quote!(#rt::node::EventRecordMut<'_, 'a, #on>),
+        NodeOp::Wait(_) => quote!(#rt::node::EventWaitMut<'_, 'a, #on>),
+        NodeOp::Conditional(_) => quote!(#rt::node::CondMut<'_, 'a, #on>),
+        NodeOp::MemAlloc(t) => {
+            let e = &g.buffer(*t).elem;
+            quote!(#rt::node::MemAllocMut<'_, 'a, #e, #on>)
+        }
+        NodeOp::MemFree(_) => quote!(#rt::node::MemFreeMut<'_, 'a, #on>),
+        NodeOp::Captured(_) => quote!(#rt::node::CapturedMut<'_, 'a, #on>),
     }
+}
+
+/// `__cg_node_<gi>(j, inputs)`: what node `j` of group `gi` is made of, from the current
+/// inputs (a kernel's launch configuration and arguments, a memset's buffer and value, ...),
+/// used by `build` and by every setter; none for kinds with nothing that changes.
+pub(crate) fn node_fn(cx: &Cx<'_>, gi: usize) -> TokenStream {
+    let first = cx.groups.members[gi][0];
+    let (ret, arms): (TokenStream, Vec<TokenStream>) = match &cx.g.nodes[first].op {
+        NodeOp::Launch(l) => (kernel::node_ret(cx, l.kernel), kernel::node_arms(cx, gi)),
+        NodeOp::Memset(m) => (memset::node_ret(cx, m), memset::node_arms(cx, gi)),
+        NodeOp::Memcpy(m) => (memcpy::node_ret(cx, m), memcpy::node_arms(cx, gi)),
+        NodeOp::Host(_) => (host::node_ret(), host::node_arms(cx, gi)),
+        NodeOp::Record(_) | NodeOp::Wait(_) => (event::node_ret(), event::node_arms(cx, gi)),
+        NodeOp::MemAlloc(_) => (quote!(usize), temp::node_arms(cx, gi)),
+        NodeOp::Child(c) => (child::node_ret(c), child::node_arms(cx, gi)),
+        _ => return TokenStream::new(),
+    };
+    let f = Cx::node_fn(gi);
+    let body = match arms.as_slice() {
+        [only] => quote!(#only),
+        _ => {
+            let js = 0..arms.len();
+            quote!(match __cg_j { #(#js => { #arms })* _ => ::core::unreachable!() })
+        }
+    };
+    quote!(fn #f(&self, __cg_j: usize) -> #ret { let __cg_s = self; #body })
 }
 
 /// The expression `build` adds node `ni` with (kernel nodes are added in runs, by `add_run`).
@@ -120,45 +162,68 @@ pub(crate) fn value_fns(cx: &Cx<'_>, gi: usize) -> TokenStream {
 pub(crate) fn add(cx: &Cx<'_>, ni: usize, deps: TokenStream) -> TokenStream {
     let n = &cx.g.nodes[ni];
     let name = n.name.to_string();
+    let (gi, j) = cx.groups.of[ni];
+    let made = {
+        let f = Cx::node_fn(gi);
+        let j = proc_macro2::Literal::usize_unsuffixed(j);
+        quote!(__cg_s.#f(#j))
+    };
     match &n.op {
         NodeOp::Launch(_) => unreachable!("kernel nodes are added in runs by `add_run`"),
-        NodeOp::Memset(m) => memset::add(cx, ni, m, &name, deps),
-        NodeOp::Memcpy(m) => memcpy::add(cx, m, &name, deps),
+        NodeOp::Memset(_) => {
+            quote!({ let (__cg_d, __cg_v) = #made; __cg_g.add_memset(#name, #deps, __cg_d, __cg_v)? })
+        }
+        NodeOp::Memcpy(_) => {
+            quote!({ let (__cg_d, __cg_r) = #made; __cg_g.add_memcpy(#name, #deps, __cg_d, __cg_r)? })
+        }
         NodeOp::Host(h) => host::add(cx, h, &name, deps),
         NodeOp::Empty => empty::add(&name, deps),
-        NodeOp::Child(c) => child::add(cx, c, &n.name, deps),
-        NodeOp::Record(e) => event::add(cx, *e, true, &name, deps),
-        NodeOp::Wait(e) => event::add(cx, *e, false, &name, deps),
+        NodeOp::Child(c) => child::add(cx, ni, c, &n.name, deps),
+        NodeOp::Record(_) => quote!(__cg_g.add_event_record(#name, #deps, #made)?),
+        NodeOp::Wait(_) => quote!(__cg_g.add_event_wait(#name, #deps, #made)?),
         NodeOp::Conditional(c) => cond::add(cx, c, &name, deps),
         NodeOp::MemAlloc(_) | NodeOp::MemFree(_) => temp::add(cx, ni, &n.op, &name, deps),
         NodeOp::Captured(c) => captured::add(cx, c, &name, deps),
     }
 }
 
-/// Statements that bring node `ni` in line with a changed input `input` (a param, buffer,
-/// callback or event), opening its view with `view` and reading the state through
-/// `self.__cg.inputs`; none if the node does not use it. Each runs with `__cg_j`, the node's
-/// index in its group, in scope.
-pub(crate) fn refresh(
-    cx: &Cx<'_>,
-    ni: usize,
-    input: usize,
-    view: &TokenStream,
-) -> Vec<TokenStream> {
+/// Whether node `ni` must be sent again when input `input` changes, and if so whether its
+/// launch configuration uses it (kernels).
+pub(crate) fn uses(cx: &Cx<'_>, ni: usize, input: usize) -> Option<bool> {
     let n = &cx.g.nodes[ni];
     match &n.op {
-        NodeOp::Launch(l) if n.uses.any(input) => vec![kernel::refresh(cx, ni, l, input, view)],
-        NodeOp::Launch(_) => Vec::new(),
-        NodeOp::Memset(m) => memset::refresh(cx, ni, m, input, view),
-        NodeOp::Memcpy(m) => memcpy::refresh(cx, m, input, view),
-        NodeOp::Host(h) => host::refresh(cx, h, input, view),
-        NodeOp::Record(e) | NodeOp::Wait(e) => event::refresh(cx, *e, input, view),
-        NodeOp::MemAlloc(_) => temp::refresh(cx, ni, input, view),
+        NodeOp::Launch(l) if n.uses.any(input) => Some(l.dims().any(|v| v.params.contains(&input))),
+        NodeOp::Memset(m) => (m.dst == input || m.value.params.contains(&input)).then_some(false),
+        NodeOp::Memcpy(m) => (m.dst == input || m.src == input).then_some(false),
+        NodeOp::Host(crate::model::Host::Callback(c)) => (*c == input).then_some(false),
+        NodeOp::Record(e) | NodeOp::Wait(e) => (*e == input).then_some(false),
+        NodeOp::MemAlloc(t) => {
+            let len = cx.g.buffer(*t).temp.as_ref().expect("a temporary");
+            len.params.contains(&input).then_some(false)
+        }
         NodeOp::Child(c) => {
-            child::refresh(cx, c, &n.name, input, n.uses.params.contains(&input), view)
+            (child::passes(c, input) || n.uses.params.contains(&input)).then_some(false)
         }
-        NodeOp::Empty | NodeOp::Conditional(_) | NodeOp::MemFree(_) | NodeOp::Captured(_) => {
-            Vec::new()
-        }
+        _ => None,
     }
+}
+
+/// The arm of `Resend::resend` for group `gi`: sends node `j` of the group again from the
+/// current inputs (`cfg`: with its launch configuration). `e` is the executable graph, `st`
+/// the state (no user expression is evaluated here: the node functions do that).
+pub(crate) fn resend(cx: &Cx<'_>, gi: usize) -> Option<TokenStream> {
+    let first = cx.groups.members[gi][0];
+    let f = Cx::group_field(gi);
+    let nf = Cx::node_fn(gi);
+    Some(match &cx.g.nodes[first].op {
+        NodeOp::Launch(_)
+        | NodeOp::Memset(_)
+        | NodeOp::Memcpy(_)
+        | NodeOp::Host(_)
+        | NodeOp::Record(_)
+        | NodeOp::Wait(_)
+        | NodeOp::MemAlloc(_) => quote!(e.node(st.nodes.#f[j])?.send_again(st.inputs.#nf(j), cfg)),
+        NodeOp::Child(_) => child::resend(cx, gi),
+        _ => return None,
+    })
 }

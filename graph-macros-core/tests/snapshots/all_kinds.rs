@@ -6,11 +6,13 @@ struct InnerInputs<'a> {
     pub v: u32,
 }
 ///The inputs of [`Inner`] used as a child graph (`child(Inner { ... })`): buffer handles of the parent, constant params, callbacks and events.
-struct InnerChild {
+struct InnerChild<'a> {
     ///a buffer `y`.
     pub y: ::cuda_graph::buffer::BufMut<u32>,
     ///a param `v`.
     pub v: u32,
+    #[doc(hidden)]
+    pub __cg_borrow: ::core::marker::PhantomData<&'a ()>,
 }
 ///The node handles of a [`Inner`] graph built as a child of another (`child(Inner { ... })`): one accessor per node, for the parent's `edit_<node>`.
 struct InnerNodes {
@@ -20,38 +22,45 @@ struct Inner<'a> {
     __cg_graph: ::cuda_graph::Graph<'a>,
     __cg: <Inner<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
-///The executable [`Inner`] graph: launch it, and edit it live through the node views (`exec.node_name()`) and the graph-level setters (`exec.set_param(..)`).
+///The executable [`Inner`] graph: launch it, and edit it live through the node views (`exec.node_name()`) and the graph-level setters (`exec.set_param(..)`). It derefs to the runtime's [`GraphExec`](cuda_graph::GraphExec) (`launch`, `synchronize`, `update`, ...).
 struct InnerExec<'a> {
     __cg_exec: ::cuda_graph::GraphExec<'a>,
     __cg: <Inner<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
+///The handles of the buffers bound to a [`InnerExec`], for node views' buffer setters (`exec.step()?.set_x(exec.handles().y)`).
+#[derive(Clone, Copy, Debug)]
+struct InnerHandles {
+    pub y: ::cuda_graph::buffer::BufMut<u32>,
+}
+///The arguments of kernel `fill` in [`Inner`], as its nodes take them.
+type InnerFillArgs = (::cuda_graph::buffer::BufMut<u32>, u32);
+///The view of a node of [`Inner`] launching kernel `fill`: a setter per kernel parameter (`set_<param>`, this node only), and [`KernelMut`](cuda_graph::node::KernelMut)'s through `Deref`.
+struct InnerFillView<'v, 'a>(
+    ::cuda_graph::node::KernelMut<'v, 'a, InnerFillArgs, ::cuda_graph::node::OnExec>,
+);
 const _: () = {
-    /// The inputs bound to the graph: params, buffer handles, callbacks, events.
+    use ::cuda_graph as __cg;
+    use ::cuda_graph::__private::SendAgain as _;
     pub struct __CgInputs<'a> {
-        b_y: ::cuda_graph::buffer::BufMut<u32>,
+        b_y: __cg::buffer::BufMut<u32>,
         p_v: u32,
         __cg_borrow: ::core::marker::PhantomData<&'a ()>,
     }
-    /// The node handles, one array per handle type.
     pub struct __CgNodes {
-        n0: ::std::boxed::Box<
-            [::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)>; 1],
-        >,
+        n0: ::std::vec::Vec<__cg::node::KernelNode<InnerFillArgs>>,
     }
     pub struct __CgState<'a> {
         inputs: __CgInputs<'a>,
         nodes: __CgNodes,
     }
-    impl<'a> ::cuda_graph::__private::Generated<'a> for Inner<'a> {
+    impl<'a> __cg::__private::Generated<'a> for Inner<'a> {
         type State = __CgState<'a>;
         type Nodes = __CgNodes;
     }
     impl InnerNodes {
         ///The handle of node `f`.
-        pub fn f(
-            &self,
-        ) -> ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)> {
-            self.__cg.n0[0]
+        pub fn f(&self) -> __cg::node::KernelNode<InnerFillArgs> {
+            self.__cg.n0[0usize]
         }
     }
     impl<'a> Inner<'a> {
@@ -70,49 +79,47 @@ const _: () = {
         /// Builds the template: binds the inputs and adds every node, loading the
         /// kernels from `module` by name.
         pub fn build(
-            __cg_module: &::cuda_graph::Module,
+            __cg_module: &__cg::Module,
             inputs: InnerInputs<'a>,
-        ) -> ::cuda_graph::Result<Self> {
-            let mut __cg_g = ::cuda_graph::Graph::new(__cg_module.context())?
-                .with_name("Inner");
+        ) -> __cg::Result<Self> {
+            let mut __cg_g = __cg::Graph::new(__cg_module.context())?.with_name("Inner");
             let mut __cg_s = __CgInputs {
                 b_y: __cg_g.bind_mut(inputs.y)?,
                 p_v: inputs.v,
                 __cg_borrow: ::core::marker::PhantomData,
             };
             let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            ::core::result::Result::Ok(Self {
-                __cg_graph: __cg_g,
-                __cg: __CgState { inputs: __cg_s, nodes },
-            })
+            let __cg = __CgState { inputs: __cg_s, nodes };
+            ::core::result::Result::Ok(Self { __cg_graph: __cg_g, __cg })
         }
         /// Makes the executable graph.
         pub fn instantiate(
             self,
-        ) -> ::core::result::Result<InnerExec<'a>, ::cuda_graph::error::UpdateError> {
-            self.instantiate_with(::cuda_graph::exec::Instantiate::new())
+        ) -> __cg::Result<InnerExec<'a>, __cg::error::InstantiateError> {
+            self.instantiate_with(__cg::exec::Instantiate::new())
         }
         /// Makes the executable graph with options.
         pub fn instantiate_with(
             self,
-            opts: ::cuda_graph::exec::Instantiate<'_>,
-        ) -> ::core::result::Result<InnerExec<'a>, ::cuda_graph::error::UpdateError> {
+            opts: __cg::exec::Instantiate<'_>,
+        ) -> __cg::Result<InnerExec<'a>, __cg::error::InstantiateError> {
+            let __cg_exec = self.__cg_graph.instantiate_with(opts)?;
             ::core::result::Result::Ok(InnerExec {
-                __cg_exec: self.__cg_graph.instantiate_with(opts)?,
+                __cg_exec,
                 __cg: self.__cg,
             })
         }
         /// The runtime template graph.
-        pub fn graph(&self) -> &::cuda_graph::Graph<'a> {
+        pub fn graph(&self) -> &__cg::Graph<'a> {
             &self.__cg_graph
         }
         /// Builds this graph as a child of `parent` (used by `child(...)` nodes).
         #[doc(hidden)]
         pub fn __cg_child(
-            parent: &::cuda_graph::Graph<'a>,
-            __cg_module: &::cuda_graph::Module,
-            __cg_args: InnerChild,
-        ) -> ::cuda_graph::Result<(::cuda_graph::Graph<'a>, InnerNodes)> {
+            parent: &__cg::Graph<'a>,
+            __cg_module: &__cg::Module,
+            __cg_args: InnerChild<'a>,
+        ) -> __cg::Result<(__cg::Graph<'a>, InnerNodes)> {
             let mut __cg_g = parent.child_graph()?;
             let mut __cg_s = __CgInputs {
                 b_y: __cg_args.y,
@@ -124,265 +131,139 @@ const _: () = {
         }
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(
-            __cg_g: &mut ::cuda_graph::Graph<'a>,
-            __cg_module: &::cuda_graph::Module,
+            __cg_g: &mut __cg::Graph<'a>,
+            __cg_module: &__cg::Module,
             __cg_s: &mut __CgInputs<'a>,
-        ) -> ::cuda_graph::Result<__CgNodes> {
+        ) -> __cg::Result<__CgNodes> {
             let __cg_k0 = __cg_module.function("fill")?;
             __cg_g.reserve(1usize, 1usize, 0usize);
-            let mut __cg_h0: ::std::vec::Vec<
-                ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)>,
-            > = ::std::vec::Vec::with_capacity(1usize);
-            {
-                const __CG_NODES: &[(&str, &[u32])] = &[("f", &[])];
-                for &(__cg_name, __cg_deps) in __CG_NODES {
-                    let __cg_j = __cg_h0.len();
-                    let __cg_n = __cg_g
-                        .add_kernel_after(
-                            __cg_name,
-                            __cg_deps,
-                            &__cg_k0,
-                            Self::__cg_cfg_0(__cg_j, __cg_s),
-                            Self::__cg_args_0(__cg_j, __cg_s),
-                        )?;
-                    __cg_h0.push(__cg_n);
-                }
-            }
-            ::core::result::Result::Ok(__CgNodes {
-                n0: match ::core::convert::TryFrom::try_from(
-                    __cg_h0.into_boxed_slice(),
-                ) {
-                    ::core::result::Result::Ok(a) => a,
-                    ::core::result::Result::Err(_) => {
-                        ::core::unreachable!("every node of the group was added")
-                    }
-                },
-            })
+            let mut __cg_h0 = ::std::vec::Vec::with_capacity(1);
+            __cg::__private::add_kernels(
+                __cg_g,
+                &__cg_k0,
+                &[("f", &[])],
+                &mut __cg_h0,
+                |j| __cg_s.node0(j),
+            )?;
+            ::core::result::Result::Ok(__CgNodes { n0: __cg_h0 })
         }
-        #[allow(unused_variables, unreachable_patterns, clippy::all)]
-        #[inline(never)]
-        fn __cg_args_0(
-            __cg_j: usize,
-            __cg_s: &__CgInputs<'a>,
-        ) -> (::cuda_graph::buffer::BufMut<u32>, u32) {
-            match __cg_j {
-                0 => {
-                    let v = ::core::clone::Clone::clone(&__cg_s.p_v);
-                    (
-                        {
-                            let __cg_v: ::cuda_graph::buffer::BufMut<u32> = __cg_s.b_y;
-                            __cg_v
-                        },
-                        {
-                            let __cg_v: u32 = v;
-                            __cg_v
-                        },
-                    )
-                }
-                _ => ::core::unreachable!("no such node in this group"),
-            }
+    }
+    #[allow(unused_variables, unreachable_patterns, clippy::all)]
+    impl<'a> __CgInputs<'a> {
+        fn node0(&self, __cg_j: usize) -> (__cg::LaunchConfig, InnerFillArgs) {
+            let __cg_s = self;
+            let v = __cg_s.p_v;
+            (__cg::__private::config(1, 32, 0), (__cg_s.b_y, v))
         }
-        #[allow(unused_variables, unreachable_patterns, clippy::all)]
-        #[inline(never)]
-        fn __cg_cfg_0(
-            __cg_j: usize,
-            __cg_s: &__CgInputs<'a>,
-        ) -> ::cuda_graph::LaunchConfig {
-            match __cg_j {
-                0 => {
-                    ::cuda_graph::LaunchConfig {
-                        grid_dim: ::cuda_graph::__private::dim3(1),
-                        block_dim: ::cuda_graph::__private::dim3(32),
-                        shared_mem_bytes: 0u32,
-                    }
-                }
-                _ => ::core::unreachable!("no such node in this group"),
+    }
+    impl<'a> ::core::ops::Deref for InnerExec<'a> {
+        type Target = __cg::GraphExec<'a>;
+        fn deref(&self) -> &Self::Target {
+            &self.__cg_exec
+        }
+    }
+    impl<'a> ::core::ops::DerefMut for InnerExec<'a> {
+        fn deref_mut(&mut self) -> &mut Self::Target {
+            &mut self.__cg_exec
+        }
+    }
+    impl<'a> __cg::__private::Resend for InnerExec<'a> {
+        #[allow(unused_variables, unreachable_code, clippy::all)]
+        fn resend(&mut self, g: usize, j: usize, cfg: bool) -> __cg::error::EditResult {
+            let (e, st) = (&mut self.__cg_exec, &mut self.__cg);
+            match g {
+                0 => e.node(st.nodes.n0[j])?.send_again(st.inputs.node0(j), cfg),
+                _ => ::core::unreachable!(),
             }
         }
     }
     impl<'a> InnerExec<'a> {
-        /// Launches the graph on `stream`.
-        pub fn launch(
-            &mut self,
-            stream: &::std::sync::Arc<::cuda_graph::cudarc::driver::CudaStream>,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
-            self.__cg_exec.launch(stream)
-        }
-        /// Waits for every launch, then reports a host-callback panic if one happened.
-        pub fn synchronize(
-            &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
-            self.__cg_exec.synchronize()
-        }
-        /// Applies template edits made through `inner_mut().graph_mut()`.
-        pub fn update(
-            &mut self,
-        ) -> ::core::result::Result<
-            ::cuda_graph::exec::UpdatePath,
-            ::cuda_graph::error::UpdateError,
-        > {
-            self.__cg_exec.update()
-        }
-        /// Bytes of graph-owned memory the temporaries hold, all together (sized from the
-        /// params when the graph was built).
-        pub fn temporary_bytes(&self) -> usize {
-            self.__cg_exec.graph().temporary_bytes()
-        }
         /// The runtime executable graph.
-        pub fn inner(&self) -> &::cuda_graph::GraphExec<'a> {
+        pub fn inner(&self) -> &__cg::GraphExec<'a> {
             &self.__cg_exec
         }
         /// The runtime executable graph, mutable.
-        pub fn inner_mut(&mut self) -> &mut ::cuda_graph::GraphExec<'a> {
+        pub fn inner_mut(&mut self) -> &mut __cg::GraphExec<'a> {
             &mut self.__cg_exec
         }
         /// The runtime executable graph, taken out.
-        pub fn into_inner(self) -> ::cuda_graph::GraphExec<'a> {
+        pub fn into_inner(self) -> __cg::GraphExec<'a> {
             self.__cg_exec
         }
+        /// The handles of the bound buffers, for the node views' buffer setters.
+        pub fn handles(&self) -> InnerHandles {
+            InnerHandles {
+                y: self.__cg.inputs.b_y,
+            }
+        }
         ///Buffer `y`, for cudarc calls between launches.
-        pub fn y(
-            &self,
-        ) -> ::core::result::Result<
-            &::cuda_graph::cudarc::driver::CudaSlice<u32>,
-            ::cuda_graph::error::AccessError,
-        > {
+        pub fn y(&self) -> __cg::error::AccessResult<&__cg::buffer::CudaSlice<u32>> {
             self.__cg_exec.buffer(self.__cg.inputs.b_y)
         }
         ///Buffer `y`, writable (a view), e.g. to upload new input.
         pub fn y_mut(
             &mut self,
-        ) -> ::core::result::Result<
-            ::cuda_graph::cudarc::driver::CudaViewMut<'_, u32>,
-            ::cuda_graph::error::AccessError,
-        > {
+        ) -> __cg::error::AccessResult<__cg::buffer::CudaViewMut<'_, u32>> {
             self.__cg_exec.buffer_mut(self.__cg.inputs.b_y)
         }
         ///Binds another buffer as `y` and re-points every node that uses it. On failure nothing changes.
         pub fn set_y(
             &mut self,
-            buffer: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
+            buffer: &'a mut __cg::buffer::CudaSlice<u32>,
+        ) -> __cg::error::EditResult {
             let __cg_h = self.__cg.inputs.b_y;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            match self.__cg_refresh_0() {
-                ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
-                ::core::result::Result::Err(e) => {
-                    let _ = self.__cg_exec.restore_buffer(__cg_h, __cg_old);
-                    let _ = self.__cg_refresh_0();
-                    ::core::result::Result::Err(e)
-                }
-            }
-        }
-        #[allow(unused_variables, unreachable_code, clippy::all)]
-        fn __cg_refresh_0(
-            &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
-            {
-                let __cg_j: usize = 0usize;
-                self.__cg_exec
-                    .node(self.__cg.nodes.n0[__cg_j])?
-                    .set_arg::<0usize>(Inner::__cg_args_0(__cg_j, &self.__cg.inputs).0)?;
-            }
-            ::core::result::Result::Ok(())
+            __cg::__private::commit(
+                self,
+                &[(0usize, 0usize..1usize, false)],
+                |e| {
+                    let _ = e.__cg_exec.restore_buffer(__cg_h, __cg_old);
+                },
+            )
         }
         ///The current value of param `v`.
         pub fn v(&self) -> u32 {
-            ::core::clone::Clone::clone(&self.__cg.inputs.p_v)
+            self.__cg.inputs.p_v
         }
         ///Sets param `v` and updates every node that uses it (one driver call each). On failure nothing changes.
-        pub fn set_v(
-            &mut self,
-            value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
+        pub fn set_v(&mut self, value: u32) -> __cg::error::EditResult {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_v, value);
-            match self.__cg_refresh_1() {
-                ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
-                ::core::result::Result::Err(e) => {
-                    self.__cg.inputs.p_v = __cg_old;
-                    let _ = self.__cg_refresh_1();
-                    ::core::result::Result::Err(e)
-                }
-            }
-        }
-        #[allow(unused_variables, unreachable_code, clippy::all)]
-        fn __cg_refresh_1(
-            &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
-            {
-                let __cg_j: usize = 0usize;
-                self.__cg_exec
-                    .node(self.__cg.nodes.n0[__cg_j])?
-                    .set_arg::<
-                        1usize,
-                    >(::core::clone::Clone::clone(&self.__cg.inputs.p_v))?;
-            }
-            ::core::result::Result::Ok(())
+            __cg::__private::commit(
+                self,
+                &[(0usize, 0usize..1usize, false)],
+                |e| e.__cg.inputs.p_v = __cg_old,
+            )
         }
     }
-    /// Handles of the bound buffers, for the node views' buffer setters.
-    #[derive(Clone, Copy, Debug)]
-    pub struct __CgHandles {
-        pub y: ::cuda_graph::buffer::BufMut<u32>,
-    }
-    impl<'a> InnerExec<'a> {
-        /// Handles of the bound buffers, for the node views' buffer setters.
-        pub fn handles(&self) -> __CgHandles {
-            __CgHandles {
-                y: self.__cg.inputs.b_y,
-            }
-        }
-    }
-    pub struct __CgView0Fill<'v, 'a>(
-        ::cuda_graph::node::KernelMut<
-            'v,
-            'a,
-            (::cuda_graph::buffer::BufMut<u32>, u32),
-            ::cuda_graph::node::OnExec,
-        >,
-    );
-    impl<'v, 'a> ::core::ops::Deref for __CgView0Fill<'v, 'a> {
-        type Target = ::cuda_graph::node::KernelMut<
-            'v,
-            'a,
-            (::cuda_graph::buffer::BufMut<u32>, u32),
-            ::cuda_graph::node::OnExec,
-        >;
+    impl<'v, 'a> ::core::ops::Deref for InnerFillView<'v, 'a> {
+        type Target = __cg::node::KernelMut<'v, 'a, InnerFillArgs, __cg::node::OnExec>;
         fn deref(&self) -> &Self::Target {
             &self.0
         }
     }
-    impl<'v, 'a> ::core::ops::DerefMut for __CgView0Fill<'v, 'a> {
+    impl<'v, 'a> ::core::ops::DerefMut for InnerFillView<'v, 'a> {
         fn deref_mut(&mut self) -> &mut Self::Target {
             &mut self.0
         }
     }
-    impl<'v, 'a> __CgView0Fill<'v, 'a> {
+    impl<'v, 'a> InnerFillView<'v, 'a> {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
-            value: ::cuda_graph::buffer::BufMut<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
+            value: __cg::buffer::BufMut<u32>,
+        ) -> __cg::error::EditResult {
             self.0.set_arg::<0usize>(value)
         }
         ///Sets kernel parameter `v` of this node only.
-        pub fn set_v(
-            &mut self,
-            value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
+        pub fn set_v(&mut self, value: u32) -> __cg::error::EditResult {
             self.0.set_arg::<1usize>(value)
         }
     }
     impl<'a> InnerExec<'a> {
         ///The view of node `f`: its typed setters.
-        pub fn f(
-            &mut self,
-        ) -> ::core::result::Result<
-            __CgView0Fill<'_, 'a>,
-            ::cuda_graph::error::EditError,
-        > {
+        pub fn f(&mut self) -> __cg::error::EditResult<InnerFillView<'_, 'a>> {
             ::core::result::Result::Ok(
-                __CgView0Fill(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
+                InnerFillView(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
             )
         }
     }
@@ -414,6 +295,8 @@ struct OuterChild<'a> {
     pub ev: &'a ::cuda_graph::cudarc::driver::CudaEvent,
     ///a param `v`.
     pub v: u32,
+    #[doc(hidden)]
+    pub __cg_borrow: ::core::marker::PhantomData<&'a ()>,
 }
 ///The node handles of a [`Outer`] graph built as a child of another (`child(Outer { ... })`): one accessor per node, for the parent's `edit_<node>`.
 struct OuterNodes {
@@ -423,81 +306,81 @@ struct Outer<'a> {
     __cg_graph: ::cuda_graph::Graph<'a>,
     __cg: <Outer<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
-///The executable [`Outer`] graph: launch it, and edit it live through the node views (`exec.node_name()`) and the graph-level setters (`exec.set_param(..)`).
+///The executable [`Outer`] graph: launch it, and edit it live through the node views (`exec.node_name()`) and the graph-level setters (`exec.set_param(..)`). It derefs to the runtime's [`GraphExec`](cuda_graph::GraphExec) (`launch`, `synchronize`, `update`, ...).
 struct OuterExec<'a> {
     __cg_exec: ::cuda_graph::GraphExec<'a>,
     __cg: <Outer<'a> as ::cuda_graph::__private::Generated<'a>>::State,
 }
+///The handles of the buffers bound to a [`OuterExec`], for node views' buffer setters (`exec.step()?.set_x(exec.handles().y)`).
+#[derive(Clone, Copy, Debug)]
+struct OuterHandles {
+    pub y: ::cuda_graph::buffer::BufMut<u32>,
+    pub out: ::cuda_graph::buffer::HostBufMut<u32>,
+}
+///The arguments of kernel `fill` in [`Outer`], as its nodes take them.
+type OuterFillArgs = (::cuda_graph::buffer::BufMut<u32>, u32);
+///The view of a node of [`Outer`] launching kernel `fill`: a setter per kernel parameter (`set_<param>`, this node only), and [`KernelMut`](cuda_graph::node::KernelMut)'s through `Deref`.
+struct OuterFillView<'v, 'a>(
+    ::cuda_graph::node::KernelMut<'v, 'a, OuterFillArgs, ::cuda_graph::node::OnExec>,
+);
 const _: () = {
-    /// The inputs bound to the graph: params, buffer handles, callbacks, events.
+    use ::cuda_graph as __cg;
+    use ::cuda_graph::__private::SendAgain as _;
     pub struct __CgInputs<'a> {
-        b_y: ::cuda_graph::buffer::BufMut<u32>,
-        b_out: ::cuda_graph::buffer::HostBufMut<u32>,
+        b_y: __cg::buffer::BufMut<u32>,
+        b_out: __cg::buffer::HostBufMut<u32>,
         c_done: &'a (dyn ::core::ops::Fn(
         ) + ::core::marker::Send + ::core::marker::Sync + 'a),
-        e_ev: &'a ::cuda_graph::cudarc::driver::CudaEvent,
+        e_ev: &'a __cg::cudarc::driver::CudaEvent,
         p_v: u32,
-        k_sub: ::core::option::Option<InnerNodes>,
+        k1: ::std::vec::Vec<InnerNodes>,
         __cg_borrow: ::core::marker::PhantomData<&'a ()>,
     }
-    /// The node handles, one array per handle type.
     pub struct __CgNodes {
-        n0: ::std::boxed::Box<
-            [::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)>; 1],
+        n0: ::std::vec::Vec<__cg::node::KernelNode<OuterFillArgs>>,
+        n1: ::std::vec::Vec<__cg::node::ChildNode>,
+        n2: ::std::vec::Vec<
+            __cg::node::MemcpyNode<u32, __cg::memcpy::Host, __cg::memcpy::Device>,
         >,
-        n1: ::std::boxed::Box<[::cuda_graph::node::ChildNode; 1]>,
-        n2: ::std::boxed::Box<
-            [::cuda_graph::node::MemcpyNode<
-                u32,
-                ::cuda_graph::memcpy::Host,
-                ::cuda_graph::memcpy::Device,
-            >; 1],
-        >,
-        n3: ::std::boxed::Box<[::cuda_graph::node::HostNode; 1]>,
-        n4: ::std::boxed::Box<[::cuda_graph::node::EventRecordNode; 1]>,
-        n5: ::std::boxed::Box<[::cuda_graph::node::EmptyNode; 1]>,
+        n3: ::std::vec::Vec<__cg::node::HostNode>,
+        n4: ::std::vec::Vec<__cg::node::EventRecordNode>,
+        n5: ::std::vec::Vec<__cg::node::EmptyNode>,
     }
     pub struct __CgState<'a> {
         inputs: __CgInputs<'a>,
         nodes: __CgNodes,
-        module: ::cuda_graph::Module,
+        module: __cg::Module,
     }
-    impl<'a> ::cuda_graph::__private::Generated<'a> for Outer<'a> {
+    impl<'a> __cg::__private::Generated<'a> for Outer<'a> {
         type State = __CgState<'a>;
         type Nodes = __CgNodes;
     }
     impl OuterNodes {
         ///The handle of node `first`.
-        pub fn first(
-            &self,
-        ) -> ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)> {
-            self.__cg.n0[0]
+        pub fn first(&self) -> __cg::node::KernelNode<OuterFillArgs> {
+            self.__cg.n0[0usize]
         }
         ///The handle of node `sub`.
-        pub fn sub(&self) -> ::cuda_graph::node::ChildNode {
-            self.__cg.n1[0]
+        pub fn sub(&self) -> __cg::node::ChildNode {
+            self.__cg.n1[0usize]
         }
         ///The handle of node `back`.
         pub fn back(
             &self,
-        ) -> ::cuda_graph::node::MemcpyNode<
-            u32,
-            ::cuda_graph::memcpy::Host,
-            ::cuda_graph::memcpy::Device,
-        > {
-            self.__cg.n2[0]
+        ) -> __cg::node::MemcpyNode<u32, __cg::memcpy::Host, __cg::memcpy::Device> {
+            self.__cg.n2[0usize]
         }
         ///The handle of node `tell`.
-        pub fn tell(&self) -> ::cuda_graph::node::HostNode {
-            self.__cg.n3[0]
+        pub fn tell(&self) -> __cg::node::HostNode {
+            self.__cg.n3[0usize]
         }
         ///The handle of node `rec`.
-        pub fn rec(&self) -> ::cuda_graph::node::EventRecordNode {
-            self.__cg.n4[0]
+        pub fn rec(&self) -> __cg::node::EventRecordNode {
+            self.__cg.n4[0usize]
         }
         ///The handle of node `join`.
-        pub fn join(&self) -> ::cuda_graph::node::EmptyNode {
-            self.__cg.n5[0]
+        pub fn join(&self) -> __cg::node::EmptyNode {
+            self.__cg.n5[0usize]
         }
     }
     impl<'a> Outer<'a> {
@@ -516,57 +399,55 @@ const _: () = {
         /// Builds the template: binds the inputs and adds every node, loading the
         /// kernels from `module` by name.
         pub fn build(
-            __cg_module: &::cuda_graph::Module,
+            __cg_module: &__cg::Module,
             inputs: OuterInputs<'a>,
-        ) -> ::cuda_graph::Result<Self> {
-            let mut __cg_g = ::cuda_graph::Graph::new(__cg_module.context())?
-                .with_name("Outer");
+        ) -> __cg::Result<Self> {
+            let mut __cg_g = __cg::Graph::new(__cg_module.context())?.with_name("Outer");
             let mut __cg_s = __CgInputs {
                 b_y: __cg_g.bind_mut(inputs.y)?,
                 b_out: __cg_g.bind_host_mut(inputs.out),
                 c_done: inputs.done,
                 e_ev: inputs.ev,
                 p_v: inputs.v,
-                k_sub: ::core::option::Option::None,
+                k1: ::std::vec::Vec::new(),
                 __cg_borrow: ::core::marker::PhantomData,
             };
             let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            ::core::result::Result::Ok(Self {
-                __cg_graph: __cg_g,
-                __cg: __CgState {
-                    inputs: __cg_s,
-                    nodes,
-                    module: ::core::clone::Clone::clone(__cg_module),
-                },
-            })
+            let __cg = __CgState {
+                inputs: __cg_s,
+                nodes,
+                module: ::core::clone::Clone::clone(__cg_module),
+            };
+            ::core::result::Result::Ok(Self { __cg_graph: __cg_g, __cg })
         }
         /// Makes the executable graph.
         pub fn instantiate(
             self,
-        ) -> ::core::result::Result<OuterExec<'a>, ::cuda_graph::error::UpdateError> {
-            self.instantiate_with(::cuda_graph::exec::Instantiate::new())
+        ) -> __cg::Result<OuterExec<'a>, __cg::error::InstantiateError> {
+            self.instantiate_with(__cg::exec::Instantiate::new())
         }
         /// Makes the executable graph with options.
         pub fn instantiate_with(
             self,
-            opts: ::cuda_graph::exec::Instantiate<'_>,
-        ) -> ::core::result::Result<OuterExec<'a>, ::cuda_graph::error::UpdateError> {
+            opts: __cg::exec::Instantiate<'_>,
+        ) -> __cg::Result<OuterExec<'a>, __cg::error::InstantiateError> {
+            let __cg_exec = self.__cg_graph.instantiate_with(opts)?;
             ::core::result::Result::Ok(OuterExec {
-                __cg_exec: self.__cg_graph.instantiate_with(opts)?,
+                __cg_exec,
                 __cg: self.__cg,
             })
         }
         /// The runtime template graph.
-        pub fn graph(&self) -> &::cuda_graph::Graph<'a> {
+        pub fn graph(&self) -> &__cg::Graph<'a> {
             &self.__cg_graph
         }
         /// Builds this graph as a child of `parent` (used by `child(...)` nodes).
         #[doc(hidden)]
         pub fn __cg_child(
-            parent: &::cuda_graph::Graph<'a>,
-            __cg_module: &::cuda_graph::Module,
+            parent: &__cg::Graph<'a>,
+            __cg_module: &__cg::Module,
             __cg_args: OuterChild<'a>,
-        ) -> ::cuda_graph::Result<(::cuda_graph::Graph<'a>, OuterNodes)> {
+        ) -> __cg::Result<(__cg::Graph<'a>, OuterNodes)> {
             let mut __cg_g = parent.child_graph()?;
             let mut __cg_s = __CgInputs {
                 b_y: __cg_args.y,
@@ -574,7 +455,7 @@ const _: () = {
                 c_done: __cg_args.done,
                 e_ev: __cg_args.ev,
                 p_v: __cg_args.v,
-                k_sub: ::core::option::Option::None,
+                k1: ::std::vec::Vec::new(),
                 __cg_borrow: ::core::marker::PhantomData,
             };
             let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
@@ -582,580 +463,343 @@ const _: () = {
         }
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
         fn __cg_populate(
-            __cg_g: &mut ::cuda_graph::Graph<'a>,
-            __cg_module: &::cuda_graph::Module,
+            __cg_g: &mut __cg::Graph<'a>,
+            __cg_module: &__cg::Module,
             __cg_s: &mut __CgInputs<'a>,
-        ) -> ::cuda_graph::Result<__CgNodes> {
+        ) -> __cg::Result<__CgNodes> {
             let __cg_k0 = __cg_module.function("fill")?;
             __cg_g.reserve(6usize, 1usize, 6usize);
-            let mut __cg_h0: ::std::vec::Vec<
-                ::cuda_graph::node::KernelNode<(::cuda_graph::buffer::BufMut<u32>, u32)>,
-            > = ::std::vec::Vec::with_capacity(1usize);
-            let mut __cg_h1: ::std::vec::Vec<::cuda_graph::node::ChildNode> = ::std::vec::Vec::with_capacity(
-                1usize,
-            );
-            let mut __cg_h2: ::std::vec::Vec<
-                ::cuda_graph::node::MemcpyNode<
-                    u32,
-                    ::cuda_graph::memcpy::Host,
-                    ::cuda_graph::memcpy::Device,
-                >,
-            > = ::std::vec::Vec::with_capacity(1usize);
-            let mut __cg_h3: ::std::vec::Vec<::cuda_graph::node::HostNode> = ::std::vec::Vec::with_capacity(
-                1usize,
-            );
-            let mut __cg_h4: ::std::vec::Vec<::cuda_graph::node::EventRecordNode> = ::std::vec::Vec::with_capacity(
-                1usize,
-            );
-            let mut __cg_h5: ::std::vec::Vec<::cuda_graph::node::EmptyNode> = ::std::vec::Vec::with_capacity(
-                1usize,
-            );
-            {
-                const __CG_NODES: &[(&str, &[u32])] = &[("first", &[])];
-                for &(__cg_name, __cg_deps) in __CG_NODES {
-                    let __cg_j = __cg_h0.len();
-                    let __cg_n = __cg_g
-                        .add_kernel_after(
-                            __cg_name,
-                            __cg_deps,
-                            &__cg_k0,
-                            Self::__cg_cfg_0(__cg_j, __cg_s),
-                            Self::__cg_args_0(__cg_j, __cg_s),
-                        )?;
-                    __cg_h0.push(__cg_n);
-                }
-            }
-            {
-                let __cg_n = {
+            let mut __cg_h0 = ::std::vec::Vec::with_capacity(1);
+            let mut __cg_h1 = ::std::vec::Vec::with_capacity(1);
+            let mut __cg_h2 = ::std::vec::Vec::with_capacity(1);
+            let mut __cg_h3 = ::std::vec::Vec::with_capacity(1);
+            let mut __cg_h4 = ::std::vec::Vec::with_capacity(1);
+            let mut __cg_h5 = ::std::vec::Vec::with_capacity(1);
+            __cg::__private::add_kernels(
+                __cg_g,
+                &__cg_k0,
+                &[("first", &[])],
+                &mut __cg_h0,
+                |j| __cg_s.node0(j),
+            )?;
+            __cg_h1
+                .push({
                     let (__cg_child, __cg_nodes) = Inner::__cg_child(
                         &*__cg_g,
                         __cg_module,
-                        {
-                            let __cg_s = &*__cg_s;
-                            InnerChild {
-                                y: ::cuda_graph::__private::child_buffer(__cg_s.b_y),
-                                v: 7,
-                            }
-                        },
+                        __cg_s.node1(0usize),
                     )?;
-                    __cg_s.k_sub = ::core::option::Option::Some(__cg_nodes);
+                    __cg_s.k1.push(__cg_nodes);
                     __cg_g
                         .add_child(
                             "sub",
-                            &[&__cg_h0[0] as &dyn ::cuda_graph::node::Dep],
+                            &[&__cg_h0[0] as &dyn __cg::node::Dep],
                             __cg_child,
                         )?
-                };
-                __cg_h1.push(__cg_n);
-            }
-            {
-                let __cg_n = __cg_g
-                    .add_memcpy(
-                        "back",
-                        &[&__cg_h1[0] as &dyn ::cuda_graph::node::Dep],
-                        __cg_s.b_out,
-                        __cg_s.b_y,
-                    )?;
-                __cg_h2.push(__cg_n);
-            }
-            {
-                let __cg_n = __cg_g
-                    .add_host(
-                        "tell",
-                        &[&__cg_h2[0] as &dyn ::cuda_graph::node::Dep],
-                        __cg_s.c_done,
-                    )?;
-                __cg_h3.push(__cg_n);
-            }
-            {
-                let __cg_n = __cg_g
-                    .add_event_record(
-                        "rec",
-                        &[&__cg_h2[0] as &dyn ::cuda_graph::node::Dep],
-                        __cg_s.e_ev,
-                    )?;
-                __cg_h4.push(__cg_n);
-            }
-            {
-                let __cg_n = __cg_g
-                    .add_empty(
-                        "join",
-                        &[
-                            &__cg_h3[0] as &dyn ::cuda_graph::node::Dep,
-                            &__cg_h4[0] as &dyn ::cuda_graph::node::Dep,
-                        ],
-                    )?;
-                __cg_h5.push(__cg_n);
-            }
+                });
+            __cg_h2
+                .push({
+                    let (__cg_d, __cg_r) = __cg_s.node2(0);
+                    __cg_g
+                        .add_memcpy(
+                            "back",
+                            &[&__cg_h1[0] as &dyn __cg::node::Dep],
+                            __cg_d,
+                            __cg_r,
+                        )?
+                });
+            __cg_h3
+                .push(
+                    __cg_g
+                        .add_host(
+                            "tell",
+                            &[&__cg_h2[0] as &dyn __cg::node::Dep],
+                            __cg_s.c_done,
+                        )?,
+                );
+            __cg_h4
+                .push(
+                    __cg_g
+                        .add_event_record(
+                            "rec",
+                            &[&__cg_h2[0] as &dyn __cg::node::Dep],
+                            __cg_s.node4(0),
+                        )?,
+                );
+            __cg_h5
+                .push(
+                    __cg_g
+                        .add_empty(
+                            "join",
+                            &[
+                                &__cg_h3[0] as &dyn __cg::node::Dep,
+                                &__cg_h4[0] as &dyn __cg::node::Dep,
+                            ],
+                        )?,
+                );
             ::core::result::Result::Ok(__CgNodes {
-                n0: match ::core::convert::TryFrom::try_from(
-                    __cg_h0.into_boxed_slice(),
-                ) {
-                    ::core::result::Result::Ok(a) => a,
-                    ::core::result::Result::Err(_) => {
-                        ::core::unreachable!("every node of the group was added")
-                    }
-                },
-                n1: match ::core::convert::TryFrom::try_from(
-                    __cg_h1.into_boxed_slice(),
-                ) {
-                    ::core::result::Result::Ok(a) => a,
-                    ::core::result::Result::Err(_) => {
-                        ::core::unreachable!("every node of the group was added")
-                    }
-                },
-                n2: match ::core::convert::TryFrom::try_from(
-                    __cg_h2.into_boxed_slice(),
-                ) {
-                    ::core::result::Result::Ok(a) => a,
-                    ::core::result::Result::Err(_) => {
-                        ::core::unreachable!("every node of the group was added")
-                    }
-                },
-                n3: match ::core::convert::TryFrom::try_from(
-                    __cg_h3.into_boxed_slice(),
-                ) {
-                    ::core::result::Result::Ok(a) => a,
-                    ::core::result::Result::Err(_) => {
-                        ::core::unreachable!("every node of the group was added")
-                    }
-                },
-                n4: match ::core::convert::TryFrom::try_from(
-                    __cg_h4.into_boxed_slice(),
-                ) {
-                    ::core::result::Result::Ok(a) => a,
-                    ::core::result::Result::Err(_) => {
-                        ::core::unreachable!("every node of the group was added")
-                    }
-                },
-                n5: match ::core::convert::TryFrom::try_from(
-                    __cg_h5.into_boxed_slice(),
-                ) {
-                    ::core::result::Result::Ok(a) => a,
-                    ::core::result::Result::Err(_) => {
-                        ::core::unreachable!("every node of the group was added")
-                    }
-                },
+                n0: __cg_h0,
+                n1: __cg_h1,
+                n2: __cg_h2,
+                n3: __cg_h3,
+                n4: __cg_h4,
+                n5: __cg_h5,
             })
         }
-        #[allow(unused_variables, unreachable_patterns, clippy::all)]
-        #[inline(never)]
-        fn __cg_args_0(
-            __cg_j: usize,
-            __cg_s: &__CgInputs<'a>,
-        ) -> (::cuda_graph::buffer::BufMut<u32>, u32) {
-            match __cg_j {
-                0 => {
-                    let v = ::core::clone::Clone::clone(&__cg_s.p_v);
-                    (
-                        {
-                            let __cg_v: ::cuda_graph::buffer::BufMut<u32> = __cg_s.b_y;
-                            __cg_v
-                        },
-                        {
-                            let __cg_v: u32 = v;
-                            __cg_v
-                        },
-                    )
-                }
-                _ => ::core::unreachable!("no such node in this group"),
+    }
+    #[allow(unused_variables, unreachable_patterns, clippy::all)]
+    impl<'a> __CgInputs<'a> {
+        fn node0(&self, __cg_j: usize) -> (__cg::LaunchConfig, OuterFillArgs) {
+            let __cg_s = self;
+            let v = __cg_s.p_v;
+            (__cg::__private::config(1, 32, 0), (__cg_s.b_y, v))
+        }
+        fn node1(&self, __cg_j: usize) -> InnerChild<'a> {
+            let __cg_s = self;
+            InnerChild {
+                y: __cg::__private::child_buffer(__cg_s.b_y),
+                v: 7,
+                __cg_borrow: ::core::marker::PhantomData,
             }
         }
-        #[allow(unused_variables, unreachable_patterns, clippy::all)]
-        #[inline(never)]
-        fn __cg_cfg_0(
+        fn node2(
+            &self,
             __cg_j: usize,
-            __cg_s: &__CgInputs<'a>,
-        ) -> ::cuda_graph::LaunchConfig {
-            match __cg_j {
-                0 => {
-                    ::cuda_graph::LaunchConfig {
-                        grid_dim: ::cuda_graph::__private::dim3(1),
-                        block_dim: ::cuda_graph::__private::dim3(32),
-                        shared_mem_bytes: 0u32,
-                    }
+        ) -> (__cg::buffer::HostBufMut<u32>, __cg::buffer::Buf<u32>) {
+            let __cg_s = self;
+            (__cg_s.b_out, __cg_s.b_y.read())
+        }
+        fn node3(
+            &self,
+            __cg_j: usize,
+        ) -> ::core::option::Option<
+            &'a (dyn ::core::ops::Fn(
+            ) + ::core::marker::Send + ::core::marker::Sync + 'a),
+        > {
+            let __cg_s = self;
+            ::core::option::Option::Some(__cg_s.c_done)
+        }
+        fn node4(&self, __cg_j: usize) -> &'a __cg::cudarc::driver::CudaEvent {
+            let __cg_s = self;
+            __cg_s.e_ev
+        }
+    }
+    impl<'a> ::core::ops::Deref for OuterExec<'a> {
+        type Target = __cg::GraphExec<'a>;
+        fn deref(&self) -> &Self::Target {
+            &self.__cg_exec
+        }
+    }
+    impl<'a> ::core::ops::DerefMut for OuterExec<'a> {
+        fn deref_mut(&mut self) -> &mut Self::Target {
+            &mut self.__cg_exec
+        }
+    }
+    impl<'a> __cg::__private::Resend for OuterExec<'a> {
+        #[allow(unused_variables, unreachable_code, clippy::all)]
+        fn resend(&mut self, g: usize, j: usize, cfg: bool) -> __cg::error::EditResult {
+            let (e, st) = (&mut self.__cg_exec, &mut self.__cg);
+            match g {
+                0 => e.node(st.nodes.n0[j])?.send_again(st.inputs.node0(j), cfg),
+                1 => {
+                    let (c, k) = Inner::__cg_child(
+                            e.graph(),
+                            &st.module,
+                            st.inputs.node1(j),
+                        )
+                        .map_err(|x| __cg::error::EditError::child_build(
+                            ["sub"][j],
+                            x,
+                        ))?;
+                    e.node(st.nodes.n1[j])?.set_graph(c)?;
+                    st.inputs.k1[j] = k;
+                    ::core::result::Result::Ok(())
                 }
-                _ => ::core::unreachable!("no such node in this group"),
+                2 => e.node(st.nodes.n2[j])?.send_again(st.inputs.node2(j), cfg),
+                3 => e.node(st.nodes.n3[j])?.send_again(st.inputs.node3(j), cfg),
+                4 => e.node(st.nodes.n4[j])?.send_again(st.inputs.node4(j), cfg),
+                _ => ::core::unreachable!(),
             }
         }
     }
     impl<'a> OuterExec<'a> {
-        /// Launches the graph on `stream`.
-        pub fn launch(
-            &mut self,
-            stream: &::std::sync::Arc<::cuda_graph::cudarc::driver::CudaStream>,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
-            self.__cg_exec.launch(stream)
-        }
-        /// Waits for every launch, then reports a host-callback panic if one happened.
-        pub fn synchronize(
-            &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::LaunchError> {
-            self.__cg_exec.synchronize()
-        }
-        /// Applies template edits made through `inner_mut().graph_mut()`.
-        pub fn update(
-            &mut self,
-        ) -> ::core::result::Result<
-            ::cuda_graph::exec::UpdatePath,
-            ::cuda_graph::error::UpdateError,
-        > {
-            self.__cg_exec.update()
-        }
-        /// Bytes of graph-owned memory the temporaries hold, all together (sized from the
-        /// params when the graph was built).
-        pub fn temporary_bytes(&self) -> usize {
-            self.__cg_exec.graph().temporary_bytes()
-        }
         /// The runtime executable graph.
-        pub fn inner(&self) -> &::cuda_graph::GraphExec<'a> {
+        pub fn inner(&self) -> &__cg::GraphExec<'a> {
             &self.__cg_exec
         }
         /// The runtime executable graph, mutable.
-        pub fn inner_mut(&mut self) -> &mut ::cuda_graph::GraphExec<'a> {
+        pub fn inner_mut(&mut self) -> &mut __cg::GraphExec<'a> {
             &mut self.__cg_exec
         }
         /// The runtime executable graph, taken out.
-        pub fn into_inner(self) -> ::cuda_graph::GraphExec<'a> {
+        pub fn into_inner(self) -> __cg::GraphExec<'a> {
             self.__cg_exec
         }
+        /// The handles of the bound buffers, for the node views' buffer setters.
+        pub fn handles(&self) -> OuterHandles {
+            OuterHandles {
+                y: self.__cg.inputs.b_y,
+                out: self.__cg.inputs.b_out,
+            }
+        }
         ///Buffer `y`, for cudarc calls between launches.
-        pub fn y(
-            &self,
-        ) -> ::core::result::Result<
-            &::cuda_graph::cudarc::driver::CudaSlice<u32>,
-            ::cuda_graph::error::AccessError,
-        > {
+        pub fn y(&self) -> __cg::error::AccessResult<&__cg::buffer::CudaSlice<u32>> {
             self.__cg_exec.buffer(self.__cg.inputs.b_y)
         }
         ///Buffer `y`, writable (a view), e.g. to upload new input.
         pub fn y_mut(
             &mut self,
-        ) -> ::core::result::Result<
-            ::cuda_graph::cudarc::driver::CudaViewMut<'_, u32>,
-            ::cuda_graph::error::AccessError,
-        > {
+        ) -> __cg::error::AccessResult<__cg::buffer::CudaViewMut<'_, u32>> {
             self.__cg_exec.buffer_mut(self.__cg.inputs.b_y)
         }
         ///Binds another buffer as `y` and re-points every node that uses it. On failure nothing changes.
         pub fn set_y(
             &mut self,
-            buffer: &'a mut ::cuda_graph::cudarc::driver::CudaSlice<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
+            buffer: &'a mut __cg::buffer::CudaSlice<u32>,
+        ) -> __cg::error::EditResult {
             let __cg_h = self.__cg.inputs.b_y;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            match self.__cg_refresh_0() {
-                ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
-                ::core::result::Result::Err(e) => {
-                    let _ = self.__cg_exec.restore_buffer(__cg_h, __cg_old);
-                    let _ = self.__cg_refresh_0();
-                    ::core::result::Result::Err(e)
-                }
-            }
-        }
-        #[allow(unused_variables, unreachable_code, clippy::all)]
-        fn __cg_refresh_0(
-            &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
-            {
-                let __cg_j: usize = 0usize;
-                self.__cg_exec
-                    .node(self.__cg.nodes.n0[__cg_j])?
-                    .set_arg::<0usize>(Outer::__cg_args_0(__cg_j, &self.__cg.inputs).0)?;
-            }
-            {
-                let __cg_j: usize = 0usize;
-                let (__cg_child, __cg_nodes) = Inner::__cg_child(
-                        self.__cg_exec.graph(),
-                        &self.__cg.module,
-                        {
-                            let __cg_s = &self.__cg.inputs;
-                            InnerChild {
-                                y: ::cuda_graph::__private::child_buffer(__cg_s.b_y),
-                                v: 7,
-                            }
-                        },
-                    )
-                    .map_err(|e| ::cuda_graph::error::EditError::child_build("sub", e))?;
-                self.__cg_exec.node(self.__cg.nodes.n1[__cg_j])?.set_graph(__cg_child)?;
-                self.__cg.inputs.k_sub = ::core::option::Option::Some(__cg_nodes);
-            }
-            {
-                let __cg_j: usize = 0usize;
-                self.__cg_exec
-                    .node(self.__cg.nodes.n2[__cg_j])?
-                    .set_src(self.__cg.inputs.b_y)?;
-            }
-            ::core::result::Result::Ok(())
+            __cg::__private::commit(
+                self,
+                &[
+                    (0usize, 0usize..1usize, false),
+                    (1usize, 0usize..1usize, false),
+                    (2usize, 0usize..1usize, false),
+                ],
+                |e| {
+                    let _ = e.__cg_exec.restore_buffer(__cg_h, __cg_old);
+                },
+            )
         }
         ///Host buffer `out`; waits for running launches first.
-        pub fn out(
-            &mut self,
-        ) -> ::core::result::Result<&[u32], ::cuda_graph::error::AccessError> {
+        pub fn out(&mut self) -> __cg::error::AccessResult<&[u32]> {
             self.__cg_exec.host(self.__cg.inputs.b_out)
         }
         ///Host buffer `out`; waits for running launches first.
-        pub fn out_mut(
-            &mut self,
-        ) -> ::core::result::Result<&mut [u32], ::cuda_graph::error::AccessError> {
+        pub fn out_mut(&mut self) -> __cg::error::AccessResult<&mut [u32]> {
             self.__cg_exec.host_mut(self.__cg.inputs.b_out)
-        }
-        #[allow(unused_variables, unreachable_code, clippy::all)]
-        fn __cg_refresh_1(
-            &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
-            {
-                let __cg_j: usize = 0usize;
-                self.__cg_exec
-                    .node(self.__cg.nodes.n2[__cg_j])?
-                    .set_dst(self.__cg.inputs.b_out)?;
-            }
-            ::core::result::Result::Ok(())
         }
         ///Replaces `done` in every node that uses it. On failure nothing changes.
         pub fn set_done(
             &mut self,
             value: &'a (dyn ::core::ops::Fn(
             ) + ::core::marker::Send + ::core::marker::Sync + 'a),
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
+        ) -> __cg::error::EditResult {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.c_done, value);
-            match self.__cg_refresh_2() {
-                ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
-                ::core::result::Result::Err(e) => {
-                    self.__cg.inputs.c_done = __cg_old;
-                    let _ = self.__cg_refresh_2();
-                    ::core::result::Result::Err(e)
-                }
-            }
-        }
-        #[allow(unused_variables, unreachable_code, clippy::all)]
-        fn __cg_refresh_2(
-            &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
-            {
-                let __cg_j: usize = 0usize;
-                self.__cg_exec
-                    .node(self.__cg.nodes.n3[__cg_j])?
-                    .set_callback(self.__cg.inputs.c_done)?;
-            }
-            ::core::result::Result::Ok(())
+            __cg::__private::commit(
+                self,
+                &[(3usize, 0usize..1usize, false)],
+                |e| e.__cg.inputs.c_done = __cg_old,
+            )
         }
         ///Replaces `ev` in every node that uses it. On failure nothing changes.
         pub fn set_ev(
             &mut self,
-            value: &'a ::cuda_graph::cudarc::driver::CudaEvent,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
+            value: &'a __cg::cudarc::driver::CudaEvent,
+        ) -> __cg::error::EditResult {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.e_ev, value);
-            match self.__cg_refresh_3() {
-                ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
-                ::core::result::Result::Err(e) => {
-                    self.__cg.inputs.e_ev = __cg_old;
-                    let _ = self.__cg_refresh_3();
-                    ::core::result::Result::Err(e)
-                }
-            }
-        }
-        #[allow(unused_variables, unreachable_code, clippy::all)]
-        fn __cg_refresh_3(
-            &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
-            {
-                let __cg_j: usize = 0usize;
-                self.__cg_exec
-                    .node(self.__cg.nodes.n4[__cg_j])?
-                    .set_event(self.__cg.inputs.e_ev)?;
-            }
-            ::core::result::Result::Ok(())
+            __cg::__private::commit(
+                self,
+                &[(4usize, 0usize..1usize, false)],
+                |e| e.__cg.inputs.e_ev = __cg_old,
+            )
         }
         ///The current value of param `v`.
         pub fn v(&self) -> u32 {
-            ::core::clone::Clone::clone(&self.__cg.inputs.p_v)
+            self.__cg.inputs.p_v
         }
         ///Sets param `v` and updates every node that uses it (one driver call each). On failure nothing changes.
-        pub fn set_v(
-            &mut self,
-            value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
+        pub fn set_v(&mut self, value: u32) -> __cg::error::EditResult {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_v, value);
-            match self.__cg_refresh_4() {
-                ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
-                ::core::result::Result::Err(e) => {
-                    self.__cg.inputs.p_v = __cg_old;
-                    let _ = self.__cg_refresh_4();
-                    ::core::result::Result::Err(e)
-                }
-            }
+            __cg::__private::commit(
+                self,
+                &[(0usize, 0usize..1usize, false)],
+                |e| e.__cg.inputs.p_v = __cg_old,
+            )
         }
-        #[allow(unused_variables, unreachable_code, clippy::all)]
-        fn __cg_refresh_4(
+        ///The view of node `sub`: its typed setters.
+        pub fn sub(
             &mut self,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
-            {
-                let __cg_j: usize = 0usize;
-                self.__cg_exec
-                    .node(self.__cg.nodes.n0[__cg_j])?
-                    .set_arg::<
-                        1usize,
-                    >(::core::clone::Clone::clone(&self.__cg.inputs.p_v))?;
-            }
-            ::core::result::Result::Ok(())
+        ) -> __cg::error::EditResult<__cg::node::ChildMut<'_, 'a, __cg::node::OnExec>> {
+            self.__cg_exec.node(self.__cg.nodes.n1[0])
+        }
+        ///The view of node `back`: its typed setters.
+        pub fn back(
+            &mut self,
+        ) -> __cg::error::EditResult<
+            __cg::node::MemcpyMut<
+                '_,
+                'a,
+                u32,
+                __cg::memcpy::Host,
+                __cg::memcpy::Device,
+                __cg::node::OnExec,
+            >,
+        > {
+            self.__cg_exec.node(self.__cg.nodes.n2[0])
+        }
+        ///The view of node `tell`: its typed setters.
+        pub fn tell(
+            &mut self,
+        ) -> __cg::error::EditResult<__cg::node::HostMut<'_, 'a, __cg::node::OnExec>> {
+            self.__cg_exec.node(self.__cg.nodes.n3[0])
+        }
+        ///The view of node `rec`: its typed setters.
+        pub fn rec(
+            &mut self,
+        ) -> __cg::error::EditResult<
+            __cg::node::EventRecordMut<'_, 'a, __cg::node::OnExec>,
+        > {
+            self.__cg_exec.node(self.__cg.nodes.n4[0])
+        }
+        ///The view of node `join`: its typed setters.
+        pub fn join(
+            &mut self,
+        ) -> __cg::error::EditResult<__cg::node::EmptyMut<'_, 'a, __cg::node::OnExec>> {
+            self.__cg_exec.node(self.__cg.nodes.n5[0])
+        }
+        ///Edits the graph child node `sub` runs, through its typed node handles (`f` gets the child template and its handles, e.g. `|g, h| g.node(h.step())?.set_arg::<1>(7)`), then runs the edited graph in the node: one driver call for the whole child, no rebuild. The child must keep its nodes and edges. A later change of an input the child uses builds it again from the inputs, without these edits.
+        pub fn edit_sub<R>(
+            &mut self,
+            f: impl ::core::ops::FnOnce(
+                &mut __cg::node::ChildTemplate<'_, 'a>,
+                &InnerNodes,
+            ) -> __cg::error::EditResult<R>,
+        ) -> __cg::error::EditResult<R> {
+            let __cg_nodes = &self.__cg.inputs.k1[0usize];
+            self.__cg_exec.node(self.__cg.nodes.n1[0])?.edit(|g| f(g, __cg_nodes))
         }
     }
-    /// Handles of the bound buffers, for the node views' buffer setters.
-    #[derive(Clone, Copy, Debug)]
-    pub struct __CgHandles {
-        pub y: ::cuda_graph::buffer::BufMut<u32>,
-        pub out: ::cuda_graph::buffer::HostBufMut<u32>,
-    }
-    impl<'a> OuterExec<'a> {
-        /// Handles of the bound buffers, for the node views' buffer setters.
-        pub fn handles(&self) -> __CgHandles {
-            __CgHandles {
-                y: self.__cg.inputs.b_y,
-                out: self.__cg.inputs.b_out,
-            }
-        }
-    }
-    pub struct __CgView0Fill<'v, 'a>(
-        ::cuda_graph::node::KernelMut<
-            'v,
-            'a,
-            (::cuda_graph::buffer::BufMut<u32>, u32),
-            ::cuda_graph::node::OnExec,
-        >,
-    );
-    impl<'v, 'a> ::core::ops::Deref for __CgView0Fill<'v, 'a> {
-        type Target = ::cuda_graph::node::KernelMut<
-            'v,
-            'a,
-            (::cuda_graph::buffer::BufMut<u32>, u32),
-            ::cuda_graph::node::OnExec,
-        >;
+    impl<'v, 'a> ::core::ops::Deref for OuterFillView<'v, 'a> {
+        type Target = __cg::node::KernelMut<'v, 'a, OuterFillArgs, __cg::node::OnExec>;
         fn deref(&self) -> &Self::Target {
             &self.0
         }
     }
-    impl<'v, 'a> ::core::ops::DerefMut for __CgView0Fill<'v, 'a> {
+    impl<'v, 'a> ::core::ops::DerefMut for OuterFillView<'v, 'a> {
         fn deref_mut(&mut self) -> &mut Self::Target {
             &mut self.0
         }
     }
-    impl<'v, 'a> __CgView0Fill<'v, 'a> {
+    impl<'v, 'a> OuterFillView<'v, 'a> {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
-            value: ::cuda_graph::buffer::BufMut<u32>,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
+            value: __cg::buffer::BufMut<u32>,
+        ) -> __cg::error::EditResult {
             self.0.set_arg::<0usize>(value)
         }
         ///Sets kernel parameter `v` of this node only.
-        pub fn set_v(
-            &mut self,
-            value: u32,
-        ) -> ::core::result::Result<(), ::cuda_graph::error::EditError> {
+        pub fn set_v(&mut self, value: u32) -> __cg::error::EditResult {
             self.0.set_arg::<1usize>(value)
         }
     }
     impl<'a> OuterExec<'a> {
         ///The view of node `first`: its typed setters.
-        pub fn first(
-            &mut self,
-        ) -> ::core::result::Result<
-            __CgView0Fill<'_, 'a>,
-            ::cuda_graph::error::EditError,
-        > {
+        pub fn first(&mut self) -> __cg::error::EditResult<OuterFillView<'_, 'a>> {
             ::core::result::Result::Ok(
-                __CgView0Fill(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
+                OuterFillView(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
             )
-        }
-    }
-    impl<'a> OuterExec<'a> {
-        ///The view of node `sub`: its typed setters.
-        pub fn sub(
-            &mut self,
-        ) -> ::core::result::Result<
-            <::cuda_graph::node::ChildNode as ::cuda_graph::node::NodeHandle>::OnExec<
-                '_,
-                'a,
-            >,
-            ::cuda_graph::error::EditError,
-        > {
-            self.__cg_exec.node(self.__cg.nodes.n1[0])
-        }
-    }
-    impl<'a> OuterExec<'a> {
-        ///The view of node `back`: its typed setters.
-        pub fn back(
-            &mut self,
-        ) -> ::core::result::Result<
-            <::cuda_graph::node::MemcpyNode<
-                u32,
-                ::cuda_graph::memcpy::Host,
-                ::cuda_graph::memcpy::Device,
-            > as ::cuda_graph::node::NodeHandle>::OnExec<'_, 'a>,
-            ::cuda_graph::error::EditError,
-        > {
-            self.__cg_exec.node(self.__cg.nodes.n2[0])
-        }
-    }
-    impl<'a> OuterExec<'a> {
-        ///The view of node `tell`: its typed setters.
-        pub fn tell(
-            &mut self,
-        ) -> ::core::result::Result<
-            <::cuda_graph::node::HostNode as ::cuda_graph::node::NodeHandle>::OnExec<
-                '_,
-                'a,
-            >,
-            ::cuda_graph::error::EditError,
-        > {
-            self.__cg_exec.node(self.__cg.nodes.n3[0])
-        }
-    }
-    impl<'a> OuterExec<'a> {
-        ///The view of node `rec`: its typed setters.
-        pub fn rec(
-            &mut self,
-        ) -> ::core::result::Result<
-            <::cuda_graph::node::EventRecordNode as ::cuda_graph::node::NodeHandle>::OnExec<
-                '_,
-                'a,
-            >,
-            ::cuda_graph::error::EditError,
-        > {
-            self.__cg_exec.node(self.__cg.nodes.n4[0])
-        }
-    }
-    impl<'a> OuterExec<'a> {
-        ///The view of node `join`: its typed setters.
-        pub fn join(
-            &mut self,
-        ) -> ::core::result::Result<
-            <::cuda_graph::node::EmptyNode as ::cuda_graph::node::NodeHandle>::OnExec<
-                '_,
-                'a,
-            >,
-            ::cuda_graph::error::EditError,
-        > {
-            self.__cg_exec.node(self.__cg.nodes.n5[0])
-        }
-    }
-    impl<'a> OuterExec<'a> {
-        ///Edits the graph child node `sub` runs, through its typed node handles (`f` gets the child template and its handles, e.g. `|g, h| g.node(h.step())?.set_arg::<1>(7)`), then runs the edited graph in the node: one driver call for the whole child, no rebuild. The child must keep its nodes and edges. A later change of an input the child uses builds it again from the inputs, without these edits.
-        pub fn edit_sub<R>(
-            &mut self,
-            f: impl ::core::ops::FnOnce(
-                &mut ::cuda_graph::node::ChildTemplate<'_, 'a>,
-                &InnerNodes,
-            ) -> ::core::result::Result<R, ::cuda_graph::error::EditError>,
-        ) -> ::core::result::Result<R, ::cuda_graph::error::EditError> {
-            let __cg_nodes = self
-                .__cg
-                .inputs
-                .k_sub
-                .as_ref()
-                .expect("a child node's handles are kept when it is built");
-            self.__cg_exec.node(self.__cg.nodes.n1[0])?.edit(|g| f(g, __cg_nodes))
         }
     }
 };

@@ -137,6 +137,12 @@ pub enum Error {
     Access(#[from] AccessError),
 }
 
+/// What an edit of an executable graph returns (a setter, a view's setter).
+pub type EditResult<T = ()> = std::result::Result<T, EditError>;
+
+/// What reaching a bound buffer returns.
+pub type AccessResult<T> = std::result::Result<T, AccessError>;
+
 /// The result type of this crate; the error defaults to [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

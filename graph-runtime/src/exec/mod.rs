@@ -124,6 +124,11 @@ impl<'a> GraphExec<'a> {
         &mut self.graph
     }
 
+    /// Bytes of graph-owned memory (temporaries, allocation nodes) the graph holds, all together.
+    pub fn temporary_bytes(&self) -> usize {
+        self.graph.temporary_bytes()
+    }
+
     /// Waits for every launch, then gives the template back.
     pub fn into_graph(self) -> Graph<'a> {
         let GraphExec { core, graph, .. } = self;

@@ -208,6 +208,37 @@ impl<'a, T, D: Location, Src: Location, S> MemcpyMut<'_, 'a, T, D, Src, S> {
         self.edit_end(dst.binding(), Role::Destination)
     }
 
+    /// Replaces both ends at once (one driver call); each must hold at least
+    /// [`len`](Self::len) elements.
+    pub fn set(
+        &mut self,
+        dst: impl MemcpyDst<T, Loc = D>,
+        src: impl MemcpySrc<T, Loc = Src>,
+    ) -> Result<(), EditError> {
+        let needed = self.len();
+        let old = self.cx.shadow.m;
+        let (d, dh) = end(self.cx.bindings, dst.binding())?;
+        let (s, sh) = end(self.cx.bindings, src.binding())?;
+        let short = [(Role::Source, sh), (Role::Destination, dh)]
+            .into_iter()
+            .find(|&(_, have)| have < needed);
+        let m = match (short, Memcpy::new(s, d, old.bytes())) {
+            (None, Some(m)) => m,
+            (Some((role, len)), _) => return Err(self.too_short(role, len)),
+            (None, None) => return Err(self.too_short(Role::Source, sh)),
+        };
+        self.put(m)
+    }
+
+    fn too_short(&self, role: Role, len: usize) -> EditError {
+        EditError::BufferTooShort {
+            node: self.cx.name().to_owned(),
+            role,
+            len,
+            needed: self.len(),
+        }
+    }
+
     fn edit_end(&mut self, at: (GraphId, u32), role: Role) -> Result<(), EditError> {
         let needed = self.len();
         let (e, have) = end(self.cx.bindings, at)?;
@@ -218,12 +249,12 @@ impl<'a, T, D: Location, Src: Location, S> MemcpyMut<'_, 'a, T, D, Src, S> {
         };
         let m = Memcpy::new(src, dst, old.bytes())
             .filter(|_| have >= needed)
-            .ok_or_else(|| EditError::BufferTooShort {
-                node: self.cx.name().to_owned(),
-                role,
-                len: have,
-                needed,
-            })?;
+            .ok_or_else(|| self.too_short(role, have))?;
+        self.put(m)
+    }
+
+    /// Sends `m`, and keeps it once the driver accepted it.
+    fn put(&mut self, m: Memcpy<'a>) -> Result<(), EditError> {
         let node = self.cx.node;
         self.cx.send(|t| send(t, node, &m))?;
         self.cx.shadow.m = m;

@@ -195,8 +195,20 @@ impl<T: MemsetValue, S> MemsetMut<'_, '_, T, S> {
 
     /// Points the node at another buffer; it must hold at least [`len`](Self::len) elements.
     pub fn set_dst(&mut self, dst: BufMut<T>) -> Result<(), EditError> {
+        let value = self.cx.shadow.m.bits;
+        self.retarget(dst, value)
+    }
+
+    /// Replaces the buffer and the value at once (one driver call).
+    pub fn set(&mut self, dst: BufMut<T>, value: T) -> Result<(), EditError> {
+        let bits = pattern(self.cx.name(), value)?;
+        self.retarget(dst, bits)
+    }
+
+    fn retarget(&mut self, dst: BufMut<T>, bits: u32) -> Result<(), EditError> {
         let b = self.cx.bindings.get(dst.graph, dst.index)?;
         let mut m = self.cx.shadow.m;
+        m.bits = bits;
         if b.len < self.len() {
             return Err(EditError::BufferTooShort {
                 node: self.cx.name().to_owned(),

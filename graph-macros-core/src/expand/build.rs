@@ -1,0 +1,209 @@
+//! What `build` does: the body of `__cg_populate` (kernels loaded, condition handles made, every
+//! node added in dependency order, bodies entered and left), and the constants and functions
+//! the template carries besides (`PROTOTYPES`, `SOURCE`, `build_from_source`).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+
+use crate::gen::{rt, Cx};
+use crate::kinds;
+use crate::model::{Graph, ParamTy};
+
+/// What a graph whose kernels all come from one CUDA file gets: `SOURCE` and
+/// `build_from_source`.
+pub(super) fn source_items(
+    g: &Graph,
+    inputs_name: &syn::Ident,
+    inputs_lt: &TokenStream,
+) -> TokenStream {
+    let rt = rt();
+    let paths: Vec<String> = g
+        .sources
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let mut out = TokenStream::new();
+    let one_file = g.sources.len() == 1 && g.kernels.iter().all(|k| k.source == Some(0));
+    if one_file {
+        let path = &paths[0];
+        out.extend(quote! {
+            /// The CUDA source the kernels are declared in, read at compile time.
+            pub const SOURCE: &'static str = ::core::include_str!(#path);
+
+            /// Builds the template from [`Self::SOURCE`], compiled with NVRTC for `ctx`'s
+            /// device on first use and kept for the process's life (one module per context).
+            pub fn build_from_source(
+                ctx: &::std::sync::Arc<#rt::cudarc::driver::CudaContext>,
+                inputs: #inputs_name #inputs_lt,
+            ) -> #rt::Result<Self> {
+                let module = #rt::compile_cached(ctx, Self::SOURCE)?;
+                Self::build(&module, inputs)
+            }
+        });
+    }
+    out
+}
+
+/// The kernels' CUDA C prototypes, from their Rust declarations.
+pub(super) fn prototypes(g: &Graph) -> String {
+    let mut out = String::new();
+    for k in &g.kernels {
+        let params: Vec<String> = k
+            .params
+            .iter()
+            .map(|(n, t)| {
+                let c = |ty: &syn::Type| {
+                    let text = ty.to_token_stream().to_string();
+                    // A type with no C spelling known (a struct): its Rust name.
+                    crate::csrc::c_of(&text).map_or(text.clone(), str::to_owned)
+                };
+                match t {
+                    ParamTy::Scalar(ty) => format!("{} {n}", c(ty)),
+                    ParamTy::Slice {
+                        mutable: false,
+                        elem,
+                        ..
+                    } => format!("const {}* {n}", c(elem)),
+                    ParamTy::Slice {
+                        mutable: true,
+                        elem,
+                        ..
+                    } => format!("{}* {n}", c(elem)),
+                }
+            })
+            .collect();
+        out.push_str(&format!(
+            "extern \"C\" __global__ void {}({});\n",
+            k.name,
+            params.join(", ")
+        ));
+    }
+    out
+}
+
+/// The body of `__cg_populate`: loads the kernels, then adds every node in dependency order.
+pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
+    let rt = rt();
+    let g = cx.g;
+    let mut kernels = TokenStream::new();
+    for (ki, k) in g.kernels.iter().enumerate().filter(|(_, k)| k.used) {
+        let var = format_ident!("__cg_k{}", ki);
+        let name = k.name.to_string();
+        kernels.extend(quote!(let #var = __cg_module.function(#name)?;));
+    }
+    let mut pos = vec![0u32; g.nodes.len()];
+    for (p, &ni) in g.order.iter().enumerate() {
+        pos[ni] = p as u32;
+    }
+    // Where each condition handle is made: before the first node that needs it (a kernel that
+    // sets it, or its conditional node), in the scope of its conditional node.
+    let mut create_at: Vec<Vec<usize>> = vec![Vec::new(); g.nodes.len()];
+    // (A condition whose conditional node was left out, for an error, is never made.)
+    for (c, cond) in g
+        .conds
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.conditional.is_some())
+    {
+        let first = cond
+            .setters
+            .iter()
+            .chain(&cond.conditional)
+            .min_by_key(|&&ni| pos[ni]);
+        if let Some(&ni) = first {
+            create_at[ni].push(c);
+        }
+    }
+    let mut adds = TokenStream::new();
+    let mut scope = 0u32;
+    let mut k = 0;
+    while k < g.order.len() {
+        let ni = g.order[k];
+        let (gi, _) = cx.groups.of[ni];
+        for &c in &create_at[ni] {
+            let cond = &g.conds[c];
+            let home = g.topo.scope(cond.conditional.expect("checked") as u32);
+            let (q, at) = (cx.cond_field(c), Cx::scope_expr(home));
+            let default = match &cond.default {
+                Some(e) => quote_spanned!(e.span()=> { let __cg_v: u32 = #e; __cg_v }),
+                None => quote!(0u32),
+            };
+            if home != scope {
+                adds.extend(quote!(__cg_g.enter_scope(#at);));
+                scope = home;
+            }
+            adds.extend(quote!(__cg_s.#q = __cg_g.add_condition(#default)?;));
+        }
+        let here = g.nodes[ni].scope;
+        if here != scope {
+            let at = Cx::scope_expr(here);
+            adds.extend(quote!(__cg_g.enter_scope(#at);));
+            scope = here;
+        }
+        if matches!(g.nodes[ni].op, crate::model::NodeOp::Launch(_)) {
+            let run: Vec<usize> = std::iter::once(ni)
+                .chain(g.order[k + 1..].iter().copied().take_while(|&m| {
+                    cx.groups.of[m].0 == gi && g.nodes[m].scope == here && create_at[m].is_empty()
+                }))
+                .collect();
+            k += run.len();
+            adds.extend(kinds::add_run(cx, gi, &run, &pos));
+            continue;
+        }
+        k += 1;
+        let deps = g.preds[ni].iter().map(|&a| {
+            let (ga, ja) = cx.groups.of[a];
+            let var = Cx::group_var(ga);
+            let ja = proc_macro2::Literal::usize_unsuffixed(ja);
+            quote!(&#var[#ja] as &dyn #rt::node::Dep)
+        });
+        let add = kinds::add(cx, ni, quote!(&[#(#deps),*]));
+        let var = Cx::group_var(gi);
+        adds.extend(quote!(#var.push(#add);));
+    }
+    if scope != 0 {
+        adds.extend(quote!(__cg_g.enter_scope(0u32);));
+    }
+    let scopes = (1..=g.topo.body_count() as u32).map(|s| {
+        let v = Cx::scope_expr(s);
+        quote!(let mut #v: u32 = 0;)
+    });
+    let vecs = cx.groups.len.iter().enumerate().map(|(gi, n)| {
+        let (var, n) = (
+            Cx::group_var(gi),
+            proc_macro2::Literal::usize_unsuffixed(*n),
+        );
+        quote!(let mut #var = ::std::vec::Vec::with_capacity(#n);)
+    });
+    let fields = (0..cx.groups.tys.len()).map(|gi| {
+        let (f, var) = (Cx::group_field(gi), Cx::group_var(gi));
+        quote!(#f: #var)
+    });
+    let (nodes, edges) = (g.nodes.len(), g.topo.edges().len());
+    let launches = g
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.op, crate::model::NodeOp::Launch(_)))
+        .count();
+    let concurrent = g
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.concurrent)
+        .map(|(ni, _)| {
+            let (gi, j) = cx.groups.of[ni];
+            let var = Cx::group_var(gi);
+            let j = proc_macro2::Literal::usize_unsuffixed(j);
+            quote!(__cg_g.keep_concurrent(&#var[#j])?;)
+        });
+    quote! {
+        #kernels
+        #(#scopes)*
+        __cg_g.reserve(#nodes, #launches, #edges);
+        #(#vecs)*
+        #adds
+        #(#concurrent)*
+        ::core::result::Result::Ok(__CgNodes { #(#fields,)* })
+    }
+}
