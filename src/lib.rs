@@ -42,8 +42,8 @@ pub mod __private {
     use cuda_graph_runtime::kernel::KernelArgs;
     use cuda_graph_runtime::memcpy::{Location, MemcpyDst, MemcpySrc};
     use cuda_graph_runtime::node::{
-        EventRecordMut, EventWaitMut, HostMut, KernelMut, KernelNode, MemAllocMut, MemcpyMut,
-        MemsetMut, MemsetValue, OnExec,
+        Dep, EventRecordMut, EventWaitMut, HostMut, KernelMut, KernelNode, MemAllocMut, MemcpyMut,
+        MemcpyNode, MemsetMut, MemsetNode, MemsetValue, OnExec,
     };
     use cuda_graph_runtime::{Graph, Kernel, LaunchConfig};
 
@@ -141,6 +141,8 @@ pub mod __private {
     pub trait Resend {
         /// Sends the node's parameters again.
         fn resend(&mut self, group: usize, j: usize, cfg: bool) -> Result<(), EditError>;
+        /// The nodes that use input `input`.
+        fn users(input: usize) -> &'static Users;
     }
 
     /// How a node of each kind is sent again from what its node function made (a kernel's
@@ -210,37 +212,99 @@ pub mod __private {
         Ok(())
     }
 
-    /// After an input changed (`undo` puts it back): sends every node that uses it again. On
-    /// failure, puts the input back and sends them again, so nothing changes.
-    pub fn commit<E: Resend>(
+    /// After input `input` changed (`undo` puts it back): sends every node that uses it again.
+    /// On failure, puts the input back and sends them again, so nothing changes.
+    pub fn commit<E: Resend, R>(
         e: &mut E,
-        users: &Users,
-        undo: impl FnOnce(&mut E),
+        input: usize,
+        undo: impl FnOnce(&mut E) -> R,
     ) -> Result<(), EditError> {
+        let users = E::users(input);
         match resend_all(e, users) {
             Ok(()) => Ok(()),
             Err(err) => {
-                undo(e);
+                let _ = undo(e);
                 let _ = resend_all(e, users);
                 Err(err)
             }
         }
     }
 
-    /// Adds kernel nodes of one function, each after the nodes at the positions listed, with
-    /// the launch configuration and arguments `node(j)` gives for its index in `out`.
-    pub fn add_kernels<'a, A: KernelArgs>(
-        g: &mut Graph<'a>,
-        k: &Kernel,
-        rows: &[(&'static str, &[u32])],
-        out: &mut Vec<KernelNode<A>>,
-        node: impl Fn(usize) -> (LaunchConfig, A),
-    ) -> Result<(), BuildError> {
-        for &(name, deps) in rows {
-            let (cfg, args) = node(out.len());
-            out.push(g.add_kernel_after(name, deps, k, cfg, args)?);
+    /// The nodes of a graph that launch one kernel function: the function, and their handles
+    /// (what the graph's state keeps, indexed like a slice).
+    pub struct Kernels<A> {
+        kernel: Kernel,
+        nodes: Vec<KernelNode<A>>,
+    }
+
+    impl<A: KernelArgs> Kernels<A> {
+        /// Room for `n` nodes of `kernel`.
+        pub fn new(kernel: Kernel, n: usize) -> Self {
+            Kernels {
+                kernel,
+                nodes: Vec::with_capacity(n),
+            }
         }
-        Ok(())
+
+        /// Adds nodes, each after the nodes at the positions listed, with the launch
+        /// configuration and arguments `node(j)` gives for its index among these nodes.
+        pub fn add(
+            &mut self,
+            g: &mut Graph<'_>,
+            rows: &[(&'static str, &[u32])],
+            node: impl Fn(usize) -> (LaunchConfig, A),
+        ) -> Result<(), BuildError> {
+            for &(name, deps) in rows {
+                let (cfg, args) = node(self.nodes.len());
+                let n = g.add_kernel_after(name, deps, &self.kernel, cfg, args)?;
+                self.nodes.push(n);
+            }
+            Ok(())
+        }
+    }
+
+    impl<A> ::core::ops::Deref for Kernels<A> {
+        type Target = [KernelNode<A>];
+        fn deref(&self) -> &[KernelNode<A>] {
+            &self.nodes
+        }
+    }
+
+    /// Adds memset and memcpy nodes from what their node functions made (imported as `_` by
+    /// generated code, so `__cg_g.add_fill(...)` reads as a `Graph` method).
+    pub trait AddMade {
+        /// A memset node from its buffer and value.
+        fn add_fill<T: MemsetValue>(
+            &mut self,
+            name: &str,
+            deps: &[&dyn Dep],
+            made: (BufMut<T>, T),
+        ) -> Result<MemsetNode<T>, BuildError>;
+        /// A memcpy node from its destination and source.
+        fn add_copy<T, D: MemcpyDst<T>, S: MemcpySrc<T>>(
+            &mut self,
+            name: &str,
+            deps: &[&dyn Dep],
+            made: (D, S),
+        ) -> Result<MemcpyNode<T, D::Loc, S::Loc>, BuildError>;
+    }
+    impl AddMade for Graph<'_> {
+        fn add_fill<T: MemsetValue>(
+            &mut self,
+            name: &str,
+            deps: &[&dyn Dep],
+            (d, v): (BufMut<T>, T),
+        ) -> Result<MemsetNode<T>, BuildError> {
+            self.add_memset(name, deps, d, v)
+        }
+        fn add_copy<T, D: MemcpyDst<T>, S: MemcpySrc<T>>(
+            &mut self,
+            name: &str,
+            deps: &[&dyn Dep],
+            (d, s): (D, S),
+        ) -> Result<MemcpyNode<T, D::Loc, S::Loc>, BuildError> {
+            self.add_memcpy(name, deps, d, s)
+        }
     }
 
     /// A launch configuration from a grid and a block (each a `u32` or a tuple of up to

@@ -472,6 +472,6 @@ fn dot_is_computed_at_compile_time_and_matches_the_runtime() {
         t.add_edge(a, b).unwrap();
     }
     assert_eq!(Shared::DOT, t.to_dot("Shared"));
-    assert_eq!(Shared::to_dot(), Shared::DOT);
+    assert!(Shared::DOT.starts_with("digraph \"Shared\""));
     assert!(Signals::DOT.contains("\"rec\" [label=\"rec\\nevent record\", shape=diamond];"));
 }

@@ -311,7 +311,7 @@ fn a_concurrent_node_of_a_macro_graph_is_kept_out_of_capping() {
     let mut exec = graph
         .instantiate_with(Instantiate::new().width_cap(8))
         .unwrap();
-    let t = exec.inner().graph().topology();
+    let t = exec.graph().topology();
     let l01 = t.find("l01").unwrap();
     assert!(!t.ordering_edges().is_empty());
     assert!(t

@@ -80,14 +80,24 @@ impl<'g> Cx<'g> {
         format_ident!("k{}", gi)
     }
 
-    /// Group `gi`'s field in `__CgNodes`.
+    /// Group `gi`'s field in `__CgNodes`, and its variable while `build` adds the nodes (no
+    /// user expression is evaluated there after the variables are made).
     pub fn group_field(gi: usize) -> Ident {
         format_ident!("n{}", gi)
     }
 
     /// Group `gi`'s handles while `build` adds them.
     pub fn group_var(gi: usize) -> Ident {
-        format_ident!("__cg_h{}", gi)
+        Self::group_field(gi)
+    }
+
+    /// Whether group `gi` holds kernel nodes (kept as the library's `Kernels`, with their
+    /// function).
+    pub fn kernel_group(&self, gi: usize) -> Option<usize> {
+        match &self.g.nodes[self.groups.members[gi][0]].op {
+            crate::model::NodeOp::Launch(l) => Some(l.kernel),
+            _ => None,
+        }
     }
 
     /// Node `ni`'s handle, read from the state of `self`.

@@ -86,12 +86,14 @@ pub(super) fn prototypes(g: &Graph) -> String {
 pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
     let rt = rt();
     let g = cx.g;
-    let mut kernels = TokenStream::new();
-    for (ki, k) in g.kernels.iter().enumerate().filter(|(_, k)| k.used) {
-        let var = format_ident!("__cg_k{}", ki);
-        let name = k.name.to_string();
-        kernels.extend(quote!(let #var = __cg_module.function(#name)?;));
-    }
+    // Condition defaults (constants of the caller's scope) first, before the variables below.
+    let defaults = g.conds.iter().enumerate().map(|(c, cond)| {
+        let v = format_ident!("__cg_d{}", c);
+        match &cond.default {
+            Some(e) => quote_spanned!(e.span()=> let #v: u32 = #e;),
+            None => quote!(let #v: u32 = 0;),
+        }
+    });
     let mut pos = vec![0u32; g.nodes.len()];
     for (p, &ni) in g.order.iter().enumerate() {
         pos[ni] = p as u32;
@@ -125,10 +127,7 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
             let cond = &g.conds[c];
             let home = g.topo.scope(cond.conditional.expect("checked") as u32);
             let (q, at) = (cx.cond_field(c), Cx::scope_expr(home));
-            let default = match &cond.default {
-                Some(e) => quote_spanned!(e.span()=> { let __cg_v: u32 = #e; __cg_v }),
-                None => quote!(0u32),
-            };
+            let default = format_ident!("__cg_d{}", c);
             if home != scope {
                 adds.extend(quote!(__cg_g.enter_scope(#at);));
                 scope = home;
@@ -174,12 +173,16 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
             Cx::group_var(gi),
             proc_macro2::Literal::usize_unsuffixed(*n),
         );
-        quote!(let mut #var = ::std::vec::Vec::with_capacity(#n);)
+        match cx.kernel_group(gi) {
+            Some(k) => {
+                let name = g.kernels[k].name.to_string();
+                let f = quote!(__cg_module.function(#name)?);
+                quote!(let mut #var = #rt::__private::Kernels::new(#f, #n);)
+            }
+            None => quote!(let mut #var = ::std::vec::Vec::with_capacity(#n);),
+        }
     });
-    let fields = (0..cx.groups.tys.len()).map(|gi| {
-        let (f, var) = (Cx::group_field(gi), Cx::group_var(gi));
-        quote!(#f: #var)
-    });
+    let fields = (0..cx.groups.tys.len()).map(Cx::group_field);
     let (nodes, edges) = (g.nodes.len(), g.topo.edges().len());
     let launches = g
         .nodes
@@ -198,12 +201,12 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
             quote!(__cg_g.keep_concurrent(&#var[#j])?;)
         });
     quote! {
-        #kernels
+        #(#defaults)*
         #(#scopes)*
         __cg_g.reserve(#nodes, #launches, #edges);
         #(#vecs)*
         #adds
         #(#concurrent)*
-        ::core::result::Result::Ok(__CgNodes { #(#fields,)* })
+        __CgNodes { #(#fields),* }
     }
 }

@@ -22,6 +22,7 @@ use crate::model::{InputKind, NodeOp};
 /// The nodes that use input `input`, as the library's `Users` table: per group, ranges of
 /// node indices, and whether their launch configuration uses the input.
 fn users(cx: &Cx<'_>, input: usize) -> TokenStream {
+    let lit = proc_macro2::Literal::usize_unsuffixed;
     let mut rows: Vec<(usize, usize, usize, bool)> = Vec::new();
     for gi in 0..cx.groups.members.len() {
         for (j, &ni) in cx.groups.members[gi].iter().enumerate() {
@@ -34,7 +35,10 @@ fn users(cx: &Cx<'_>, input: usize) -> TokenStream {
             }
         }
     }
-    let rows = rows.iter().map(|(g, a, b, c)| quote!((#g, #a..#b, #c)));
+    let rows = rows.iter().map(|&(g, a, b, c)| {
+        let (g, a, b) = (lit(g), lit(a), lit(b));
+        quote!((#g, #a..#b, #c))
+    });
     quote!(&[#(#rows),*])
 }
 
@@ -59,11 +63,11 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
         }
         let set = format_ident!("set_{}", n);
         let f = cx.input_field(i);
-        let users = users(cx, i);
+        let input = proc_macro2::Literal::usize_unsuffixed(i);
         // Stores `value`, sends the users again; on failure puts the old value back.
         let store = quote! {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.#f, value);
-            #rt::__private::commit(self, #users, |e| e.__cg.inputs.#f = __cg_old)
+            #rt::__private::commit(self, #input, |e| e.__cg.inputs.#f = __cg_old)
         };
         match &inp.kind {
             InputKind::Param(ty) => {
@@ -107,9 +111,7 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                     pub fn #set(&mut self, buffer: #ty) -> #edit {
                         let __cg_h = self.__cg.inputs.#f;
                         let __cg_old = self.__cg_exec.#swap(__cg_h, buffer)?;
-                        #rt::__private::commit(self, #users, |e| {
-                            let _ = e.__cg_exec.restore_buffer(__cg_h, __cg_old);
-                        })
+                        #rt::__private::commit(self, #input, |e| e.restore_buffer(__cg_h, __cg_old))
                     }
                 });
             }
@@ -251,6 +253,11 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
         let g = proc_macro2::Literal::usize_unsuffixed(gi);
         kinds::resend(cx, gi).map(|arm| quote!(#g => #arm))
     });
+    let users = (0..g.inputs.len()).filter_map(|i| {
+        let table = users(cx, i);
+        let i = proc_macro2::Literal::usize_unsuffixed(i);
+        (table.to_string() != "& []").then(|| quote!(#i => #table))
+    });
     quote! {
         impl<'a> ::core::ops::Deref for #exec<'a> #bounds {
             type Target = #rt::GraphExec<'a>;
@@ -266,14 +273,13 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
                 let (e, st) = (&mut self.__cg_exec, &mut self.__cg);
                 match g { #(#arms,)* _ => ::core::unreachable!() }
             }
+            fn users(input: usize) -> &'static #rt::__private::Users {
+                match input { #(#users,)* _ => &[] }
+            }
         }
 
         impl<'a> #exec<'a> #bounds {
-            /// The runtime executable graph.
-            pub fn inner(&self) -> &#rt::GraphExec<'a> { &self.__cg_exec }
-            /// The runtime executable graph, mutable.
-            pub fn inner_mut(&mut self) -> &mut #rt::GraphExec<'a> { &mut self.__cg_exec }
-            /// The runtime executable graph, taken out.
+            /// The runtime executable graph, taken out (`&*exec` and `&mut *exec` lend it).
             pub fn into_inner(self) -> #rt::GraphExec<'a> { self.__cg_exec }
             /// The handles of the bound buffers, for the node views' buffer setters.
             pub fn handles(&self) -> #handles { #handles { #(#handle_values,)* } }

@@ -54,6 +54,7 @@ pub(super) struct InputParts {
     pub inputs_fields: Vec<TokenStream>,
     pub child_fields: Vec<TokenStream>,
     pub state_fields: Vec<TokenStream>,
+    /// The fields of `NameChild` made from `NameInputs` (buffers bound) in `build`.
     pub from_inputs: Vec<TokenStream>,
     pub from_child: Vec<TokenStream>,
     /// Whether `NameInputs` borrows (needs `<'a>`).
@@ -78,7 +79,6 @@ pub(super) fn input_parts(cx: &Cx<'_>) -> InputParts {
             InputKind::Buffer(b) if b.temp.is_some() => {
                 let h = handle_ty(&inp.kind, &rt);
                 p.state_fields.push(quote!(#f: #h));
-                p.from_inputs.push(quote!(#f: #rt::buffer::BufMut::unset()));
                 p.from_child.push(quote!(#f: #rt::buffer::BufMut::unset()));
                 continue;
             }
@@ -118,8 +118,7 @@ pub(super) fn input_parts(cx: &Cx<'_>) -> InputParts {
                     .push(quote!(#[doc = "A work, for a captured node."] pub #n: #ty));
                 p.state_fields
                     .push(quote!(#f: ::core::option::Option<#inner>));
-                p.from_inputs
-                    .push(quote!(#f: ::core::option::Option::Some(inputs.#n)));
+                p.from_inputs.push(quote!(#n: inputs.#n));
                 p.from_child
                     .push(quote!(#f: ::core::option::Option::Some(__cg_args.#n)));
                 continue;
@@ -140,7 +139,7 @@ pub(super) fn input_parts(cx: &Cx<'_>) -> InputParts {
         p.inputs_fields.push(quote!(#[doc = #doc] pub #n: #ty));
         p.child_fields.push(quote!(#[doc = #doc] pub #n: #child_ty));
         p.state_fields.push(quote!(#f: #state_ty));
-        p.from_inputs.push(quote!(#f: #bind));
+        p.from_inputs.push(quote!(#n: #bind));
         p.from_child.push(quote!(#f: __cg_args.#n));
     }
     p

@@ -66,7 +66,10 @@ pub fn graph(g: &Graph) -> TokenStream {
         .filter(|(_, n)| !g.hidden.contains(&format!("node:{}", n.name)))
         .map(|(ni, n)| {
             let (gi, j) = cx.groups.of[ni];
-            let f = Cx::group_field(gi);
+            let (f, j) = (
+                Cx::group_field(gi),
+                proc_macro2::Literal::usize_unsuffixed(j),
+            );
             let ty = kinds::handle_ty(g, &n.op);
             let nm = &n.name;
             let doc = format!("The handle of node `{nm}`.");
@@ -80,7 +83,13 @@ pub fn graph(g: &Graph) -> TokenStream {
     let (inputs_lt, child_lt) = (lt(p.inputs_borrow), quote!(<'a>));
     let group_fields = cx.groups.tys.iter().enumerate().map(|(gi, t)| {
         let f = Cx::group_field(gi);
-        quote!(#f: ::std::vec::Vec<#t>)
+        match cx.kernel_group(gi) {
+            Some(k) => {
+                let a = kinds::args_alias(g, k);
+                quote!(#f: #rt::__private::Kernels<#a>)
+            }
+            None => quote!(#f: ::std::vec::Vec<#t>),
+        }
     });
     let node_fns = (0..cx.groups.tys.len()).map(|gi| kinds::node_fn(&cx, gi));
     let populate = build::populate(&cx);
@@ -130,7 +139,7 @@ pub fn graph(g: &Graph) -> TokenStream {
             }
         }
     };
-    let (state_from_inputs, state_from_child) = (new_state(from_inputs), new_state(from_child));
+    let state_from_child = new_state(from_child);
     quote! {
         #[doc = #inputs_doc]
         #vis struct #inputs_name #inputs_lt { #(#inputs_fields,)* }
@@ -156,7 +165,7 @@ pub fn graph(g: &Graph) -> TokenStream {
 
         const _: () = {
             use ::cuda_graph as __cg;
-            use ::cuda_graph::__private::SendAgain as _;
+            use ::cuda_graph::__private::{AddMade as _, SendAgain as _};
             #(#tracked)*
             // The constants and functions of the surrounding scope that the graph's expressions
             // name count as used here, so a program that never builds the graph gets no
@@ -179,28 +188,22 @@ pub fn graph(g: &Graph) -> TokenStream {
             impl #nodes_name #bounds { #(#node_accessors)* }
 
             impl<'a> #name<'a> #bounds {
-                /// The graph as DOT text, computed at compile time from the names written here.
+                /// The graph as DOT text, computed at compile time.
                 pub const DOT: &'static str = #dot;
-                /// The CUDA C prototypes of the kernels as declared here: a start for the `.cu`
-                /// file.
+                /// The kernels' CUDA C prototypes, as declared here.
                 pub const PROTOTYPES: &'static str = #prototypes;
-                /// The temporaries (graph-owned memory): name, element type and length, as
-                /// written.
+                /// The temporaries: name, element type and length, as written.
                 pub const TEMPORARIES: &'static [(&'static str, &'static str, &'static str)] =
                     &[#(#temporaries),*];
                 #source
-
-                /// The graph as DOT text (no GPU needed).
-                pub fn to_dot() -> &'static str { Self::DOT }
 
                 /// Builds the template: binds the inputs and adds every node, loading the
                 /// kernels from `module` by name.
                 pub fn build(__cg_module: &#rt::Module, inputs: #inputs_name #inputs_lt) -> #rt::Result<Self> {
                     let mut __cg_g = #rt::Graph::new(__cg_module.context())?.with_name(#name_str);
-                    let mut __cg_s = #state_from_inputs;
-                    let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-                    let __cg = __CgState { inputs: __cg_s, nodes, #module_value };
-                    ::core::result::Result::Ok(Self { __cg_graph: __cg_g, __cg })
+                    let __cg_args = #child_name { #(#from_inputs,)* __cg_borrow: ::core::marker::PhantomData };
+                    let (__cg_graph, __cg) = Self::__cg_new(__cg_g, __cg_module, __cg_args)?;
+                    ::core::result::Result::Ok(Self { __cg_graph, __cg })
                 }
 
                 /// Makes the executable graph.
@@ -220,15 +223,19 @@ pub fn graph(g: &Graph) -> TokenStream {
                 /// Builds this graph as a child of `parent` (used by `child(...)` nodes).
                 #[doc(hidden)]
                 pub fn __cg_child(parent: &#rt::Graph<'a>, __cg_module: &#rt::Module, __cg_args: #child_name #child_lt) -> #rt::Result<(#rt::Graph<'a>, #nodes_name)> {
-                    let mut __cg_g = parent.child_graph()?;
-                    let mut __cg_s = #state_from_child;
-                    let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-                    ::core::result::Result::Ok((__cg_g, #nodes_name { __cg: nodes }))
+                    let (__cg_g, __cg) = Self::__cg_new(parent.child_graph()?, __cg_module, __cg_args)?;
+                    ::core::result::Result::Ok((__cg_g, #nodes_name { __cg: __cg.nodes }))
                 }
 
+                /// Adds every node to `__cg_g`, from the inputs the graph was given.
                 #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
-                fn __cg_populate(__cg_g: &mut #rt::Graph<'a>, __cg_module: &#rt::Module, __cg_s: &mut __CgInputs<'a>) -> #rt::Result<__CgNodes> {
-                    #populate
+                fn __cg_new(mut __cg_g: #rt::Graph<'a>, __cg_module: &#rt::Module, __cg_args: #child_name #child_lt) -> #rt::Result<(#rt::Graph<'a>, __CgState<'a>)> {
+                    let mut __cg_s = #state_from_child;
+                    let nodes = {
+                        let (__cg_g, __cg_s) = (&mut __cg_g, &mut __cg_s);
+                        #populate
+                    };
+                    ::core::result::Result::Ok((__cg_g, __CgState { inputs: __cg_s, nodes, #module_value }))
                 }
 
             }

@@ -340,21 +340,14 @@ pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
 /// Adds a run of kernel nodes of group `gi` that follow each other in `build`'s order: one call
 /// over a table of names and dependencies (node positions), not a statement each.
 pub(crate) fn add_run(cx: &Cx<'_>, gi: usize, run: &[usize], pos: &[u32]) -> TokenStream {
-    let rt = rt();
     let g = cx.g;
-    let crate::model::NodeOp::Launch(l) = &g.nodes[run[0]].op else {
-        unreachable!("a run holds kernel nodes")
-    };
-    let kv = format_ident!("__cg_k{}", l.kernel);
     let (var, f) = (Cx::group_var(gi), Cx::node_fn(gi));
     let rows = run.iter().map(|&m| {
         let name = g.nodes[m].name.to_string();
         let deps = g.preds[m].iter().map(|&a| pos[a]);
         quote!((#name, &[#(#deps),*]))
     });
-    quote! {
-        #rt::__private::add_kernels(__cg_g, &#kv, &[#(#rows),*], &mut #var, |j| __cg_s.#f(j))?;
-    }
+    quote!(#var.add(__cg_g, &[#(#rows),*], |j| __cg_s.#f(j))?;)
 }
 
 /// Whether the value is exactly a param of the very type the kernel parameter takes (then the

@@ -24,7 +24,7 @@ use crate::model::{Graph, NodeOp, Uses};
 
 pub(crate) use captured::work_ty;
 pub(crate) use child::child_nodes_path;
-pub(crate) use kernel::{add_run, kernel_types, kernel_views};
+pub(crate) use kernel::{add_run, args_alias, kernel_types, kernel_views};
 
 /// Checks a node's operation and lowers it into the model, recording what it uses. `None`
 /// (with errors reported) leaves the node out.
@@ -170,12 +170,8 @@ pub(crate) fn add(cx: &Cx<'_>, ni: usize, deps: TokenStream) -> TokenStream {
     };
     match &n.op {
         NodeOp::Launch(_) => unreachable!("kernel nodes are added in runs by `add_run`"),
-        NodeOp::Memset(_) => {
-            quote!({ let (__cg_d, __cg_v) = #made; __cg_g.add_memset(#name, #deps, __cg_d, __cg_v)? })
-        }
-        NodeOp::Memcpy(_) => {
-            quote!({ let (__cg_d, __cg_r) = #made; __cg_g.add_memcpy(#name, #deps, __cg_d, __cg_r)? })
-        }
+        NodeOp::Memset(_) => quote!(__cg_g.add_fill(#name, #deps, #made)?),
+        NodeOp::Memcpy(_) => quote!(__cg_g.add_copy(#name, #deps, #made)?),
         NodeOp::Host(h) => host::add(cx, h, &name, deps),
         NodeOp::Empty => empty::add(&name, deps),
         NodeOp::Child(c) => child::add(cx, ni, c, &n.name, deps),

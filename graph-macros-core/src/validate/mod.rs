@@ -22,13 +22,12 @@ use crate::ast::{self, GraphDef, Item};
 use crate::lower::{snake_case, KnownGraph, Lower, VIEW_SETTERS};
 use crate::model::{Buffer, Cond, Errors, Graph, Input, InputKind, Kernel};
 
-/// Method names the expansion puts on `NameExec` besides those made from the user's names.
+/// Method names `NameExec` has besides those made from the user's names: its own, and those of
+/// `GraphExec` it reaches through `Deref` that a node or input must not hide.
 const FIXED_METHODS: &[&str] = &[
     "launch",
     "synchronize",
     "update",
-    "inner",
-    "inner_mut",
     "handles",
     "into_inner",
     "temporary_bytes",

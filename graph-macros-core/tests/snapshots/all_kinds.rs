@@ -40,14 +40,14 @@ struct InnerFillView<'v, 'a>(
 );
 const _: () = {
     use ::cuda_graph as __cg;
-    use ::cuda_graph::__private::SendAgain as _;
+    use ::cuda_graph::__private::{AddMade as _, SendAgain as _};
     pub struct __CgInputs<'a> {
         b_y: __cg::buffer::BufMut<u32>,
         p_v: u32,
         __cg_borrow: ::core::marker::PhantomData<&'a ()>,
     }
     pub struct __CgNodes {
-        n0: ::std::vec::Vec<__cg::node::KernelNode<InnerFillArgs>>,
+        n0: __cg::__private::Kernels<InnerFillArgs>,
     }
     pub struct __CgState<'a> {
         inputs: __CgInputs<'a>,
@@ -60,22 +60,16 @@ const _: () = {
     impl InnerNodes {
         ///The handle of node `f`.
         pub fn f(&self) -> __cg::node::KernelNode<InnerFillArgs> {
-            self.__cg.n0[0usize]
+            self.__cg.n0[0]
         }
     }
     impl<'a> Inner<'a> {
-        /// The graph as DOT text, computed at compile time from the names written here.
+        /// The graph as DOT text, computed at compile time.
         pub const DOT: &'static str = "digraph \"Inner\" {\n  rankdir=TB;\n  \"f\" [label=\"f\\nkernel\", shape=box];\n}\n";
-        /// The CUDA C prototypes of the kernels as declared here: a start for the `.cu`
-        /// file.
+        /// The kernels' CUDA C prototypes, as declared here.
         pub const PROTOTYPES: &'static str = "extern \"C\" __global__ void fill(unsigned int* y, unsigned int v);\n";
-        /// The temporaries (graph-owned memory): name, element type and length, as
-        /// written.
+        /// The temporaries: name, element type and length, as written.
         pub const TEMPORARIES: &'static [(&'static str, &'static str, &'static str)] = &[];
-        /// The graph as DOT text (no GPU needed).
-        pub fn to_dot() -> &'static str {
-            Self::DOT
-        }
         /// Builds the template: binds the inputs and adds every node, loading the
         /// kernels from `module` by name.
         pub fn build(
@@ -83,14 +77,13 @@ const _: () = {
             inputs: InnerInputs<'a>,
         ) -> __cg::Result<Self> {
             let mut __cg_g = __cg::Graph::new(__cg_module.context())?.with_name("Inner");
-            let mut __cg_s = __CgInputs {
-                b_y: __cg_g.bind_mut(inputs.y)?,
-                p_v: inputs.v,
+            let __cg_args = InnerChild {
+                y: __cg_g.bind_mut(inputs.y)?,
+                v: inputs.v,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            let __cg = __CgState { inputs: __cg_s, nodes };
-            ::core::result::Result::Ok(Self { __cg_graph: __cg_g, __cg })
+            let (__cg_graph, __cg) = Self::__cg_new(__cg_g, __cg_module, __cg_args)?;
+            ::core::result::Result::Ok(Self { __cg_graph, __cg })
         }
         /// Makes the executable graph.
         pub fn instantiate(
@@ -120,32 +113,36 @@ const _: () = {
             __cg_module: &__cg::Module,
             __cg_args: InnerChild<'a>,
         ) -> __cg::Result<(__cg::Graph<'a>, InnerNodes)> {
-            let mut __cg_g = parent.child_graph()?;
+            let (__cg_g, __cg) = Self::__cg_new(
+                parent.child_graph()?,
+                __cg_module,
+                __cg_args,
+            )?;
+            ::core::result::Result::Ok((__cg_g, InnerNodes { __cg: __cg.nodes }))
+        }
+        /// Adds every node to `__cg_g`, from the inputs the graph was given.
+        #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
+        fn __cg_new(
+            mut __cg_g: __cg::Graph<'a>,
+            __cg_module: &__cg::Module,
+            __cg_args: InnerChild<'a>,
+        ) -> __cg::Result<(__cg::Graph<'a>, __CgState<'a>)> {
             let mut __cg_s = __CgInputs {
                 b_y: __cg_args.y,
                 p_v: __cg_args.v,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            ::core::result::Result::Ok((__cg_g, InnerNodes { __cg: nodes }))
-        }
-        #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
-        fn __cg_populate(
-            __cg_g: &mut __cg::Graph<'a>,
-            __cg_module: &__cg::Module,
-            __cg_s: &mut __CgInputs<'a>,
-        ) -> __cg::Result<__CgNodes> {
-            let __cg_k0 = __cg_module.function("fill")?;
-            __cg_g.reserve(1usize, 1usize, 0usize);
-            let mut __cg_h0 = ::std::vec::Vec::with_capacity(1);
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k0,
-                &[("f", &[])],
-                &mut __cg_h0,
-                |j| __cg_s.node0(j),
-            )?;
-            ::core::result::Result::Ok(__CgNodes { n0: __cg_h0 })
+            let nodes = {
+                let (__cg_g, __cg_s) = (&mut __cg_g, &mut __cg_s);
+                __cg_g.reserve(1usize, 1usize, 0usize);
+                let mut n0 = __cg::__private::Kernels::new(
+                    __cg_module.function("fill")?,
+                    1,
+                );
+                n0.add(__cg_g, &[("f", &[])], |j| __cg_s.node0(j))?;
+                __CgNodes { n0 }
+            };
+            ::core::result::Result::Ok((__cg_g, __CgState { inputs: __cg_s, nodes }))
         }
     }
     #[allow(unused_variables, unreachable_patterns, clippy::all)]
@@ -176,17 +173,16 @@ const _: () = {
                 _ => ::core::unreachable!(),
             }
         }
+        fn users(input: usize) -> &'static __cg::__private::Users {
+            match input {
+                0 => &[(0, 0..1, false)],
+                1 => &[(0, 0..1, false)],
+                _ => &[],
+            }
+        }
     }
     impl<'a> InnerExec<'a> {
-        /// The runtime executable graph.
-        pub fn inner(&self) -> &__cg::GraphExec<'a> {
-            &self.__cg_exec
-        }
-        /// The runtime executable graph, mutable.
-        pub fn inner_mut(&mut self) -> &mut __cg::GraphExec<'a> {
-            &mut self.__cg_exec
-        }
-        /// The runtime executable graph, taken out.
+        /// The runtime executable graph, taken out (`&*exec` and `&mut *exec` lend it).
         pub fn into_inner(self) -> __cg::GraphExec<'a> {
             self.__cg_exec
         }
@@ -213,13 +209,7 @@ const _: () = {
         ) -> __cg::error::EditResult {
             let __cg_h = self.__cg.inputs.b_y;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(
-                self,
-                &[(0usize, 0usize..1usize, false)],
-                |e| {
-                    let _ = e.__cg_exec.restore_buffer(__cg_h, __cg_old);
-                },
-            )
+            __cg::__private::commit(self, 0, |e| e.restore_buffer(__cg_h, __cg_old))
         }
         ///The current value of param `v`.
         pub fn v(&self) -> u32 {
@@ -228,11 +218,7 @@ const _: () = {
         ///Sets param `v` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_v(&mut self, value: u32) -> __cg::error::EditResult {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_v, value);
-            __cg::__private::commit(
-                self,
-                &[(0usize, 0usize..1usize, false)],
-                |e| e.__cg.inputs.p_v = __cg_old,
-            )
+            __cg::__private::commit(self, 1, |e| e.__cg.inputs.p_v = __cg_old)
         }
     }
     impl<'v, 'a> ::core::ops::Deref for InnerFillView<'v, 'a> {
@@ -325,7 +311,7 @@ struct OuterFillView<'v, 'a>(
 );
 const _: () = {
     use ::cuda_graph as __cg;
-    use ::cuda_graph::__private::SendAgain as _;
+    use ::cuda_graph::__private::{AddMade as _, SendAgain as _};
     pub struct __CgInputs<'a> {
         b_y: __cg::buffer::BufMut<u32>,
         b_out: __cg::buffer::HostBufMut<u32>,
@@ -337,7 +323,7 @@ const _: () = {
         __cg_borrow: ::core::marker::PhantomData<&'a ()>,
     }
     pub struct __CgNodes {
-        n0: ::std::vec::Vec<__cg::node::KernelNode<OuterFillArgs>>,
+        n0: __cg::__private::Kernels<OuterFillArgs>,
         n1: ::std::vec::Vec<__cg::node::ChildNode>,
         n2: ::std::vec::Vec<
             __cg::node::MemcpyNode<u32, __cg::memcpy::Host, __cg::memcpy::Device>,
@@ -358,44 +344,38 @@ const _: () = {
     impl OuterNodes {
         ///The handle of node `first`.
         pub fn first(&self) -> __cg::node::KernelNode<OuterFillArgs> {
-            self.__cg.n0[0usize]
+            self.__cg.n0[0]
         }
         ///The handle of node `sub`.
         pub fn sub(&self) -> __cg::node::ChildNode {
-            self.__cg.n1[0usize]
+            self.__cg.n1[0]
         }
         ///The handle of node `back`.
         pub fn back(
             &self,
         ) -> __cg::node::MemcpyNode<u32, __cg::memcpy::Host, __cg::memcpy::Device> {
-            self.__cg.n2[0usize]
+            self.__cg.n2[0]
         }
         ///The handle of node `tell`.
         pub fn tell(&self) -> __cg::node::HostNode {
-            self.__cg.n3[0usize]
+            self.__cg.n3[0]
         }
         ///The handle of node `rec`.
         pub fn rec(&self) -> __cg::node::EventRecordNode {
-            self.__cg.n4[0usize]
+            self.__cg.n4[0]
         }
         ///The handle of node `join`.
         pub fn join(&self) -> __cg::node::EmptyNode {
-            self.__cg.n5[0usize]
+            self.__cg.n5[0]
         }
     }
     impl<'a> Outer<'a> {
-        /// The graph as DOT text, computed at compile time from the names written here.
+        /// The graph as DOT text, computed at compile time.
         pub const DOT: &'static str = "digraph \"Outer\" {\n  rankdir=TB;\n  \"first\" [label=\"first\\nkernel\", shape=box];\n  \"sub\" [label=\"sub\\nchild graph\", shape=box3d];\n  \"back\" [label=\"back\\nmemcpy\", shape=parallelogram];\n  \"tell\" [label=\"tell\\nhost\", shape=ellipse];\n  \"rec\" [label=\"rec\\nevent record\", shape=diamond];\n  \"join\" [label=\"join\\nempty\", shape=point];\n  \"first\" -> \"sub\";\n  \"sub\" -> \"back\";\n  \"back\" -> \"tell\";\n  \"back\" -> \"rec\";\n  \"tell\" -> \"join\";\n  \"rec\" -> \"join\";\n}\n";
-        /// The CUDA C prototypes of the kernels as declared here: a start for the `.cu`
-        /// file.
+        /// The kernels' CUDA C prototypes, as declared here.
         pub const PROTOTYPES: &'static str = "extern \"C\" __global__ void fill(unsigned int* y, unsigned int v);\n";
-        /// The temporaries (graph-owned memory): name, element type and length, as
-        /// written.
+        /// The temporaries: name, element type and length, as written.
         pub const TEMPORARIES: &'static [(&'static str, &'static str, &'static str)] = &[];
-        /// The graph as DOT text (no GPU needed).
-        pub fn to_dot() -> &'static str {
-            Self::DOT
-        }
         /// Builds the template: binds the inputs and adds every node, loading the
         /// kernels from `module` by name.
         pub fn build(
@@ -403,22 +383,16 @@ const _: () = {
             inputs: OuterInputs<'a>,
         ) -> __cg::Result<Self> {
             let mut __cg_g = __cg::Graph::new(__cg_module.context())?.with_name("Outer");
-            let mut __cg_s = __CgInputs {
-                b_y: __cg_g.bind_mut(inputs.y)?,
-                b_out: __cg_g.bind_host_mut(inputs.out),
-                c_done: inputs.done,
-                e_ev: inputs.ev,
-                p_v: inputs.v,
-                k1: ::std::vec::Vec::new(),
+            let __cg_args = OuterChild {
+                y: __cg_g.bind_mut(inputs.y)?,
+                out: __cg_g.bind_host_mut(inputs.out),
+                done: inputs.done,
+                ev: inputs.ev,
+                v: inputs.v,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            let __cg = __CgState {
-                inputs: __cg_s,
-                nodes,
-                module: ::core::clone::Clone::clone(__cg_module),
-            };
-            ::core::result::Result::Ok(Self { __cg_graph: __cg_g, __cg })
+            let (__cg_graph, __cg) = Self::__cg_new(__cg_g, __cg_module, __cg_args)?;
+            ::core::result::Result::Ok(Self { __cg_graph, __cg })
         }
         /// Makes the executable graph.
         pub fn instantiate(
@@ -448,7 +422,20 @@ const _: () = {
             __cg_module: &__cg::Module,
             __cg_args: OuterChild<'a>,
         ) -> __cg::Result<(__cg::Graph<'a>, OuterNodes)> {
-            let mut __cg_g = parent.child_graph()?;
+            let (__cg_g, __cg) = Self::__cg_new(
+                parent.child_graph()?,
+                __cg_module,
+                __cg_args,
+            )?;
+            ::core::result::Result::Ok((__cg_g, OuterNodes { __cg: __cg.nodes }))
+        }
+        /// Adds every node to `__cg_g`, from the inputs the graph was given.
+        #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
+        fn __cg_new(
+            mut __cg_g: __cg::Graph<'a>,
+            __cg_module: &__cg::Module,
+            __cg_args: OuterChild<'a>,
+        ) -> __cg::Result<(__cg::Graph<'a>, __CgState<'a>)> {
             let mut __cg_s = __CgInputs {
                 b_y: __cg_args.y,
                 b_out: __cg_args.out,
@@ -458,32 +445,20 @@ const _: () = {
                 k1: ::std::vec::Vec::new(),
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            ::core::result::Result::Ok((__cg_g, OuterNodes { __cg: nodes }))
-        }
-        #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
-        fn __cg_populate(
-            __cg_g: &mut __cg::Graph<'a>,
-            __cg_module: &__cg::Module,
-            __cg_s: &mut __CgInputs<'a>,
-        ) -> __cg::Result<__CgNodes> {
-            let __cg_k0 = __cg_module.function("fill")?;
-            __cg_g.reserve(6usize, 1usize, 6usize);
-            let mut __cg_h0 = ::std::vec::Vec::with_capacity(1);
-            let mut __cg_h1 = ::std::vec::Vec::with_capacity(1);
-            let mut __cg_h2 = ::std::vec::Vec::with_capacity(1);
-            let mut __cg_h3 = ::std::vec::Vec::with_capacity(1);
-            let mut __cg_h4 = ::std::vec::Vec::with_capacity(1);
-            let mut __cg_h5 = ::std::vec::Vec::with_capacity(1);
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k0,
-                &[("first", &[])],
-                &mut __cg_h0,
-                |j| __cg_s.node0(j),
-            )?;
-            __cg_h1
-                .push({
+            let nodes = {
+                let (__cg_g, __cg_s) = (&mut __cg_g, &mut __cg_s);
+                __cg_g.reserve(6usize, 1usize, 6usize);
+                let mut n0 = __cg::__private::Kernels::new(
+                    __cg_module.function("fill")?,
+                    1,
+                );
+                let mut n1 = ::std::vec::Vec::with_capacity(1);
+                let mut n2 = ::std::vec::Vec::with_capacity(1);
+                let mut n3 = ::std::vec::Vec::with_capacity(1);
+                let mut n4 = ::std::vec::Vec::with_capacity(1);
+                let mut n5 = ::std::vec::Vec::with_capacity(1);
+                n0.add(__cg_g, &[("first", &[])], |j| __cg_s.node0(j))?;
+                n1.push({
                     let (__cg_child, __cg_nodes) = Inner::__cg_child(
                         &*__cg_g,
                         __cg_module,
@@ -491,60 +466,59 @@ const _: () = {
                     )?;
                     __cg_s.k1.push(__cg_nodes);
                     __cg_g
-                        .add_child(
-                            "sub",
-                            &[&__cg_h0[0] as &dyn __cg::node::Dep],
-                            __cg_child,
-                        )?
+                        .add_child("sub", &[&n0[0] as &dyn __cg::node::Dep], __cg_child)?
                 });
-            __cg_h2
-                .push({
-                    let (__cg_d, __cg_r) = __cg_s.node2(0);
+                n2.push(
                     __cg_g
-                        .add_memcpy(
+                        .add_copy(
                             "back",
-                            &[&__cg_h1[0] as &dyn __cg::node::Dep],
-                            __cg_d,
-                            __cg_r,
-                        )?
-                });
-            __cg_h3
-                .push(
+                            &[&n1[0] as &dyn __cg::node::Dep],
+                            __cg_s.node2(0),
+                        )?,
+                );
+                n3.push(
                     __cg_g
                         .add_host(
                             "tell",
-                            &[&__cg_h2[0] as &dyn __cg::node::Dep],
+                            &[&n2[0] as &dyn __cg::node::Dep],
                             __cg_s.c_done,
                         )?,
                 );
-            __cg_h4
-                .push(
+                n4.push(
                     __cg_g
                         .add_event_record(
                             "rec",
-                            &[&__cg_h2[0] as &dyn __cg::node::Dep],
+                            &[&n2[0] as &dyn __cg::node::Dep],
                             __cg_s.node4(0),
                         )?,
                 );
-            __cg_h5
-                .push(
+                n5.push(
                     __cg_g
                         .add_empty(
                             "join",
                             &[
-                                &__cg_h3[0] as &dyn __cg::node::Dep,
-                                &__cg_h4[0] as &dyn __cg::node::Dep,
+                                &n3[0] as &dyn __cg::node::Dep,
+                                &n4[0] as &dyn __cg::node::Dep,
                             ],
                         )?,
                 );
-            ::core::result::Result::Ok(__CgNodes {
-                n0: __cg_h0,
-                n1: __cg_h1,
-                n2: __cg_h2,
-                n3: __cg_h3,
-                n4: __cg_h4,
-                n5: __cg_h5,
-            })
+                __CgNodes {
+                    n0,
+                    n1,
+                    n2,
+                    n3,
+                    n4,
+                    n5,
+                }
+            };
+            ::core::result::Result::Ok((
+                __cg_g,
+                __CgState {
+                    inputs: __cg_s,
+                    nodes,
+                    module: ::core::clone::Clone::clone(__cg_module),
+                },
+            ))
         }
     }
     #[allow(unused_variables, unreachable_patterns, clippy::all)]
@@ -621,17 +595,19 @@ const _: () = {
                 _ => ::core::unreachable!(),
             }
         }
+        fn users(input: usize) -> &'static __cg::__private::Users {
+            match input {
+                0 => &[(0, 0..1, false), (1, 0..1, false), (2, 0..1, false)],
+                1 => &[(2, 0..1, false)],
+                2 => &[(3, 0..1, false)],
+                3 => &[(4, 0..1, false)],
+                4 => &[(0, 0..1, false)],
+                _ => &[],
+            }
+        }
     }
     impl<'a> OuterExec<'a> {
-        /// The runtime executable graph.
-        pub fn inner(&self) -> &__cg::GraphExec<'a> {
-            &self.__cg_exec
-        }
-        /// The runtime executable graph, mutable.
-        pub fn inner_mut(&mut self) -> &mut __cg::GraphExec<'a> {
-            &mut self.__cg_exec
-        }
-        /// The runtime executable graph, taken out.
+        /// The runtime executable graph, taken out (`&*exec` and `&mut *exec` lend it).
         pub fn into_inner(self) -> __cg::GraphExec<'a> {
             self.__cg_exec
         }
@@ -659,17 +635,7 @@ const _: () = {
         ) -> __cg::error::EditResult {
             let __cg_h = self.__cg.inputs.b_y;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(
-                self,
-                &[
-                    (0usize, 0usize..1usize, false),
-                    (1usize, 0usize..1usize, false),
-                    (2usize, 0usize..1usize, false),
-                ],
-                |e| {
-                    let _ = e.__cg_exec.restore_buffer(__cg_h, __cg_old);
-                },
-            )
+            __cg::__private::commit(self, 0, |e| e.restore_buffer(__cg_h, __cg_old))
         }
         ///Host buffer `out`; waits for running launches first.
         pub fn out(&mut self) -> __cg::error::AccessResult<&[u32]> {
@@ -686,11 +652,7 @@ const _: () = {
             ) + ::core::marker::Send + ::core::marker::Sync + 'a),
         ) -> __cg::error::EditResult {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.c_done, value);
-            __cg::__private::commit(
-                self,
-                &[(3usize, 0usize..1usize, false)],
-                |e| e.__cg.inputs.c_done = __cg_old,
-            )
+            __cg::__private::commit(self, 2, |e| e.__cg.inputs.c_done = __cg_old)
         }
         ///Replaces `ev` in every node that uses it. On failure nothing changes.
         pub fn set_ev(
@@ -698,11 +660,7 @@ const _: () = {
             value: &'a __cg::cudarc::driver::CudaEvent,
         ) -> __cg::error::EditResult {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.e_ev, value);
-            __cg::__private::commit(
-                self,
-                &[(4usize, 0usize..1usize, false)],
-                |e| e.__cg.inputs.e_ev = __cg_old,
-            )
+            __cg::__private::commit(self, 3, |e| e.__cg.inputs.e_ev = __cg_old)
         }
         ///The current value of param `v`.
         pub fn v(&self) -> u32 {
@@ -711,11 +669,7 @@ const _: () = {
         ///Sets param `v` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_v(&mut self, value: u32) -> __cg::error::EditResult {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_v, value);
-            __cg::__private::commit(
-                self,
-                &[(0usize, 0usize..1usize, false)],
-                |e| e.__cg.inputs.p_v = __cg_old,
-            )
+            __cg::__private::commit(self, 4, |e| e.__cg.inputs.p_v = __cg_old)
         }
         ///The view of node `sub`: its typed setters.
         pub fn sub(

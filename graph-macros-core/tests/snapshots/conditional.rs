@@ -57,7 +57,7 @@ struct CondFillView<'v, 'a>(
 );
 const _: () = {
     use ::cuda_graph as __cg;
-    use ::cuda_graph::__private::SendAgain as _;
+    use ::cuda_graph::__private::{AddMade as _, SendAgain as _};
     pub struct __CgInputs<'a> {
         b_count: __cg::buffer::BufMut<u32>,
         b_y: __cg::buffer::BufMut<u32>,
@@ -69,10 +69,10 @@ const _: () = {
         __cg_borrow: ::core::marker::PhantomData<&'a ()>,
     }
     pub struct __CgNodes {
-        n0: ::std::vec::Vec<__cg::node::KernelNode<CondFillArgs>>,
+        n0: __cg::__private::Kernels<CondFillArgs>,
         n1: ::std::vec::Vec<__cg::node::CondNode>,
-        n2: ::std::vec::Vec<__cg::node::KernelNode<CondStepArgs>>,
-        n3: ::std::vec::Vec<__cg::node::KernelNode<CondDecideArgs>>,
+        n2: __cg::__private::Kernels<CondStepArgs>,
+        n3: __cg::__private::Kernels<CondDecideArgs>,
     }
     pub struct __CgState<'a> {
         inputs: __CgInputs<'a>,
@@ -85,74 +85,68 @@ const _: () = {
     impl CondNodes {
         ///The handle of node `init`.
         pub fn init(&self) -> __cg::node::KernelNode<CondFillArgs> {
-            self.__cg.n0[0usize]
+            self.__cg.n0[0]
         }
         ///The handle of node `run`.
         pub fn run(&self) -> __cg::node::CondNode {
-            self.__cg.n1[0usize]
+            self.__cg.n1[0]
         }
         ///The handle of node `up`.
         pub fn up(&self) -> __cg::node::KernelNode<CondStepArgs> {
-            self.__cg.n2[0usize]
+            self.__cg.n2[0]
         }
         ///The handle of node `test`.
         pub fn test(&self) -> __cg::node::KernelNode<CondDecideArgs> {
-            self.__cg.n3[0usize]
+            self.__cg.n3[0]
         }
         ///The handle of node `bump`.
         pub fn bump(&self) -> __cg::node::CondNode {
-            self.__cg.n1[1usize]
+            self.__cg.n1[1]
         }
         ///The handle of node `mark`.
         pub fn mark(&self) -> __cg::node::KernelNode<CondFillArgs> {
-            self.__cg.n0[1usize]
+            self.__cg.n0[1]
         }
         ///The handle of node `choose`.
         pub fn choose(&self) -> __cg::node::KernelNode<CondDecideArgs> {
-            self.__cg.n3[1usize]
+            self.__cg.n3[1]
         }
         ///The handle of node `branch`.
         pub fn branch(&self) -> __cg::node::CondNode {
-            self.__cg.n1[2usize]
+            self.__cg.n1[2]
         }
         ///The handle of node `a`.
         pub fn a(&self) -> __cg::node::KernelNode<CondFillArgs> {
-            self.__cg.n0[2usize]
+            self.__cg.n0[2]
         }
         ///The handle of node `b`.
         pub fn b(&self) -> __cg::node::KernelNode<CondFillArgs> {
-            self.__cg.n0[3usize]
+            self.__cg.n0[3]
         }
         ///The handle of node `sel`.
         pub fn sel(&self) -> __cg::node::KernelNode<CondDecideArgs> {
-            self.__cg.n3[2usize]
+            self.__cg.n3[2]
         }
         ///The handle of node `cases`.
         pub fn cases(&self) -> __cg::node::CondNode {
-            self.__cg.n1[3usize]
+            self.__cg.n1[3]
         }
         ///The handle of node `c0`.
         pub fn c0(&self) -> __cg::node::KernelNode<CondFillArgs> {
-            self.__cg.n0[4usize]
+            self.__cg.n0[4]
         }
         ///The handle of node `c1`.
         pub fn c1(&self) -> __cg::node::KernelNode<CondFillArgs> {
-            self.__cg.n0[5usize]
+            self.__cg.n0[5]
         }
     }
     impl<'a> Cond<'a> {
-        /// The graph as DOT text, computed at compile time from the names written here.
+        /// The graph as DOT text, computed at compile time.
         pub const DOT: &'static str = "digraph \"Cond\" {\n  rankdir=TB;\n  \"init\" [label=\"init\\nkernel\", shape=box];\n  \"run\" [label=\"run\\nconditional\", shape=hexagon];\n  \"choose\" [label=\"choose\\nkernel\", shape=box];\n  \"branch\" [label=\"branch\\nconditional\", shape=hexagon];\n  \"sel\" [label=\"sel\\nkernel\", shape=box];\n  \"cases\" [label=\"cases\\nconditional\", shape=hexagon];\n  subgraph \"cluster_1\" {\n    label=\"run: while\";\n    style=rounded;\n    \"up\" [label=\"up\\nkernel\", shape=box];\n    \"test\" [label=\"test\\nkernel\", shape=box];\n    \"bump\" [label=\"bump\\nconditional\", shape=hexagon];\n    subgraph \"cluster_2\" {\n      label=\"bump: if\";\n      style=rounded;\n      \"mark\" [label=\"mark\\nkernel\", shape=box];\n    }\n  }\n  subgraph \"cluster_3\" {\n    label=\"branch: then\";\n    style=rounded;\n    \"a\" [label=\"a\\nkernel\", shape=box];\n  }\n  subgraph \"cluster_4\" {\n    label=\"branch: else\";\n    style=rounded;\n    \"b\" [label=\"b\\nkernel\", shape=box];\n  }\n  subgraph \"cluster_5\" {\n    label=\"cases: case 0\";\n    style=rounded;\n    \"c0\" [label=\"c0\\nkernel\", shape=box];\n  }\n  subgraph \"cluster_6\" {\n    label=\"cases: case 1\";\n    style=rounded;\n    \"c1\" [label=\"c1\\nkernel\", shape=box];\n  }\n  \"up\" -> \"test\";\n  \"test\" -> \"bump\";\n  \"init\" -> \"run\";\n  \"run\" -> \"choose\";\n  \"choose\" -> \"branch\";\n  \"branch\" -> \"sel\";\n  \"sel\" -> \"cases\";\n}\n";
-        /// The CUDA C prototypes of the kernels as declared here: a start for the `.cu`
-        /// file.
+        /// The kernels' CUDA C prototypes, as declared here.
         pub const PROTOTYPES: &'static str = "extern \"C\" __global__ void step(unsigned int* count, unsigned int by, cudaGraphConditionalHandle again);\nextern \"C\" __global__ void decide(const unsigned int* v, cudaGraphConditionalHandle c);\nextern \"C\" __global__ void fill(unsigned int* y, unsigned int v);\n";
-        /// The temporaries (graph-owned memory): name, element type and length, as
-        /// written.
+        /// The temporaries: name, element type and length, as written.
         pub const TEMPORARIES: &'static [(&'static str, &'static str, &'static str)] = &[];
-        /// The graph as DOT text (no GPU needed).
-        pub fn to_dot() -> &'static str {
-            Self::DOT
-        }
         /// Builds the template: binds the inputs and adds every node, loading the
         /// kernels from `module` by name.
         pub fn build(
@@ -160,19 +154,14 @@ const _: () = {
             inputs: CondInputs<'a>,
         ) -> __cg::Result<Self> {
             let mut __cg_g = __cg::Graph::new(__cg_module.context())?.with_name("Cond");
-            let mut __cg_s = __CgInputs {
-                b_count: __cg_g.bind_mut(inputs.count)?,
-                b_y: __cg_g.bind_mut(inputs.y)?,
-                p_by: inputs.by,
-                q_again: __cg::kernel::Cond::unset(),
-                q_odd: __cg::kernel::Cond::unset(),
-                q_pick: __cg::kernel::Cond::unset(),
-                q_which: __cg::kernel::Cond::unset(),
+            let __cg_args = CondChild {
+                count: __cg_g.bind_mut(inputs.count)?,
+                y: __cg_g.bind_mut(inputs.y)?,
+                by: inputs.by,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            let __cg = __CgState { inputs: __cg_s, nodes };
-            ::core::result::Result::Ok(Self { __cg_graph: __cg_g, __cg })
+            let (__cg_graph, __cg) = Self::__cg_new(__cg_g, __cg_module, __cg_args)?;
+            ::core::result::Result::Ok(Self { __cg_graph, __cg })
         }
         /// Makes the executable graph.
         pub fn instantiate(
@@ -202,7 +191,20 @@ const _: () = {
             __cg_module: &__cg::Module,
             __cg_args: CondChild<'a>,
         ) -> __cg::Result<(__cg::Graph<'a>, CondNodes)> {
-            let mut __cg_g = parent.child_graph()?;
+            let (__cg_g, __cg) = Self::__cg_new(
+                parent.child_graph()?,
+                __cg_module,
+                __cg_args,
+            )?;
+            ::core::result::Result::Ok((__cg_g, CondNodes { __cg: __cg.nodes }))
+        }
+        /// Adds every node to `__cg_g`, from the inputs the graph was given.
+        #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
+        fn __cg_new(
+            mut __cg_g: __cg::Graph<'a>,
+            __cg_module: &__cg::Module,
+            __cg_args: CondChild<'a>,
+        ) -> __cg::Result<(__cg::Graph<'a>, __CgState<'a>)> {
             let mut __cg_s = __CgInputs {
                 b_count: __cg_args.count,
                 b_y: __cg_args.y,
@@ -213,139 +215,86 @@ const _: () = {
                 q_which: __cg::kernel::Cond::unset(),
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            ::core::result::Result::Ok((__cg_g, CondNodes { __cg: nodes }))
-        }
-        #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
-        fn __cg_populate(
-            __cg_g: &mut __cg::Graph<'a>,
-            __cg_module: &__cg::Module,
-            __cg_s: &mut __CgInputs<'a>,
-        ) -> __cg::Result<__CgNodes> {
-            let __cg_k0 = __cg_module.function("step")?;
-            let __cg_k1 = __cg_module.function("decide")?;
-            let __cg_k2 = __cg_module.function("fill")?;
-            let mut __cg_b1: u32 = 0;
-            let mut __cg_b2: u32 = 0;
-            let mut __cg_b3: u32 = 0;
-            let mut __cg_b4: u32 = 0;
-            let mut __cg_b5: u32 = 0;
-            let mut __cg_b6: u32 = 0;
-            __cg_g.reserve(14usize, 10usize, 7usize);
-            let mut __cg_h0 = ::std::vec::Vec::with_capacity(6);
-            let mut __cg_h1 = ::std::vec::Vec::with_capacity(4);
-            let mut __cg_h2 = ::std::vec::Vec::with_capacity(1);
-            let mut __cg_h3 = ::std::vec::Vec::with_capacity(3);
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k2,
-                &[("init", &[])],
-                &mut __cg_h0,
-                |j| __cg_s.node0(j),
-            )?;
-            __cg_s.q_again = __cg_g
-                .add_condition({
-                    let __cg_v: u32 = 1;
-                    __cg_v
-                })?;
-            __cg_h1
-                .push({
+            let nodes = {
+                let (__cg_g, __cg_s) = (&mut __cg_g, &mut __cg_s);
+                let __cg_d0: u32 = 1;
+                let __cg_d1: u32 = 0;
+                let __cg_d2: u32 = 0;
+                let __cg_d3: u32 = 0;
+                let mut __cg_b1: u32 = 0;
+                let mut __cg_b2: u32 = 0;
+                let mut __cg_b3: u32 = 0;
+                let mut __cg_b4: u32 = 0;
+                let mut __cg_b5: u32 = 0;
+                let mut __cg_b6: u32 = 0;
+                __cg_g.reserve(14usize, 10usize, 7usize);
+                let mut n0 = __cg::__private::Kernels::new(
+                    __cg_module.function("fill")?,
+                    6,
+                );
+                let mut n1 = ::std::vec::Vec::with_capacity(4);
+                let mut n2 = __cg::__private::Kernels::new(
+                    __cg_module.function("step")?,
+                    1,
+                );
+                let mut n3 = __cg::__private::Kernels::new(
+                    __cg_module.function("decide")?,
+                    3,
+                );
+                n0.add(__cg_g, &[("init", &[])], |j| __cg_s.node0(j))?;
+                __cg_s.q_again = __cg_g.add_condition(__cg_d0)?;
+                n1.push({
                     let (__cg_n, __cg_body) = __cg_g
                         .add_while(
                             "run",
-                            &[&__cg_h0[0] as &dyn __cg::node::Dep],
+                            &[&n0[0] as &dyn __cg::node::Dep],
                             __cg_s.q_again,
                         )?;
                     __cg_b1 = __cg_body.scope();
                     __cg_n
                 });
-            __cg_g.enter_scope(__cg_b1);
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k0,
-                &[("up", &[])],
-                &mut __cg_h2,
-                |j| __cg_s.node2(j),
-            )?;
-            __cg_s.q_odd = __cg_g.add_condition(0u32)?;
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k1,
-                &[("test", &[2u32])],
-                &mut __cg_h3,
-                |j| __cg_s.node3(j),
-            )?;
-            __cg_h1
-                .push({
+                __cg_g.enter_scope(__cg_b1);
+                n2.add(__cg_g, &[("up", &[])], |j| __cg_s.node2(j))?;
+                __cg_s.q_odd = __cg_g.add_condition(__cg_d1)?;
+                n3.add(__cg_g, &[("test", &[2u32])], |j| __cg_s.node3(j))?;
+                n1.push({
                     let (__cg_n, __cg_body) = __cg_g
                         .add_if(
                             "bump",
-                            &[&__cg_h3[0] as &dyn __cg::node::Dep],
+                            &[&n3[0] as &dyn __cg::node::Dep],
                             __cg_s.q_odd,
                         )?;
                     __cg_b2 = __cg_body.scope();
                     __cg_n
                 });
-            __cg_g.enter_scope(__cg_b2);
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k2,
-                &[("mark", &[])],
-                &mut __cg_h0,
-                |j| __cg_s.node0(j),
-            )?;
-            __cg_g.enter_scope(0u32);
-            __cg_s.q_pick = __cg_g.add_condition(0u32)?;
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k1,
-                &[("choose", &[1u32])],
-                &mut __cg_h3,
-                |j| __cg_s.node3(j),
-            )?;
-            __cg_h1
-                .push({
+                __cg_g.enter_scope(__cg_b2);
+                n0.add(__cg_g, &[("mark", &[])], |j| __cg_s.node0(j))?;
+                __cg_g.enter_scope(0u32);
+                __cg_s.q_pick = __cg_g.add_condition(__cg_d2)?;
+                n3.add(__cg_g, &[("choose", &[1u32])], |j| __cg_s.node3(j))?;
+                n1.push({
                     let (__cg_n, [__cg_then, __cg_else]) = __cg_g
                         .add_if_else(
                             "branch",
-                            &[&__cg_h3[1] as &dyn __cg::node::Dep],
+                            &[&n3[1] as &dyn __cg::node::Dep],
                             __cg_s.q_pick,
                         )?;
                     __cg_b3 = __cg_then.scope();
                     __cg_b4 = __cg_else.scope();
                     __cg_n
                 });
-            __cg_g.enter_scope(__cg_b3);
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k2,
-                &[("a", &[])],
-                &mut __cg_h0,
-                |j| __cg_s.node0(j),
-            )?;
-            __cg_g.enter_scope(__cg_b4);
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k2,
-                &[("b", &[])],
-                &mut __cg_h0,
-                |j| __cg_s.node0(j),
-            )?;
-            __cg_g.enter_scope(0u32);
-            __cg_s.q_which = __cg_g.add_condition(0u32)?;
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k1,
-                &[("sel", &[7u32])],
-                &mut __cg_h3,
-                |j| __cg_s.node3(j),
-            )?;
-            __cg_h1
-                .push({
+                __cg_g.enter_scope(__cg_b3);
+                n0.add(__cg_g, &[("a", &[])], |j| __cg_s.node0(j))?;
+                __cg_g.enter_scope(__cg_b4);
+                n0.add(__cg_g, &[("b", &[])], |j| __cg_s.node0(j))?;
+                __cg_g.enter_scope(0u32);
+                __cg_s.q_which = __cg_g.add_condition(__cg_d3)?;
+                n3.add(__cg_g, &[("sel", &[7u32])], |j| __cg_s.node3(j))?;
+                n1.push({
                     let (__cg_n, __cg_cases) = __cg_g
                         .add_switch(
                             "cases",
-                            &[&__cg_h3[2] as &dyn __cg::node::Dep],
+                            &[&n3[2] as &dyn __cg::node::Dep],
                             __cg_s.q_which,
                             2u32,
                         )?;
@@ -353,29 +302,14 @@ const _: () = {
                     __cg_b6 = __cg_cases[1usize].scope();
                     __cg_n
                 });
-            __cg_g.enter_scope(__cg_b5);
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k2,
-                &[("c0", &[])],
-                &mut __cg_h0,
-                |j| __cg_s.node0(j),
-            )?;
-            __cg_g.enter_scope(__cg_b6);
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k2,
-                &[("c1", &[])],
-                &mut __cg_h0,
-                |j| __cg_s.node0(j),
-            )?;
-            __cg_g.enter_scope(0u32);
-            ::core::result::Result::Ok(__CgNodes {
-                n0: __cg_h0,
-                n1: __cg_h1,
-                n2: __cg_h2,
-                n3: __cg_h3,
-            })
+                __cg_g.enter_scope(__cg_b5);
+                n0.add(__cg_g, &[("c0", &[])], |j| __cg_s.node0(j))?;
+                __cg_g.enter_scope(__cg_b6);
+                n0.add(__cg_g, &[("c1", &[])], |j| __cg_s.node0(j))?;
+                __cg_g.enter_scope(0u32);
+                __CgNodes { n0, n1, n2, n3 }
+            };
+            ::core::result::Result::Ok((__cg_g, __CgState { inputs: __cg_s, nodes }))
         }
     }
     #[allow(unused_variables, unreachable_patterns, clippy::all)]
@@ -502,17 +436,17 @@ const _: () = {
                 _ => ::core::unreachable!(),
             }
         }
+        fn users(input: usize) -> &'static __cg::__private::Users {
+            match input {
+                0 => &[(0, 0..1, false), (2, 0..1, false), (3, 0..3, false)],
+                1 => &[(0, 1..6, false)],
+                2 => &[(0, 5..6, false), (2, 0..1, false)],
+                _ => &[],
+            }
+        }
     }
     impl<'a> CondExec<'a> {
-        /// The runtime executable graph.
-        pub fn inner(&self) -> &__cg::GraphExec<'a> {
-            &self.__cg_exec
-        }
-        /// The runtime executable graph, mutable.
-        pub fn inner_mut(&mut self) -> &mut __cg::GraphExec<'a> {
-            &mut self.__cg_exec
-        }
-        /// The runtime executable graph, taken out.
+        /// The runtime executable graph, taken out (`&*exec` and `&mut *exec` lend it).
         pub fn into_inner(self) -> __cg::GraphExec<'a> {
             self.__cg_exec
         }
@@ -540,17 +474,7 @@ const _: () = {
         ) -> __cg::error::EditResult {
             let __cg_h = self.__cg.inputs.b_count;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(
-                self,
-                &[
-                    (0usize, 0usize..1usize, false),
-                    (2usize, 0usize..1usize, false),
-                    (3usize, 0usize..3usize, false),
-                ],
-                |e| {
-                    let _ = e.__cg_exec.restore_buffer(__cg_h, __cg_old);
-                },
-            )
+            __cg::__private::commit(self, 0, |e| e.restore_buffer(__cg_h, __cg_old))
         }
         ///Buffer `y`, for cudarc calls between launches.
         pub fn y(&self) -> __cg::error::AccessResult<&__cg::buffer::CudaSlice<u32>> {
@@ -569,13 +493,7 @@ const _: () = {
         ) -> __cg::error::EditResult {
             let __cg_h = self.__cg.inputs.b_y;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(
-                self,
-                &[(0usize, 1usize..6usize, false)],
-                |e| {
-                    let _ = e.__cg_exec.restore_buffer(__cg_h, __cg_old);
-                },
-            )
+            __cg::__private::commit(self, 1, |e| e.restore_buffer(__cg_h, __cg_old))
         }
         ///The current value of param `by`.
         pub fn by(&self) -> u32 {
@@ -584,11 +502,7 @@ const _: () = {
         ///Sets param `by` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_by(&mut self, value: u32) -> __cg::error::EditResult {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_by, value);
-            __cg::__private::commit(
-                self,
-                &[(0usize, 5usize..6usize, false), (2usize, 0usize..1usize, false)],
-                |e| e.__cg.inputs.p_by = __cg_old,
-            )
+            __cg::__private::commit(self, 2, |e| e.__cg.inputs.p_by = __cg_old)
         }
         ///The view of node `run`: its typed setters.
         pub fn run(

@@ -70,7 +70,7 @@ pub struct SaxpySumView<'v, 'a>(
 );
 const _: () = {
     use ::cuda_graph as __cg;
-    use ::cuda_graph::__private::SendAgain as _;
+    use ::cuda_graph::__private::{AddMade as _, SendAgain as _};
     pub struct __CgInputs<'a> {
         b_x: __cg::buffer::Buf<f32>,
         b_y: __cg::buffer::BufMut<f32>,
@@ -81,8 +81,8 @@ const _: () = {
     }
     pub struct __CgNodes {
         n0: ::std::vec::Vec<__cg::node::MemsetNode<f32>>,
-        n1: ::std::vec::Vec<__cg::node::KernelNode<SaxpySaxpyArgs>>,
-        n2: ::std::vec::Vec<__cg::node::KernelNode<SaxpySumArgs>>,
+        n1: __cg::__private::Kernels<SaxpySaxpyArgs>,
+        n2: __cg::__private::Kernels<SaxpySumArgs>,
     }
     pub struct __CgState<'a> {
         inputs: __CgInputs<'a>,
@@ -95,30 +95,24 @@ const _: () = {
     impl SaxpyNodes {
         ///The handle of node `clear`.
         pub fn clear(&self) -> __cg::node::MemsetNode<f32> {
-            self.__cg.n0[0usize]
+            self.__cg.n0[0]
         }
         ///The handle of node `step`.
         pub fn step(&self) -> __cg::node::KernelNode<SaxpySaxpyArgs> {
-            self.__cg.n1[0usize]
+            self.__cg.n1[0]
         }
         ///The handle of node `reduce`.
         pub fn reduce(&self) -> __cg::node::KernelNode<SaxpySumArgs> {
-            self.__cg.n2[0usize]
+            self.__cg.n2[0]
         }
     }
     impl<'a> Saxpy<'a> {
-        /// The graph as DOT text, computed at compile time from the names written here.
+        /// The graph as DOT text, computed at compile time.
         pub const DOT: &'static str = "digraph \"Saxpy\" {\n  rankdir=TB;\n  \"clear\" [label=\"clear\\nmemset\", shape=parallelogram];\n  \"step\" [label=\"step\\nkernel\", shape=box];\n  \"reduce\" [label=\"reduce\\nkernel\", shape=box];\n  \"step\" -> \"reduce\";\n  \"clear\" -> \"reduce\";\n}\n";
-        /// The CUDA C prototypes of the kernels as declared here: a start for the `.cu`
-        /// file.
+        /// The kernels' CUDA C prototypes, as declared here.
         pub const PROTOTYPES: &'static str = "extern \"C\" __global__ void saxpy(float a, const float* x, float* y, unsigned int n);\nextern \"C\" __global__ void sum(const float* y, float* total, unsigned int n);\n";
-        /// The temporaries (graph-owned memory): name, element type and length, as
-        /// written.
+        /// The temporaries: name, element type and length, as written.
         pub const TEMPORARIES: &'static [(&'static str, &'static str, &'static str)] = &[];
-        /// The graph as DOT text (no GPU needed).
-        pub fn to_dot() -> &'static str {
-            Self::DOT
-        }
         /// Builds the template: binds the inputs and adds every node, loading the
         /// kernels from `module` by name.
         pub fn build(
@@ -126,17 +120,16 @@ const _: () = {
             inputs: SaxpyInputs<'a>,
         ) -> __cg::Result<Self> {
             let mut __cg_g = __cg::Graph::new(__cg_module.context())?.with_name("Saxpy");
-            let mut __cg_s = __CgInputs {
-                b_x: __cg_g.bind(inputs.x)?,
-                b_y: __cg_g.bind_mut(inputs.y)?,
-                b_total: __cg_g.bind_mut(inputs.total)?,
-                p_a: inputs.a,
-                p_n: inputs.n,
+            let __cg_args = SaxpyChild {
+                x: __cg_g.bind(inputs.x)?,
+                y: __cg_g.bind_mut(inputs.y)?,
+                total: __cg_g.bind_mut(inputs.total)?,
+                a: inputs.a,
+                n: inputs.n,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            let __cg = __CgState { inputs: __cg_s, nodes };
-            ::core::result::Result::Ok(Self { __cg_graph: __cg_g, __cg })
+            let (__cg_graph, __cg) = Self::__cg_new(__cg_g, __cg_module, __cg_args)?;
+            ::core::result::Result::Ok(Self { __cg_graph, __cg })
         }
         /// Makes the executable graph.
         pub fn instantiate(
@@ -166,7 +159,20 @@ const _: () = {
             __cg_module: &__cg::Module,
             __cg_args: SaxpyChild<'a>,
         ) -> __cg::Result<(__cg::Graph<'a>, SaxpyNodes)> {
-            let mut __cg_g = parent.child_graph()?;
+            let (__cg_g, __cg) = Self::__cg_new(
+                parent.child_graph()?,
+                __cg_module,
+                __cg_args,
+            )?;
+            ::core::result::Result::Ok((__cg_g, SaxpyNodes { __cg: __cg.nodes }))
+        }
+        /// Adds every node to `__cg_g`, from the inputs the graph was given.
+        #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
+        fn __cg_new(
+            mut __cg_g: __cg::Graph<'a>,
+            __cg_module: &__cg::Module,
+            __cg_args: SaxpyChild<'a>,
+        ) -> __cg::Result<(__cg::Graph<'a>, __CgState<'a>)> {
             let mut __cg_s = __CgInputs {
                 b_x: __cg_args.x,
                 b_y: __cg_args.y,
@@ -175,45 +181,24 @@ const _: () = {
                 p_n: __cg_args.n,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            ::core::result::Result::Ok((__cg_g, SaxpyNodes { __cg: nodes }))
-        }
-        #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
-        fn __cg_populate(
-            __cg_g: &mut __cg::Graph<'a>,
-            __cg_module: &__cg::Module,
-            __cg_s: &mut __CgInputs<'a>,
-        ) -> __cg::Result<__CgNodes> {
-            let __cg_k0 = __cg_module.function("saxpy")?;
-            let __cg_k1 = __cg_module.function("sum")?;
-            __cg_g.reserve(3usize, 2usize, 2usize);
-            let mut __cg_h0 = ::std::vec::Vec::with_capacity(1);
-            let mut __cg_h1 = ::std::vec::Vec::with_capacity(1);
-            let mut __cg_h2 = ::std::vec::Vec::with_capacity(1);
-            __cg_h0
-                .push({
-                    let (__cg_d, __cg_v) = __cg_s.node0(0);
-                    __cg_g.add_memset("clear", &[], __cg_d, __cg_v)?
-                });
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k0,
-                &[("step", &[])],
-                &mut __cg_h1,
-                |j| __cg_s.node1(j),
-            )?;
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k1,
-                &[("reduce", &[1u32, 0u32])],
-                &mut __cg_h2,
-                |j| __cg_s.node2(j),
-            )?;
-            ::core::result::Result::Ok(__CgNodes {
-                n0: __cg_h0,
-                n1: __cg_h1,
-                n2: __cg_h2,
-            })
+            let nodes = {
+                let (__cg_g, __cg_s) = (&mut __cg_g, &mut __cg_s);
+                __cg_g.reserve(3usize, 2usize, 2usize);
+                let mut n0 = ::std::vec::Vec::with_capacity(1);
+                let mut n1 = __cg::__private::Kernels::new(
+                    __cg_module.function("saxpy")?,
+                    1,
+                );
+                let mut n2 = __cg::__private::Kernels::new(
+                    __cg_module.function("sum")?,
+                    1,
+                );
+                n0.push(__cg_g.add_fill("clear", &[], __cg_s.node0(0))?);
+                n1.add(__cg_g, &[("step", &[])], |j| __cg_s.node1(j))?;
+                n2.add(__cg_g, &[("reduce", &[1u32, 0u32])], |j| __cg_s.node2(j))?;
+                __CgNodes { n0, n1, n2 }
+            };
+            ::core::result::Result::Ok((__cg_g, __CgState { inputs: __cg_s, nodes }))
         }
     }
     #[allow(unused_variables, unreachable_patterns, clippy::all)]
@@ -259,17 +244,19 @@ const _: () = {
                 _ => ::core::unreachable!(),
             }
         }
+        fn users(input: usize) -> &'static __cg::__private::Users {
+            match input {
+                0 => &[(1, 0..1, false)],
+                1 => &[(1, 0..1, false), (2, 0..1, false)],
+                2 => &[(0, 0..1, false), (2, 0..1, false)],
+                3 => &[(1, 0..1, false)],
+                4 => &[(1, 0..1, true), (2, 0..1, false)],
+                _ => &[],
+            }
+        }
     }
     impl<'a> SaxpyExec<'a> {
-        /// The runtime executable graph.
-        pub fn inner(&self) -> &__cg::GraphExec<'a> {
-            &self.__cg_exec
-        }
-        /// The runtime executable graph, mutable.
-        pub fn inner_mut(&mut self) -> &mut __cg::GraphExec<'a> {
-            &mut self.__cg_exec
-        }
-        /// The runtime executable graph, taken out.
+        /// The runtime executable graph, taken out (`&*exec` and `&mut *exec` lend it).
         pub fn into_inner(self) -> __cg::GraphExec<'a> {
             self.__cg_exec
         }
@@ -292,13 +279,7 @@ const _: () = {
         ) -> __cg::error::EditResult {
             let __cg_h = self.__cg.inputs.b_x;
             let __cg_old = self.__cg_exec.swap_buffer(__cg_h, buffer)?;
-            __cg::__private::commit(
-                self,
-                &[(1usize, 0usize..1usize, false)],
-                |e| {
-                    let _ = e.__cg_exec.restore_buffer(__cg_h, __cg_old);
-                },
-            )
+            __cg::__private::commit(self, 0, |e| e.restore_buffer(__cg_h, __cg_old))
         }
         ///Buffer `y`, for cudarc calls between launches.
         pub fn y(&self) -> __cg::error::AccessResult<&__cg::buffer::CudaSlice<f32>> {
@@ -317,13 +298,7 @@ const _: () = {
         ) -> __cg::error::EditResult {
             let __cg_h = self.__cg.inputs.b_y;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(
-                self,
-                &[(1usize, 0usize..1usize, false), (2usize, 0usize..1usize, false)],
-                |e| {
-                    let _ = e.__cg_exec.restore_buffer(__cg_h, __cg_old);
-                },
-            )
+            __cg::__private::commit(self, 1, |e| e.restore_buffer(__cg_h, __cg_old))
         }
         ///Buffer `total`, for cudarc calls between launches.
         pub fn total(&self) -> __cg::error::AccessResult<&__cg::buffer::CudaSlice<f32>> {
@@ -342,13 +317,7 @@ const _: () = {
         ) -> __cg::error::EditResult {
             let __cg_h = self.__cg.inputs.b_total;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(
-                self,
-                &[(0usize, 0usize..1usize, false), (2usize, 0usize..1usize, false)],
-                |e| {
-                    let _ = e.__cg_exec.restore_buffer(__cg_h, __cg_old);
-                },
-            )
+            __cg::__private::commit(self, 2, |e| e.restore_buffer(__cg_h, __cg_old))
         }
         ///The current value of param `a`.
         pub fn a(&self) -> f32 {
@@ -357,11 +326,7 @@ const _: () = {
         ///Sets param `a` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_a(&mut self, value: f32) -> __cg::error::EditResult {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_a, value);
-            __cg::__private::commit(
-                self,
-                &[(1usize, 0usize..1usize, false)],
-                |e| e.__cg.inputs.p_a = __cg_old,
-            )
+            __cg::__private::commit(self, 3, |e| e.__cg.inputs.p_a = __cg_old)
         }
         ///The current value of param `n`.
         pub fn n(&self) -> u32 {
@@ -370,11 +335,7 @@ const _: () = {
         ///Sets param `n` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_n(&mut self, value: u32) -> __cg::error::EditResult {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_n, value);
-            __cg::__private::commit(
-                self,
-                &[(1usize, 0usize..1usize, true), (2usize, 0usize..1usize, false)],
-                |e| e.__cg.inputs.p_n = __cg_old,
-            )
+            __cg::__private::commit(self, 4, |e| e.__cg.inputs.p_n = __cg_old)
         }
         ///The view of node `clear`: its typed setters.
         pub fn clear(

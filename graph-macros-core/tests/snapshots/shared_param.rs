@@ -44,7 +44,7 @@ struct SharedScaleView<'v, 'a>(
 );
 const _: () = {
     use ::cuda_graph as __cg;
-    use ::cuda_graph::__private::SendAgain as _;
+    use ::cuda_graph::__private::{AddMade as _, SendAgain as _};
     pub struct __CgInputs<'a> {
         b_y: __cg::buffer::BufMut<f32>,
         p_a: f32,
@@ -52,7 +52,7 @@ const _: () = {
         __cg_borrow: ::core::marker::PhantomData<&'a ()>,
     }
     pub struct __CgNodes {
-        n0: ::std::vec::Vec<__cg::node::KernelNode<SharedScaleArgs>>,
+        n0: __cg::__private::Kernels<SharedScaleArgs>,
     }
     pub struct __CgState<'a> {
         inputs: __CgInputs<'a>,
@@ -65,34 +65,28 @@ const _: () = {
     impl SharedNodes {
         ///The handle of node `s0`.
         pub fn s0(&self) -> __cg::node::KernelNode<SharedScaleArgs> {
-            self.__cg.n0[0usize]
+            self.__cg.n0[0]
         }
         ///The handle of node `s1`.
         pub fn s1(&self) -> __cg::node::KernelNode<SharedScaleArgs> {
-            self.__cg.n0[1usize]
+            self.__cg.n0[1]
         }
         ///The handle of node `s2`.
         pub fn s2(&self) -> __cg::node::KernelNode<SharedScaleArgs> {
-            self.__cg.n0[2usize]
+            self.__cg.n0[2]
         }
         ///The handle of node `s3`.
         pub fn s3(&self) -> __cg::node::KernelNode<SharedScaleArgs> {
-            self.__cg.n0[3usize]
+            self.__cg.n0[3]
         }
     }
     impl<'a> Shared<'a> {
-        /// The graph as DOT text, computed at compile time from the names written here.
+        /// The graph as DOT text, computed at compile time.
         pub const DOT: &'static str = "digraph \"Shared\" {\n  rankdir=TB;\n  \"s0\" [label=\"s0\\nkernel\", shape=box];\n  \"s1\" [label=\"s1\\nkernel\", shape=box];\n  \"s2\" [label=\"s2\\nkernel\", shape=box];\n  \"s3\" [label=\"s3\\nkernel\", shape=box];\n  \"s0\" -> \"s1\";\n  \"s0\" -> \"s2\";\n  \"s0\" -> \"s3\";\n}\n";
-        /// The CUDA C prototypes of the kernels as declared here: a start for the `.cu`
-        /// file.
+        /// The kernels' CUDA C prototypes, as declared here.
         pub const PROTOTYPES: &'static str = "extern \"C\" __global__ void scale(float* y, float a, unsigned int n);\n";
-        /// The temporaries (graph-owned memory): name, element type and length, as
-        /// written.
+        /// The temporaries: name, element type and length, as written.
         pub const TEMPORARIES: &'static [(&'static str, &'static str, &'static str)] = &[];
-        /// The graph as DOT text (no GPU needed).
-        pub fn to_dot() -> &'static str {
-            Self::DOT
-        }
         /// Builds the template: binds the inputs and adds every node, loading the
         /// kernels from `module` by name.
         pub fn build(
@@ -101,15 +95,14 @@ const _: () = {
         ) -> __cg::Result<Self> {
             let mut __cg_g = __cg::Graph::new(__cg_module.context())?
                 .with_name("Shared");
-            let mut __cg_s = __CgInputs {
-                b_y: __cg_g.bind_mut(inputs.y)?,
-                p_a: inputs.a,
-                p_n: inputs.n,
+            let __cg_args = SharedChild {
+                y: __cg_g.bind_mut(inputs.y)?,
+                a: inputs.a,
+                n: inputs.n,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            let __cg = __CgState { inputs: __cg_s, nodes };
-            ::core::result::Result::Ok(Self { __cg_graph: __cg_g, __cg })
+            let (__cg_graph, __cg) = Self::__cg_new(__cg_g, __cg_module, __cg_args)?;
+            ::core::result::Result::Ok(Self { __cg_graph, __cg })
         }
         /// Makes the executable graph.
         pub fn instantiate(
@@ -139,33 +132,41 @@ const _: () = {
             __cg_module: &__cg::Module,
             __cg_args: SharedChild<'a>,
         ) -> __cg::Result<(__cg::Graph<'a>, SharedNodes)> {
-            let mut __cg_g = parent.child_graph()?;
+            let (__cg_g, __cg) = Self::__cg_new(
+                parent.child_graph()?,
+                __cg_module,
+                __cg_args,
+            )?;
+            ::core::result::Result::Ok((__cg_g, SharedNodes { __cg: __cg.nodes }))
+        }
+        /// Adds every node to `__cg_g`, from the inputs the graph was given.
+        #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
+        fn __cg_new(
+            mut __cg_g: __cg::Graph<'a>,
+            __cg_module: &__cg::Module,
+            __cg_args: SharedChild<'a>,
+        ) -> __cg::Result<(__cg::Graph<'a>, __CgState<'a>)> {
             let mut __cg_s = __CgInputs {
                 b_y: __cg_args.y,
                 p_a: __cg_args.a,
                 p_n: __cg_args.n,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            ::core::result::Result::Ok((__cg_g, SharedNodes { __cg: nodes }))
-        }
-        #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
-        fn __cg_populate(
-            __cg_g: &mut __cg::Graph<'a>,
-            __cg_module: &__cg::Module,
-            __cg_s: &mut __CgInputs<'a>,
-        ) -> __cg::Result<__CgNodes> {
-            let __cg_k0 = __cg_module.function("scale")?;
-            __cg_g.reserve(4usize, 4usize, 3usize);
-            let mut __cg_h0 = ::std::vec::Vec::with_capacity(4);
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k0,
-                &[("s0", &[]), ("s1", &[0u32]), ("s2", &[0u32]), ("s3", &[0u32])],
-                &mut __cg_h0,
-                |j| __cg_s.node0(j),
-            )?;
-            ::core::result::Result::Ok(__CgNodes { n0: __cg_h0 })
+            let nodes = {
+                let (__cg_g, __cg_s) = (&mut __cg_g, &mut __cg_s);
+                __cg_g.reserve(4usize, 4usize, 3usize);
+                let mut n0 = __cg::__private::Kernels::new(
+                    __cg_module.function("scale")?,
+                    4,
+                );
+                n0.add(
+                    __cg_g,
+                    &[("s0", &[]), ("s1", &[0u32]), ("s2", &[0u32]), ("s3", &[0u32])],
+                    |j| __cg_s.node0(j),
+                )?;
+                __CgNodes { n0 }
+            };
+            ::core::result::Result::Ok((__cg_g, __CgState { inputs: __cg_s, nodes }))
         }
     }
     #[allow(unused_variables, unreachable_patterns, clippy::all)]
@@ -238,17 +239,17 @@ const _: () = {
                 _ => ::core::unreachable!(),
             }
         }
+        fn users(input: usize) -> &'static __cg::__private::Users {
+            match input {
+                0 => &[(0, 0..4, false)],
+                1 => &[(0, 0..3, false)],
+                2 => &[(0, 0..3, true)],
+                _ => &[],
+            }
+        }
     }
     impl<'a> SharedExec<'a> {
-        /// The runtime executable graph.
-        pub fn inner(&self) -> &__cg::GraphExec<'a> {
-            &self.__cg_exec
-        }
-        /// The runtime executable graph, mutable.
-        pub fn inner_mut(&mut self) -> &mut __cg::GraphExec<'a> {
-            &mut self.__cg_exec
-        }
-        /// The runtime executable graph, taken out.
+        /// The runtime executable graph, taken out (`&*exec` and `&mut *exec` lend it).
         pub fn into_inner(self) -> __cg::GraphExec<'a> {
             self.__cg_exec
         }
@@ -275,13 +276,7 @@ const _: () = {
         ) -> __cg::error::EditResult {
             let __cg_h = self.__cg.inputs.b_y;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(
-                self,
-                &[(0usize, 0usize..4usize, false)],
-                |e| {
-                    let _ = e.__cg_exec.restore_buffer(__cg_h, __cg_old);
-                },
-            )
+            __cg::__private::commit(self, 0, |e| e.restore_buffer(__cg_h, __cg_old))
         }
         ///The current value of param `a`.
         pub fn a(&self) -> f32 {
@@ -290,11 +285,7 @@ const _: () = {
         ///Sets param `a` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_a(&mut self, value: f32) -> __cg::error::EditResult {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_a, value);
-            __cg::__private::commit(
-                self,
-                &[(0usize, 0usize..3usize, false)],
-                |e| e.__cg.inputs.p_a = __cg_old,
-            )
+            __cg::__private::commit(self, 1, |e| e.__cg.inputs.p_a = __cg_old)
         }
         ///The current value of param `n`.
         pub fn n(&self) -> u32 {
@@ -303,11 +294,7 @@ const _: () = {
         ///Sets param `n` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_n(&mut self, value: u32) -> __cg::error::EditResult {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_n, value);
-            __cg::__private::commit(
-                self,
-                &[(0usize, 0usize..3usize, true)],
-                |e| e.__cg.inputs.p_n = __cg_old,
-            )
+            __cg::__private::commit(self, 2, |e| e.__cg.inputs.p_n = __cg_old)
         }
     }
     impl<'v, 'a> ::core::ops::Deref for SharedScaleView<'v, 'a> {

@@ -53,7 +53,7 @@ struct TempsMixView<'v, 'a>(
 );
 const _: () = {
     use ::cuda_graph as __cg;
-    use ::cuda_graph::__private::SendAgain as _;
+    use ::cuda_graph::__private::{AddMade as _, SendAgain as _};
     pub struct __CgInputs<'a> {
         b_out: __cg::buffer::BufMut<u32>,
         p_n: u32,
@@ -63,8 +63,8 @@ const _: () = {
     }
     pub struct __CgNodes {
         n0: ::std::vec::Vec<__cg::node::MemAllocNode<u32>>,
-        n1: ::std::vec::Vec<__cg::node::KernelNode<TempsFillArgs>>,
-        n2: ::std::vec::Vec<__cg::node::KernelNode<TempsMixArgs>>,
+        n1: __cg::__private::Kernels<TempsFillArgs>,
+        n2: __cg::__private::Kernels<TempsMixArgs>,
         n3: ::std::vec::Vec<__cg::node::MemFreeNode>,
     }
     pub struct __CgState<'a> {
@@ -78,49 +78,43 @@ const _: () = {
     impl TempsNodes {
         ///The handle of node `ft`.
         pub fn ft(&self) -> __cg::node::KernelNode<TempsFillArgs> {
-            self.__cg.n1[0usize]
+            self.__cg.n1[0]
         }
         ///The handle of node `fu`.
         pub fn fu(&self) -> __cg::node::KernelNode<TempsFillArgs> {
-            self.__cg.n1[1usize]
+            self.__cg.n1[1]
         }
         ///The handle of node `m`.
         pub fn m(&self) -> __cg::node::KernelNode<TempsMixArgs> {
-            self.__cg.n2[0usize]
+            self.__cg.n2[0]
         }
         ///The handle of node `alloc_t`.
         pub fn alloc_t(&self) -> __cg::node::MemAllocNode<u32> {
-            self.__cg.n0[0usize]
+            self.__cg.n0[0]
         }
         ///The handle of node `free_t`.
         pub fn free_t(&self) -> __cg::node::MemFreeNode {
-            self.__cg.n3[1usize]
+            self.__cg.n3[1]
         }
         ///The handle of node `alloc_u`.
         pub fn alloc_u(&self) -> __cg::node::MemAllocNode<u32> {
-            self.__cg.n0[1usize]
+            self.__cg.n0[1]
         }
         ///The handle of node `free_u`.
         pub fn free_u(&self) -> __cg::node::MemFreeNode {
-            self.__cg.n3[0usize]
+            self.__cg.n3[0]
         }
     }
     impl<'a> Temps<'a> {
-        /// The graph as DOT text, computed at compile time from the names written here.
+        /// The graph as DOT text, computed at compile time.
         pub const DOT: &'static str = "digraph \"Temps\" {\n  rankdir=TB;\n  \"ft\" [label=\"ft\\nkernel\", shape=box];\n  \"fu\" [label=\"fu\\nkernel\", shape=box];\n  \"m\" [label=\"m\\nkernel\", shape=box];\n  \"alloc_t\" [label=\"alloc_t\\nmem alloc\", shape=invtrapezium];\n  \"free_t\" [label=\"free_t\\nmem free\", shape=trapezium];\n  \"alloc_u\" [label=\"alloc_u\\nmem alloc\", shape=invtrapezium];\n  \"free_u\" [label=\"free_u\\nmem free\", shape=trapezium];\n  \"ft\" -> \"m\";\n  \"fu\" -> \"m\";\n  \"alloc_t\" -> \"ft\";\n  \"m\" -> \"free_t\";\n  \"alloc_u\" -> \"fu\";\n  \"m\" -> \"free_u\";\n  \"free_u\" -> \"free_t\";\n}\n";
-        /// The CUDA C prototypes of the kernels as declared here: a start for the `.cu`
-        /// file.
+        /// The kernels' CUDA C prototypes, as declared here.
         pub const PROTOTYPES: &'static str = "extern \"C\" __global__ void fill(unsigned int* y, unsigned int n);\nextern \"C\" __global__ void mix(const unsigned int* a, const unsigned int* b, unsigned int* out, unsigned int n);\n";
-        /// The temporaries (graph-owned memory): name, element type and length, as
-        /// written.
+        /// The temporaries: name, element type and length, as written.
         pub const TEMPORARIES: &'static [(&'static str, &'static str, &'static str)] = &[
             ("t", "u32", "n"),
             ("u", "u32", "2 * n"),
         ];
-        /// The graph as DOT text (no GPU needed).
-        pub fn to_dot() -> &'static str {
-            Self::DOT
-        }
         /// Builds the template: binds the inputs and adds every node, loading the
         /// kernels from `module` by name.
         pub fn build(
@@ -128,16 +122,13 @@ const _: () = {
             inputs: TempsInputs<'a>,
         ) -> __cg::Result<Self> {
             let mut __cg_g = __cg::Graph::new(__cg_module.context())?.with_name("Temps");
-            let mut __cg_s = __CgInputs {
-                b_out: __cg_g.bind_mut(inputs.out)?,
-                p_n: inputs.n,
-                b_t: __cg::buffer::BufMut::unset(),
-                b_u: __cg::buffer::BufMut::unset(),
+            let __cg_args = TempsChild {
+                out: __cg_g.bind_mut(inputs.out)?,
+                n: inputs.n,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            let __cg = __CgState { inputs: __cg_s, nodes };
-            ::core::result::Result::Ok(Self { __cg_graph: __cg_g, __cg })
+            let (__cg_graph, __cg) = Self::__cg_new(__cg_g, __cg_module, __cg_args)?;
+            ::core::result::Result::Ok(Self { __cg_graph, __cg })
         }
         /// Makes the executable graph.
         pub fn instantiate(
@@ -167,7 +158,20 @@ const _: () = {
             __cg_module: &__cg::Module,
             __cg_args: TempsChild<'a>,
         ) -> __cg::Result<(__cg::Graph<'a>, TempsNodes)> {
-            let mut __cg_g = parent.child_graph()?;
+            let (__cg_g, __cg) = Self::__cg_new(
+                parent.child_graph()?,
+                __cg_module,
+                __cg_args,
+            )?;
+            ::core::result::Result::Ok((__cg_g, TempsNodes { __cg: __cg.nodes }))
+        }
+        /// Adds every node to `__cg_g`, from the inputs the graph was given.
+        #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
+        fn __cg_new(
+            mut __cg_g: __cg::Graph<'a>,
+            __cg_module: &__cg::Module,
+            __cg_args: TempsChild<'a>,
+        ) -> __cg::Result<(__cg::Graph<'a>, __CgState<'a>)> {
             let mut __cg_s = __CgInputs {
                 b_out: __cg_args.out,
                 p_n: __cg_args.n,
@@ -175,84 +179,56 @@ const _: () = {
                 b_u: __cg::buffer::BufMut::unset(),
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = Self::__cg_populate(&mut __cg_g, __cg_module, &mut __cg_s)?;
-            ::core::result::Result::Ok((__cg_g, TempsNodes { __cg: nodes }))
-        }
-        #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
-        fn __cg_populate(
-            __cg_g: &mut __cg::Graph<'a>,
-            __cg_module: &__cg::Module,
-            __cg_s: &mut __CgInputs<'a>,
-        ) -> __cg::Result<__CgNodes> {
-            let __cg_k0 = __cg_module.function("fill")?;
-            let __cg_k1 = __cg_module.function("mix")?;
-            __cg_g.reserve(7usize, 3usize, 7usize);
-            let mut __cg_h0 = ::std::vec::Vec::with_capacity(2);
-            let mut __cg_h1 = ::std::vec::Vec::with_capacity(2);
-            let mut __cg_h2 = ::std::vec::Vec::with_capacity(1);
-            let mut __cg_h3 = ::std::vec::Vec::with_capacity(2);
-            __cg_h0
-                .push({
+            let nodes = {
+                let (__cg_g, __cg_s) = (&mut __cg_g, &mut __cg_s);
+                __cg_g.reserve(7usize, 3usize, 7usize);
+                let mut n0 = ::std::vec::Vec::with_capacity(2);
+                let mut n1 = __cg::__private::Kernels::new(
+                    __cg_module.function("fill")?,
+                    2,
+                );
+                let mut n2 = __cg::__private::Kernels::new(
+                    __cg_module.function("mix")?,
+                    1,
+                );
+                let mut n3 = ::std::vec::Vec::with_capacity(2);
+                n0.push({
                     let (__cg_n, __cg_t) = __cg_g
                         .add_mem_alloc::<u32>("alloc_t", &[], __cg_s.node0(0))?;
                     __cg_s.b_t = __cg_t;
                     __cg_n
                 });
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k0,
-                &[("ft", &[0u32])],
-                &mut __cg_h1,
-                |j| __cg_s.node1(j),
-            )?;
-            __cg_h0
-                .push({
+                n1.add(__cg_g, &[("ft", &[0u32])], |j| __cg_s.node1(j))?;
+                n0.push({
                     let (__cg_n, __cg_t) = __cg_g
                         .add_mem_alloc::<u32>("alloc_u", &[], __cg_s.node0(1))?;
                     __cg_s.b_u = __cg_t;
                     __cg_n
                 });
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k0,
-                &[("fu", &[2u32])],
-                &mut __cg_h1,
-                |j| __cg_s.node1(j),
-            )?;
-            __cg::__private::add_kernels(
-                __cg_g,
-                &__cg_k1,
-                &[("m", &[1u32, 3u32])],
-                &mut __cg_h2,
-                |j| __cg_s.node2(j),
-            )?;
-            __cg_h3
-                .push(
+                n1.add(__cg_g, &[("fu", &[2u32])], |j| __cg_s.node1(j))?;
+                n2.add(__cg_g, &[("m", &[1u32, 3u32])], |j| __cg_s.node2(j))?;
+                n3.push(
                     __cg_g
                         .add_mem_free(
                             "free_u",
-                            &[&__cg_h2[0] as &dyn __cg::node::Dep],
+                            &[&n2[0] as &dyn __cg::node::Dep],
                             __cg_s.b_u,
                         )?,
                 );
-            __cg_h3
-                .push(
+                n3.push(
                     __cg_g
                         .add_mem_free(
                             "free_t",
                             &[
-                                &__cg_h2[0] as &dyn __cg::node::Dep,
-                                &__cg_h3[0] as &dyn __cg::node::Dep,
+                                &n2[0] as &dyn __cg::node::Dep,
+                                &n3[0] as &dyn __cg::node::Dep,
                             ],
                             __cg_s.b_t,
                         )?,
                 );
-            ::core::result::Result::Ok(__CgNodes {
-                n0: __cg_h0,
-                n1: __cg_h1,
-                n2: __cg_h2,
-                n3: __cg_h3,
-            })
+                __CgNodes { n0, n1, n2, n3 }
+            };
+            ::core::result::Result::Ok((__cg_g, __CgState { inputs: __cg_s, nodes }))
         }
     }
     #[allow(unused_variables, unreachable_patterns, clippy::all)]
@@ -316,17 +292,18 @@ const _: () = {
                 _ => ::core::unreachable!(),
             }
         }
+        fn users(input: usize) -> &'static __cg::__private::Users {
+            match input {
+                0 => &[(2, 0..1, false)],
+                1 => &[(0, 0..2, false), (1, 0..2, false), (2, 0..1, false)],
+                2 => &[(1, 0..1, false), (2, 0..1, false)],
+                3 => &[(1, 1..2, false), (2, 0..1, false)],
+                _ => &[],
+            }
+        }
     }
     impl<'a> TempsExec<'a> {
-        /// The runtime executable graph.
-        pub fn inner(&self) -> &__cg::GraphExec<'a> {
-            &self.__cg_exec
-        }
-        /// The runtime executable graph, mutable.
-        pub fn inner_mut(&mut self) -> &mut __cg::GraphExec<'a> {
-            &mut self.__cg_exec
-        }
-        /// The runtime executable graph, taken out.
+        /// The runtime executable graph, taken out (`&*exec` and `&mut *exec` lend it).
         pub fn into_inner(self) -> __cg::GraphExec<'a> {
             self.__cg_exec
         }
@@ -355,13 +332,7 @@ const _: () = {
         ) -> __cg::error::EditResult {
             let __cg_h = self.__cg.inputs.b_out;
             let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(
-                self,
-                &[(2usize, 0usize..1usize, false)],
-                |e| {
-                    let _ = e.__cg_exec.restore_buffer(__cg_h, __cg_old);
-                },
-            )
+            __cg::__private::commit(self, 0, |e| e.restore_buffer(__cg_h, __cg_old))
         }
         ///The current value of param `n`.
         pub fn n(&self) -> u32 {
@@ -370,15 +341,7 @@ const _: () = {
         ///Sets param `n` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_n(&mut self, value: u32) -> __cg::error::EditResult {
             let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_n, value);
-            __cg::__private::commit(
-                self,
-                &[
-                    (0usize, 0usize..2usize, false),
-                    (1usize, 0usize..2usize, false),
-                    (2usize, 0usize..1usize, false),
-                ],
-                |e| e.__cg.inputs.p_n = __cg_old,
-            )
+            __cg::__private::commit(self, 1, |e| e.__cg.inputs.p_n = __cg_old)
         }
     }
     impl<'v, 'a> ::core::ops::Deref for TempsFillView<'v, 'a> {
