@@ -38,14 +38,14 @@ pub mod prelude {
 pub mod __private {
     use cuda_graph_runtime::buffer::{Buf, BufMut, HostBuf, HostBufMut};
     use cuda_graph_runtime::cudarc::driver::CudaEvent;
-    use cuda_graph_runtime::error::{BuildError, EditError};
+    use cuda_graph_runtime::error::{BuildError, EditError, ModuleError};
     use cuda_graph_runtime::kernel::KernelArgs;
     use cuda_graph_runtime::memcpy::{Location, MemcpyDst, MemcpySrc};
     use cuda_graph_runtime::node::{
         Dep, EventRecordMut, EventWaitMut, HostMut, KernelMut, KernelNode, MemAllocMut, MemcpyMut,
         MemcpyNode, MemsetMut, MemsetNode, MemsetValue, OnExec,
     };
-    use cuda_graph_runtime::{Graph, Kernel, LaunchConfig};
+    use cuda_graph_runtime::{Graph, Kernel, LaunchConfig, Module};
 
     /// Names the state a `cuda_graph!` graph and its executable graph carry (a struct the
     /// expansion defines where the caller cannot name it).
@@ -260,6 +260,18 @@ pub mod __private {
                 self.nodes.push(n);
             }
             Ok(())
+        }
+    }
+
+    /// `module.kernels(name, n)`: room for `n` nodes of the module's kernel `name` (imported as
+    /// `_` by generated code).
+    pub trait ModuleKernels {
+        /// The kernel, and room for its nodes.
+        fn kernels<A: KernelArgs>(&self, name: &str, n: usize) -> Result<Kernels<A>, ModuleError>;
+    }
+    impl ModuleKernels for Module {
+        fn kernels<A: KernelArgs>(&self, name: &str, n: usize) -> Result<Kernels<A>, ModuleError> {
+            Ok(Kernels::new(self.function(name)?, n))
         }
     }
 

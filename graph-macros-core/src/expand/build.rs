@@ -84,7 +84,6 @@ pub(super) fn prototypes(g: &Graph) -> String {
 
 /// The body of `__cg_populate`: loads the kernels, then adds every node in dependency order.
 pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
-    let rt = rt();
     let g = cx.g;
     // Condition defaults (constants of the caller's scope) first, before the variables below.
     let defaults = g.conds.iter().enumerate().map(|(c, cond)| {
@@ -155,7 +154,7 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
             let (ga, ja) = cx.groups.of[a];
             let var = Cx::group_var(ga);
             let ja = proc_macro2::Literal::usize_unsuffixed(ja);
-            quote!(&#var[#ja] as &dyn #rt::node::Dep)
+            quote!(&#var[#ja])
         });
         let add = kinds::add(cx, ni, quote!(&[#(#deps),*]));
         let var = Cx::group_var(gi);
@@ -176,19 +175,19 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
         match cx.kernel_group(gi) {
             Some(k) => {
                 let name = g.kernels[k].name.to_string();
-                let f = quote!(__cg_module.function(#name)?);
-                quote!(let mut #var = #rt::__private::Kernels::new(#f, #n);)
+                quote!(let mut #var = __cg_module.kernels(#name, #n)?;)
             }
             None => quote!(let mut #var = ::std::vec::Vec::with_capacity(#n);),
         }
     });
     let fields = (0..cx.groups.tys.len()).map(Cx::group_field);
-    let (nodes, edges) = (g.nodes.len(), g.topo.edges().len());
-    let launches = g
+    let lit = proc_macro2::Literal::usize_unsuffixed;
+    let (nodes, edges) = (lit(g.nodes.len()), lit(g.topo.edges().len()));
+    let launches = lit(g
         .nodes
         .iter()
         .filter(|n| matches!(n.op, crate::model::NodeOp::Launch(_)))
-        .count();
+        .count());
     let concurrent = g
         .nodes
         .iter()
@@ -207,6 +206,6 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
         #(#vecs)*
         #adds
         #(#concurrent)*
-        __CgNodes { #(#fields),* }
+        let nodes = __CgNodes { #(#fields),* };
     }
 }

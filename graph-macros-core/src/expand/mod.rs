@@ -165,7 +165,7 @@ pub fn graph(g: &Graph) -> TokenStream {
 
         const _: () = {
             use ::cuda_graph as __cg;
-            use ::cuda_graph::__private::{AddMade as _, SendAgain as _};
+            use ::cuda_graph::__private::{AddMade as _, ModuleKernels as _, SendAgain as _};
             #(#tracked)*
             // The constants and functions of the surrounding scope that the graph's expressions
             // name count as used here, so a program that never builds the graph gets no
@@ -222,19 +222,16 @@ pub fn graph(g: &Graph) -> TokenStream {
 
                 /// Builds this graph as a child of `parent` (used by `child(...)` nodes).
                 #[doc(hidden)]
-                pub fn __cg_child(parent: &#rt::Graph<'a>, __cg_module: &#rt::Module, __cg_args: #child_name #child_lt) -> #rt::Result<(#rt::Graph<'a>, #nodes_name)> {
-                    let (__cg_g, __cg) = Self::__cg_new(parent.child_graph()?, __cg_module, __cg_args)?;
-                    ::core::result::Result::Ok((__cg_g, #nodes_name { __cg: __cg.nodes }))
+                pub fn __cg_child(parent: &#rt::Graph<'a>, module: &#rt::Module, args: #child_name #child_lt) -> #rt::Result<(#rt::Graph<'a>, #nodes_name)> {
+                    let (g, st) = Self::__cg_new(parent.child_graph()?, module, args)?;
+                    ::core::result::Result::Ok((g, #nodes_name { __cg: st.nodes }))
                 }
 
                 /// Adds every node to `__cg_g`, from the inputs the graph was given.
                 #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
                 fn __cg_new(mut __cg_g: #rt::Graph<'a>, __cg_module: &#rt::Module, __cg_args: #child_name #child_lt) -> #rt::Result<(#rt::Graph<'a>, __CgState<'a>)> {
                     let mut __cg_s = #state_from_child;
-                    let nodes = {
-                        let (__cg_g, __cg_s) = (&mut __cg_g, &mut __cg_s);
-                        #populate
-                    };
+                    #populate
                     ::core::result::Result::Ok((__cg_g, __CgState { inputs: __cg_s, nodes, #module_value }))
                 }
 

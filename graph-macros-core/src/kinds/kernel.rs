@@ -347,7 +347,7 @@ pub(crate) fn add_run(cx: &Cx<'_>, gi: usize, run: &[usize], pos: &[u32]) -> Tok
         let deps = g.preds[m].iter().map(|&a| pos[a]);
         quote!((#name, &[#(#deps),*]))
     });
-    quote!(#var.add(__cg_g, &[#(#rows),*], |j| __cg_s.#f(j))?;)
+    quote!(#var.add(&mut __cg_g, &[#(#rows),*], |j| __cg_s.#f(j))?;)
 }
 
 /// Whether the value is exactly a param of the very type the kernel parameter takes (then the
@@ -440,10 +440,11 @@ pub(crate) fn kernel_views(cx: &Cx<'_>, exec: &Ident) -> TokenStream {
             let set = format_ident!("set_{}", snake_case(&p.to_string()), span = p.span());
             let ty = arg_ty(t, &rt);
             let doc = format!("Sets kernel parameter `{p}` of this node only.");
+            let i = proc_macro2::Literal::usize_unsuffixed(i);
             quote! {
                 #[doc = #doc]
-                pub fn #set(&mut self, value: #ty) -> #rt::error::EditResult {
-                    self.0.set_arg::<#i>(value)
+                pub fn #set(&mut self, v: #ty) -> #rt::error::EditResult {
+                    self.0.set_arg::<#i>(v)
                 }
             }
         });
@@ -472,7 +473,7 @@ pub(crate) fn kernel_views(cx: &Cx<'_>, exec: &Ident) -> TokenStream {
         Some(quote! {
             #[doc = #doc]
             pub fn #name(&mut self) -> #rt::error::EditResult<#view<'_, 'a>> {
-                ::core::result::Result::Ok(#view(self.__cg_exec.node(#handle)?))
+                self.__cg_exec.node(#handle).map(#view)
             }
         })
     });

@@ -40,7 +40,7 @@ struct InnerFillView<'v, 'a>(
 );
 const _: () = {
     use ::cuda_graph as __cg;
-    use ::cuda_graph::__private::{AddMade as _, SendAgain as _};
+    use ::cuda_graph::__private::{AddMade as _, ModuleKernels as _, SendAgain as _};
     pub struct __CgInputs<'a> {
         b_y: __cg::buffer::BufMut<u32>,
         p_v: u32,
@@ -110,15 +110,11 @@ const _: () = {
         #[doc(hidden)]
         pub fn __cg_child(
             parent: &__cg::Graph<'a>,
-            __cg_module: &__cg::Module,
-            __cg_args: InnerChild<'a>,
+            module: &__cg::Module,
+            args: InnerChild<'a>,
         ) -> __cg::Result<(__cg::Graph<'a>, InnerNodes)> {
-            let (__cg_g, __cg) = Self::__cg_new(
-                parent.child_graph()?,
-                __cg_module,
-                __cg_args,
-            )?;
-            ::core::result::Result::Ok((__cg_g, InnerNodes { __cg: __cg.nodes }))
+            let (g, st) = Self::__cg_new(parent.child_graph()?, module, args)?;
+            ::core::result::Result::Ok((g, InnerNodes { __cg: st.nodes }))
         }
         /// Adds every node to `__cg_g`, from the inputs the graph was given.
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
@@ -132,16 +128,10 @@ const _: () = {
                 p_v: __cg_args.v,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = {
-                let (__cg_g, __cg_s) = (&mut __cg_g, &mut __cg_s);
-                __cg_g.reserve(1usize, 1usize, 0usize);
-                let mut n0 = __cg::__private::Kernels::new(
-                    __cg_module.function("fill")?,
-                    1,
-                );
-                n0.add(__cg_g, &[("f", &[])], |j| __cg_s.node0(j))?;
-                __CgNodes { n0 }
-            };
+            __cg_g.reserve(1, 1, 0);
+            let mut n0 = __cg_module.kernels("fill", 1)?;
+            n0.add(&mut __cg_g, &[("f", &[])], |j| __cg_s.node0(j))?;
+            let nodes = __CgNodes { n0 };
             ::core::result::Result::Ok((__cg_g, __CgState { inputs: __cg_s, nodes }))
         }
     }
@@ -236,21 +226,19 @@ const _: () = {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
-            value: __cg::buffer::BufMut<u32>,
+            v: __cg::buffer::BufMut<u32>,
         ) -> __cg::error::EditResult {
-            self.0.set_arg::<0usize>(value)
+            self.0.set_arg::<0>(v)
         }
         ///Sets kernel parameter `v` of this node only.
-        pub fn set_v(&mut self, value: u32) -> __cg::error::EditResult {
-            self.0.set_arg::<1usize>(value)
+        pub fn set_v(&mut self, v: u32) -> __cg::error::EditResult {
+            self.0.set_arg::<1>(v)
         }
     }
     impl<'a> InnerExec<'a> {
         ///The view of node `f`: its typed setters.
         pub fn f(&mut self) -> __cg::error::EditResult<InnerFillView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                InnerFillView(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n0[0]).map(InnerFillView)
         }
     }
 };
@@ -311,7 +299,7 @@ struct OuterFillView<'v, 'a>(
 );
 const _: () = {
     use ::cuda_graph as __cg;
-    use ::cuda_graph::__private::{AddMade as _, SendAgain as _};
+    use ::cuda_graph::__private::{AddMade as _, ModuleKernels as _, SendAgain as _};
     pub struct __CgInputs<'a> {
         b_y: __cg::buffer::BufMut<u32>,
         b_out: __cg::buffer::HostBufMut<u32>,
@@ -419,15 +407,11 @@ const _: () = {
         #[doc(hidden)]
         pub fn __cg_child(
             parent: &__cg::Graph<'a>,
-            __cg_module: &__cg::Module,
-            __cg_args: OuterChild<'a>,
+            module: &__cg::Module,
+            args: OuterChild<'a>,
         ) -> __cg::Result<(__cg::Graph<'a>, OuterNodes)> {
-            let (__cg_g, __cg) = Self::__cg_new(
-                parent.child_graph()?,
-                __cg_module,
-                __cg_args,
-            )?;
-            ::core::result::Result::Ok((__cg_g, OuterNodes { __cg: __cg.nodes }))
+            let (g, st) = Self::__cg_new(parent.child_graph()?, module, args)?;
+            ::core::result::Result::Ok((g, OuterNodes { __cg: st.nodes }))
         }
         /// Adds every node to `__cg_g`, from the inputs the graph was given.
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
@@ -445,71 +429,34 @@ const _: () = {
                 k1: ::std::vec::Vec::new(),
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = {
-                let (__cg_g, __cg_s) = (&mut __cg_g, &mut __cg_s);
-                __cg_g.reserve(6usize, 1usize, 6usize);
-                let mut n0 = __cg::__private::Kernels::new(
-                    __cg_module.function("fill")?,
-                    1,
-                );
-                let mut n1 = ::std::vec::Vec::with_capacity(1);
-                let mut n2 = ::std::vec::Vec::with_capacity(1);
-                let mut n3 = ::std::vec::Vec::with_capacity(1);
-                let mut n4 = ::std::vec::Vec::with_capacity(1);
-                let mut n5 = ::std::vec::Vec::with_capacity(1);
-                n0.add(__cg_g, &[("first", &[])], |j| __cg_s.node0(j))?;
-                n1.push({
-                    let (__cg_child, __cg_nodes) = Inner::__cg_child(
-                        &*__cg_g,
-                        __cg_module,
-                        __cg_s.node1(0usize),
-                    )?;
-                    __cg_s.k1.push(__cg_nodes);
-                    __cg_g
-                        .add_child("sub", &[&n0[0] as &dyn __cg::node::Dep], __cg_child)?
-                });
-                n2.push(
-                    __cg_g
-                        .add_copy(
-                            "back",
-                            &[&n1[0] as &dyn __cg::node::Dep],
-                            __cg_s.node2(0),
-                        )?,
-                );
-                n3.push(
-                    __cg_g
-                        .add_host(
-                            "tell",
-                            &[&n2[0] as &dyn __cg::node::Dep],
-                            __cg_s.c_done,
-                        )?,
-                );
-                n4.push(
-                    __cg_g
-                        .add_event_record(
-                            "rec",
-                            &[&n2[0] as &dyn __cg::node::Dep],
-                            __cg_s.node4(0),
-                        )?,
-                );
-                n5.push(
-                    __cg_g
-                        .add_empty(
-                            "join",
-                            &[
-                                &n3[0] as &dyn __cg::node::Dep,
-                                &n4[0] as &dyn __cg::node::Dep,
-                            ],
-                        )?,
-                );
-                __CgNodes {
-                    n0,
-                    n1,
-                    n2,
-                    n3,
-                    n4,
-                    n5,
-                }
+            __cg_g.reserve(6, 1, 6);
+            let mut n0 = __cg_module.kernels("fill", 1)?;
+            let mut n1 = ::std::vec::Vec::with_capacity(1);
+            let mut n2 = ::std::vec::Vec::with_capacity(1);
+            let mut n3 = ::std::vec::Vec::with_capacity(1);
+            let mut n4 = ::std::vec::Vec::with_capacity(1);
+            let mut n5 = ::std::vec::Vec::with_capacity(1);
+            n0.add(&mut __cg_g, &[("first", &[])], |j| __cg_s.node0(j))?;
+            n1.push({
+                let (__cg_child, __cg_nodes) = Inner::__cg_child(
+                    &__cg_g,
+                    __cg_module,
+                    __cg_s.node1(0usize),
+                )?;
+                __cg_s.k1.push(__cg_nodes);
+                __cg_g.add_child("sub", &[&n0[0]], __cg_child)?
+            });
+            n2.push(__cg_g.add_copy("back", &[&n1[0]], __cg_s.node2(0))?);
+            n3.push(__cg_g.add_host("tell", &[&n2[0]], __cg_s.c_done)?);
+            n4.push(__cg_g.add_event_record("rec", &[&n2[0]], __cg_s.node4(0))?);
+            n5.push(__cg_g.add_empty("join", &[&n3[0], &n4[0]])?);
+            let nodes = __CgNodes {
+                n0,
+                n1,
+                n2,
+                n3,
+                n4,
+                n5,
             };
             ::core::result::Result::Ok((
                 __cg_g,
@@ -739,21 +686,19 @@ const _: () = {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
-            value: __cg::buffer::BufMut<u32>,
+            v: __cg::buffer::BufMut<u32>,
         ) -> __cg::error::EditResult {
-            self.0.set_arg::<0usize>(value)
+            self.0.set_arg::<0>(v)
         }
         ///Sets kernel parameter `v` of this node only.
-        pub fn set_v(&mut self, value: u32) -> __cg::error::EditResult {
-            self.0.set_arg::<1usize>(value)
+        pub fn set_v(&mut self, v: u32) -> __cg::error::EditResult {
+            self.0.set_arg::<1>(v)
         }
     }
     impl<'a> OuterExec<'a> {
         ///The view of node `first`: its typed setters.
         pub fn first(&mut self) -> __cg::error::EditResult<OuterFillView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                OuterFillView(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n0[0]).map(OuterFillView)
         }
     }
 };

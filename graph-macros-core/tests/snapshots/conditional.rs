@@ -57,7 +57,7 @@ struct CondFillView<'v, 'a>(
 );
 const _: () = {
     use ::cuda_graph as __cg;
-    use ::cuda_graph::__private::{AddMade as _, SendAgain as _};
+    use ::cuda_graph::__private::{AddMade as _, ModuleKernels as _, SendAgain as _};
     pub struct __CgInputs<'a> {
         b_count: __cg::buffer::BufMut<u32>,
         b_y: __cg::buffer::BufMut<u32>,
@@ -188,15 +188,11 @@ const _: () = {
         #[doc(hidden)]
         pub fn __cg_child(
             parent: &__cg::Graph<'a>,
-            __cg_module: &__cg::Module,
-            __cg_args: CondChild<'a>,
+            module: &__cg::Module,
+            args: CondChild<'a>,
         ) -> __cg::Result<(__cg::Graph<'a>, CondNodes)> {
-            let (__cg_g, __cg) = Self::__cg_new(
-                parent.child_graph()?,
-                __cg_module,
-                __cg_args,
-            )?;
-            ::core::result::Result::Ok((__cg_g, CondNodes { __cg: __cg.nodes }))
+            let (g, st) = Self::__cg_new(parent.child_graph()?, module, args)?;
+            ::core::result::Result::Ok((g, CondNodes { __cg: st.nodes }))
         }
         /// Adds every node to `__cg_g`, from the inputs the graph was given.
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
@@ -215,100 +211,71 @@ const _: () = {
                 q_which: __cg::kernel::Cond::unset(),
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = {
-                let (__cg_g, __cg_s) = (&mut __cg_g, &mut __cg_s);
-                let __cg_d0: u32 = 1;
-                let __cg_d1: u32 = 0;
-                let __cg_d2: u32 = 0;
-                let __cg_d3: u32 = 0;
-                let mut __cg_b1: u32 = 0;
-                let mut __cg_b2: u32 = 0;
-                let mut __cg_b3: u32 = 0;
-                let mut __cg_b4: u32 = 0;
-                let mut __cg_b5: u32 = 0;
-                let mut __cg_b6: u32 = 0;
-                __cg_g.reserve(14usize, 10usize, 7usize);
-                let mut n0 = __cg::__private::Kernels::new(
-                    __cg_module.function("fill")?,
-                    6,
-                );
-                let mut n1 = ::std::vec::Vec::with_capacity(4);
-                let mut n2 = __cg::__private::Kernels::new(
-                    __cg_module.function("step")?,
-                    1,
-                );
-                let mut n3 = __cg::__private::Kernels::new(
-                    __cg_module.function("decide")?,
-                    3,
-                );
-                n0.add(__cg_g, &[("init", &[])], |j| __cg_s.node0(j))?;
-                __cg_s.q_again = __cg_g.add_condition(__cg_d0)?;
-                n1.push({
-                    let (__cg_n, __cg_body) = __cg_g
-                        .add_while(
-                            "run",
-                            &[&n0[0] as &dyn __cg::node::Dep],
-                            __cg_s.q_again,
-                        )?;
-                    __cg_b1 = __cg_body.scope();
-                    __cg_n
-                });
-                __cg_g.enter_scope(__cg_b1);
-                n2.add(__cg_g, &[("up", &[])], |j| __cg_s.node2(j))?;
-                __cg_s.q_odd = __cg_g.add_condition(__cg_d1)?;
-                n3.add(__cg_g, &[("test", &[2u32])], |j| __cg_s.node3(j))?;
-                n1.push({
-                    let (__cg_n, __cg_body) = __cg_g
-                        .add_if(
-                            "bump",
-                            &[&n3[0] as &dyn __cg::node::Dep],
-                            __cg_s.q_odd,
-                        )?;
-                    __cg_b2 = __cg_body.scope();
-                    __cg_n
-                });
-                __cg_g.enter_scope(__cg_b2);
-                n0.add(__cg_g, &[("mark", &[])], |j| __cg_s.node0(j))?;
-                __cg_g.enter_scope(0u32);
-                __cg_s.q_pick = __cg_g.add_condition(__cg_d2)?;
-                n3.add(__cg_g, &[("choose", &[1u32])], |j| __cg_s.node3(j))?;
-                n1.push({
-                    let (__cg_n, [__cg_then, __cg_else]) = __cg_g
-                        .add_if_else(
-                            "branch",
-                            &[&n3[1] as &dyn __cg::node::Dep],
-                            __cg_s.q_pick,
-                        )?;
-                    __cg_b3 = __cg_then.scope();
-                    __cg_b4 = __cg_else.scope();
-                    __cg_n
-                });
-                __cg_g.enter_scope(__cg_b3);
-                n0.add(__cg_g, &[("a", &[])], |j| __cg_s.node0(j))?;
-                __cg_g.enter_scope(__cg_b4);
-                n0.add(__cg_g, &[("b", &[])], |j| __cg_s.node0(j))?;
-                __cg_g.enter_scope(0u32);
-                __cg_s.q_which = __cg_g.add_condition(__cg_d3)?;
-                n3.add(__cg_g, &[("sel", &[7u32])], |j| __cg_s.node3(j))?;
-                n1.push({
-                    let (__cg_n, __cg_cases) = __cg_g
-                        .add_switch(
-                            "cases",
-                            &[&n3[2] as &dyn __cg::node::Dep],
-                            __cg_s.q_which,
-                            2u32,
-                        )?;
-                    __cg_b5 = __cg_cases[0usize].scope();
-                    __cg_b6 = __cg_cases[1usize].scope();
-                    __cg_n
-                });
-                __cg_g.enter_scope(__cg_b5);
-                n0.add(__cg_g, &[("c0", &[])], |j| __cg_s.node0(j))?;
-                __cg_g.enter_scope(__cg_b6);
-                n0.add(__cg_g, &[("c1", &[])], |j| __cg_s.node0(j))?;
-                __cg_g.enter_scope(0u32);
-                __CgNodes { n0, n1, n2, n3 }
-            };
+            let __cg_d0: u32 = 1;
+            let __cg_d1: u32 = 0;
+            let __cg_d2: u32 = 0;
+            let __cg_d3: u32 = 0;
+            let mut __cg_b1: u32 = 0;
+            let mut __cg_b2: u32 = 0;
+            let mut __cg_b3: u32 = 0;
+            let mut __cg_b4: u32 = 0;
+            let mut __cg_b5: u32 = 0;
+            let mut __cg_b6: u32 = 0;
+            __cg_g.reserve(14, 10, 7);
+            let mut n0 = __cg_module.kernels("fill", 6)?;
+            let mut n1 = ::std::vec::Vec::with_capacity(4);
+            let mut n2 = __cg_module.kernels("step", 1)?;
+            let mut n3 = __cg_module.kernels("decide", 3)?;
+            n0.add(&mut __cg_g, &[("init", &[])], |j| __cg_s.node0(j))?;
+            __cg_s.q_again = __cg_g.add_condition(__cg_d0)?;
+            n1.push({
+                let (__cg_n, __cg_body) = __cg_g
+                    .add_while("run", &[&n0[0]], __cg_s.q_again)?;
+                __cg_b1 = __cg_body.scope();
+                __cg_n
+            });
+            __cg_g.enter_scope(__cg_b1);
+            n2.add(&mut __cg_g, &[("up", &[])], |j| __cg_s.node2(j))?;
+            __cg_s.q_odd = __cg_g.add_condition(__cg_d1)?;
+            n3.add(&mut __cg_g, &[("test", &[2u32])], |j| __cg_s.node3(j))?;
+            n1.push({
+                let (__cg_n, __cg_body) = __cg_g
+                    .add_if("bump", &[&n3[0]], __cg_s.q_odd)?;
+                __cg_b2 = __cg_body.scope();
+                __cg_n
+            });
+            __cg_g.enter_scope(__cg_b2);
+            n0.add(&mut __cg_g, &[("mark", &[])], |j| __cg_s.node0(j))?;
+            __cg_g.enter_scope(0u32);
+            __cg_s.q_pick = __cg_g.add_condition(__cg_d2)?;
+            n3.add(&mut __cg_g, &[("choose", &[1u32])], |j| __cg_s.node3(j))?;
+            n1.push({
+                let (__cg_n, [__cg_then, __cg_else]) = __cg_g
+                    .add_if_else("branch", &[&n3[1]], __cg_s.q_pick)?;
+                __cg_b3 = __cg_then.scope();
+                __cg_b4 = __cg_else.scope();
+                __cg_n
+            });
+            __cg_g.enter_scope(__cg_b3);
+            n0.add(&mut __cg_g, &[("a", &[])], |j| __cg_s.node0(j))?;
+            __cg_g.enter_scope(__cg_b4);
+            n0.add(&mut __cg_g, &[("b", &[])], |j| __cg_s.node0(j))?;
+            __cg_g.enter_scope(0u32);
+            __cg_s.q_which = __cg_g.add_condition(__cg_d3)?;
+            n3.add(&mut __cg_g, &[("sel", &[7u32])], |j| __cg_s.node3(j))?;
+            n1.push({
+                let (__cg_n, __cg_cases) = __cg_g
+                    .add_switch("cases", &[&n3[2]], __cg_s.q_which, 2u32)?;
+                __cg_b5 = __cg_cases[0usize].scope();
+                __cg_b6 = __cg_cases[1usize].scope();
+                __cg_n
+            });
+            __cg_g.enter_scope(__cg_b5);
+            n0.add(&mut __cg_g, &[("c0", &[])], |j| __cg_s.node0(j))?;
+            __cg_g.enter_scope(__cg_b6);
+            n0.add(&mut __cg_g, &[("c1", &[])], |j| __cg_s.node0(j))?;
+            __cg_g.enter_scope(0u32);
+            let nodes = __CgNodes { n0, n1, n2, n3 };
             ::core::result::Result::Ok((__cg_g, __CgState { inputs: __cg_s, nodes }))
         }
     }
@@ -544,17 +511,17 @@ const _: () = {
         ///Sets kernel parameter `count` of this node only.
         pub fn set_count(
             &mut self,
-            value: __cg::buffer::BufMut<u32>,
+            v: __cg::buffer::BufMut<u32>,
         ) -> __cg::error::EditResult {
-            self.0.set_arg::<0usize>(value)
+            self.0.set_arg::<0>(v)
         }
         ///Sets kernel parameter `by` of this node only.
-        pub fn set_by(&mut self, value: u32) -> __cg::error::EditResult {
-            self.0.set_arg::<1usize>(value)
+        pub fn set_by(&mut self, v: u32) -> __cg::error::EditResult {
+            self.0.set_arg::<1>(v)
         }
         ///Sets kernel parameter `again` of this node only.
-        pub fn set_again(&mut self, value: Cond) -> __cg::error::EditResult {
-            self.0.set_arg::<2usize>(value)
+        pub fn set_again(&mut self, v: Cond) -> __cg::error::EditResult {
+            self.0.set_arg::<2>(v)
         }
     }
     impl<'v, 'a> ::core::ops::Deref for CondDecideView<'v, 'a> {
@@ -570,15 +537,12 @@ const _: () = {
     }
     impl<'v, 'a> CondDecideView<'v, 'a> {
         ///Sets kernel parameter `v` of this node only.
-        pub fn set_v(
-            &mut self,
-            value: __cg::buffer::Buf<u32>,
-        ) -> __cg::error::EditResult {
-            self.0.set_arg::<0usize>(value)
+        pub fn set_v(&mut self, v: __cg::buffer::Buf<u32>) -> __cg::error::EditResult {
+            self.0.set_arg::<0>(v)
         }
         ///Sets kernel parameter `c` of this node only.
-        pub fn set_c(&mut self, value: Cond) -> __cg::error::EditResult {
-            self.0.set_arg::<1usize>(value)
+        pub fn set_c(&mut self, v: Cond) -> __cg::error::EditResult {
+            self.0.set_arg::<1>(v)
         }
     }
     impl<'v, 'a> ::core::ops::Deref for CondFillView<'v, 'a> {
@@ -596,75 +560,55 @@ const _: () = {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
-            value: __cg::buffer::BufMut<u32>,
+            v: __cg::buffer::BufMut<u32>,
         ) -> __cg::error::EditResult {
-            self.0.set_arg::<0usize>(value)
+            self.0.set_arg::<0>(v)
         }
         ///Sets kernel parameter `v` of this node only.
-        pub fn set_v(&mut self, value: u32) -> __cg::error::EditResult {
-            self.0.set_arg::<1usize>(value)
+        pub fn set_v(&mut self, v: u32) -> __cg::error::EditResult {
+            self.0.set_arg::<1>(v)
         }
     }
     impl<'a> CondExec<'a> {
         ///The view of node `init`: its typed setters.
         pub fn init(&mut self) -> __cg::error::EditResult<CondFillView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                CondFillView(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n0[0]).map(CondFillView)
         }
         ///The view of node `up`: its typed setters.
         pub fn up(&mut self) -> __cg::error::EditResult<CondStepView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                CondStepView(self.__cg_exec.node(self.__cg.nodes.n2[0])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n2[0]).map(CondStepView)
         }
         ///The view of node `test`: its typed setters.
         pub fn test(&mut self) -> __cg::error::EditResult<CondDecideView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                CondDecideView(self.__cg_exec.node(self.__cg.nodes.n3[0])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n3[0]).map(CondDecideView)
         }
         ///The view of node `mark`: its typed setters.
         pub fn mark(&mut self) -> __cg::error::EditResult<CondFillView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                CondFillView(self.__cg_exec.node(self.__cg.nodes.n0[1])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n0[1]).map(CondFillView)
         }
         ///The view of node `choose`: its typed setters.
         pub fn choose(&mut self) -> __cg::error::EditResult<CondDecideView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                CondDecideView(self.__cg_exec.node(self.__cg.nodes.n3[1])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n3[1]).map(CondDecideView)
         }
         ///The view of node `a`: its typed setters.
         pub fn a(&mut self) -> __cg::error::EditResult<CondFillView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                CondFillView(self.__cg_exec.node(self.__cg.nodes.n0[2])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n0[2]).map(CondFillView)
         }
         ///The view of node `b`: its typed setters.
         pub fn b(&mut self) -> __cg::error::EditResult<CondFillView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                CondFillView(self.__cg_exec.node(self.__cg.nodes.n0[3])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n0[3]).map(CondFillView)
         }
         ///The view of node `sel`: its typed setters.
         pub fn sel(&mut self) -> __cg::error::EditResult<CondDecideView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                CondDecideView(self.__cg_exec.node(self.__cg.nodes.n3[2])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n3[2]).map(CondDecideView)
         }
         ///The view of node `c0`: its typed setters.
         pub fn c0(&mut self) -> __cg::error::EditResult<CondFillView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                CondFillView(self.__cg_exec.node(self.__cg.nodes.n0[4])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n0[4]).map(CondFillView)
         }
         ///The view of node `c1`: its typed setters.
         pub fn c1(&mut self) -> __cg::error::EditResult<CondFillView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                CondFillView(self.__cg_exec.node(self.__cg.nodes.n0[5])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n0[5]).map(CondFillView)
         }
     }
 };

@@ -70,7 +70,7 @@ pub struct SaxpySumView<'v, 'a>(
 );
 const _: () = {
     use ::cuda_graph as __cg;
-    use ::cuda_graph::__private::{AddMade as _, SendAgain as _};
+    use ::cuda_graph::__private::{AddMade as _, ModuleKernels as _, SendAgain as _};
     pub struct __CgInputs<'a> {
         b_x: __cg::buffer::Buf<f32>,
         b_y: __cg::buffer::BufMut<f32>,
@@ -156,15 +156,11 @@ const _: () = {
         #[doc(hidden)]
         pub fn __cg_child(
             parent: &__cg::Graph<'a>,
-            __cg_module: &__cg::Module,
-            __cg_args: SaxpyChild<'a>,
+            module: &__cg::Module,
+            args: SaxpyChild<'a>,
         ) -> __cg::Result<(__cg::Graph<'a>, SaxpyNodes)> {
-            let (__cg_g, __cg) = Self::__cg_new(
-                parent.child_graph()?,
-                __cg_module,
-                __cg_args,
-            )?;
-            ::core::result::Result::Ok((__cg_g, SaxpyNodes { __cg: __cg.nodes }))
+            let (g, st) = Self::__cg_new(parent.child_graph()?, module, args)?;
+            ::core::result::Result::Ok((g, SaxpyNodes { __cg: st.nodes }))
         }
         /// Adds every node to `__cg_g`, from the inputs the graph was given.
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
@@ -181,23 +177,14 @@ const _: () = {
                 p_n: __cg_args.n,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = {
-                let (__cg_g, __cg_s) = (&mut __cg_g, &mut __cg_s);
-                __cg_g.reserve(3usize, 2usize, 2usize);
-                let mut n0 = ::std::vec::Vec::with_capacity(1);
-                let mut n1 = __cg::__private::Kernels::new(
-                    __cg_module.function("saxpy")?,
-                    1,
-                );
-                let mut n2 = __cg::__private::Kernels::new(
-                    __cg_module.function("sum")?,
-                    1,
-                );
-                n0.push(__cg_g.add_fill("clear", &[], __cg_s.node0(0))?);
-                n1.add(__cg_g, &[("step", &[])], |j| __cg_s.node1(j))?;
-                n2.add(__cg_g, &[("reduce", &[1u32, 0u32])], |j| __cg_s.node2(j))?;
-                __CgNodes { n0, n1, n2 }
-            };
+            __cg_g.reserve(3, 2, 2);
+            let mut n0 = ::std::vec::Vec::with_capacity(1);
+            let mut n1 = __cg_module.kernels("saxpy", 1)?;
+            let mut n2 = __cg_module.kernels("sum", 1)?;
+            n0.push(__cg_g.add_fill("clear", &[], __cg_s.node0(0))?);
+            n1.add(&mut __cg_g, &[("step", &[])], |j| __cg_s.node1(j))?;
+            n2.add(&mut __cg_g, &[("reduce", &[1u32, 0u32])], |j| __cg_s.node2(j))?;
+            let nodes = __CgNodes { n0, n1, n2 };
             ::core::result::Result::Ok((__cg_g, __CgState { inputs: __cg_s, nodes }))
         }
     }
@@ -359,26 +346,23 @@ const _: () = {
     }
     impl<'v, 'a> SaxpySaxpyView<'v, 'a> {
         ///Sets kernel parameter `a` of this node only.
-        pub fn set_a(&mut self, value: f32) -> __cg::error::EditResult {
-            self.0.set_arg::<0usize>(value)
+        pub fn set_a(&mut self, v: f32) -> __cg::error::EditResult {
+            self.0.set_arg::<0>(v)
         }
         ///Sets kernel parameter `x` of this node only.
-        pub fn set_x(
-            &mut self,
-            value: __cg::buffer::Buf<f32>,
-        ) -> __cg::error::EditResult {
-            self.0.set_arg::<1usize>(value)
+        pub fn set_x(&mut self, v: __cg::buffer::Buf<f32>) -> __cg::error::EditResult {
+            self.0.set_arg::<1>(v)
         }
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
-            value: __cg::buffer::BufMut<f32>,
+            v: __cg::buffer::BufMut<f32>,
         ) -> __cg::error::EditResult {
-            self.0.set_arg::<2usize>(value)
+            self.0.set_arg::<2>(v)
         }
         ///Sets kernel parameter `n` of this node only.
-        pub fn set_n(&mut self, value: u32) -> __cg::error::EditResult {
-            self.0.set_arg::<3usize>(value)
+        pub fn set_n(&mut self, v: u32) -> __cg::error::EditResult {
+            self.0.set_arg::<3>(v)
         }
     }
     impl<'v, 'a> ::core::ops::Deref for SaxpySumView<'v, 'a> {
@@ -394,36 +378,29 @@ const _: () = {
     }
     impl<'v, 'a> SaxpySumView<'v, 'a> {
         ///Sets kernel parameter `y` of this node only.
-        pub fn set_y(
-            &mut self,
-            value: __cg::buffer::Buf<f32>,
-        ) -> __cg::error::EditResult {
-            self.0.set_arg::<0usize>(value)
+        pub fn set_y(&mut self, v: __cg::buffer::Buf<f32>) -> __cg::error::EditResult {
+            self.0.set_arg::<0>(v)
         }
         ///Sets kernel parameter `total` of this node only.
         pub fn set_total(
             &mut self,
-            value: __cg::buffer::BufMut<f32>,
+            v: __cg::buffer::BufMut<f32>,
         ) -> __cg::error::EditResult {
-            self.0.set_arg::<1usize>(value)
+            self.0.set_arg::<1>(v)
         }
         ///Sets kernel parameter `n` of this node only.
-        pub fn set_n(&mut self, value: u32) -> __cg::error::EditResult {
-            self.0.set_arg::<2usize>(value)
+        pub fn set_n(&mut self, v: u32) -> __cg::error::EditResult {
+            self.0.set_arg::<2>(v)
         }
     }
     impl<'a> SaxpyExec<'a> {
         ///The view of node `step`: its typed setters.
         pub fn step(&mut self) -> __cg::error::EditResult<SaxpySaxpyView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                SaxpySaxpyView(self.__cg_exec.node(self.__cg.nodes.n1[0])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n1[0]).map(SaxpySaxpyView)
         }
         ///The view of node `reduce`: its typed setters.
         pub fn reduce(&mut self) -> __cg::error::EditResult<SaxpySumView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                SaxpySumView(self.__cg_exec.node(self.__cg.nodes.n2[0])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n2[0]).map(SaxpySumView)
         }
     }
 };

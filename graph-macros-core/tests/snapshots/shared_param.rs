@@ -44,7 +44,7 @@ struct SharedScaleView<'v, 'a>(
 );
 const _: () = {
     use ::cuda_graph as __cg;
-    use ::cuda_graph::__private::{AddMade as _, SendAgain as _};
+    use ::cuda_graph::__private::{AddMade as _, ModuleKernels as _, SendAgain as _};
     pub struct __CgInputs<'a> {
         b_y: __cg::buffer::BufMut<f32>,
         p_a: f32,
@@ -129,15 +129,11 @@ const _: () = {
         #[doc(hidden)]
         pub fn __cg_child(
             parent: &__cg::Graph<'a>,
-            __cg_module: &__cg::Module,
-            __cg_args: SharedChild<'a>,
+            module: &__cg::Module,
+            args: SharedChild<'a>,
         ) -> __cg::Result<(__cg::Graph<'a>, SharedNodes)> {
-            let (__cg_g, __cg) = Self::__cg_new(
-                parent.child_graph()?,
-                __cg_module,
-                __cg_args,
-            )?;
-            ::core::result::Result::Ok((__cg_g, SharedNodes { __cg: __cg.nodes }))
+            let (g, st) = Self::__cg_new(parent.child_graph()?, module, args)?;
+            ::core::result::Result::Ok((g, SharedNodes { __cg: st.nodes }))
         }
         /// Adds every node to `__cg_g`, from the inputs the graph was given.
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
@@ -152,20 +148,14 @@ const _: () = {
                 p_n: __cg_args.n,
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = {
-                let (__cg_g, __cg_s) = (&mut __cg_g, &mut __cg_s);
-                __cg_g.reserve(4usize, 4usize, 3usize);
-                let mut n0 = __cg::__private::Kernels::new(
-                    __cg_module.function("scale")?,
-                    4,
-                );
-                n0.add(
-                    __cg_g,
-                    &[("s0", &[]), ("s1", &[0u32]), ("s2", &[0u32]), ("s3", &[0u32])],
-                    |j| __cg_s.node0(j),
-                )?;
-                __CgNodes { n0 }
-            };
+            __cg_g.reserve(4, 4, 3);
+            let mut n0 = __cg_module.kernels("scale", 4)?;
+            n0.add(
+                &mut __cg_g,
+                &[("s0", &[]), ("s1", &[0u32]), ("s2", &[0u32]), ("s3", &[0u32])],
+                |j| __cg_s.node0(j),
+            )?;
+            let nodes = __CgNodes { n0 };
             ::core::result::Result::Ok((__cg_g, __CgState { inputs: __cg_s, nodes }))
         }
     }
@@ -312,43 +302,35 @@ const _: () = {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
-            value: __cg::buffer::BufMut<f32>,
+            v: __cg::buffer::BufMut<f32>,
         ) -> __cg::error::EditResult {
-            self.0.set_arg::<0usize>(value)
+            self.0.set_arg::<0>(v)
         }
         ///Sets kernel parameter `a` of this node only.
-        pub fn set_a(&mut self, value: f32) -> __cg::error::EditResult {
-            self.0.set_arg::<1usize>(value)
+        pub fn set_a(&mut self, v: f32) -> __cg::error::EditResult {
+            self.0.set_arg::<1>(v)
         }
         ///Sets kernel parameter `n` of this node only.
-        pub fn set_n(&mut self, value: u32) -> __cg::error::EditResult {
-            self.0.set_arg::<2usize>(value)
+        pub fn set_n(&mut self, v: u32) -> __cg::error::EditResult {
+            self.0.set_arg::<2>(v)
         }
     }
     impl<'a> SharedExec<'a> {
         ///The view of node `s0`: its typed setters.
         pub fn s0(&mut self) -> __cg::error::EditResult<SharedScaleView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                SharedScaleView(self.__cg_exec.node(self.__cg.nodes.n0[0])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n0[0]).map(SharedScaleView)
         }
         ///The view of node `s1`: its typed setters.
         pub fn s1(&mut self) -> __cg::error::EditResult<SharedScaleView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                SharedScaleView(self.__cg_exec.node(self.__cg.nodes.n0[1])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n0[1]).map(SharedScaleView)
         }
         ///The view of node `s2`: its typed setters.
         pub fn s2(&mut self) -> __cg::error::EditResult<SharedScaleView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                SharedScaleView(self.__cg_exec.node(self.__cg.nodes.n0[2])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n0[2]).map(SharedScaleView)
         }
         ///The view of node `s3`: its typed setters.
         pub fn s3(&mut self) -> __cg::error::EditResult<SharedScaleView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                SharedScaleView(self.__cg_exec.node(self.__cg.nodes.n0[3])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n0[3]).map(SharedScaleView)
         }
     }
 };

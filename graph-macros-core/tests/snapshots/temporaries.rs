@@ -53,7 +53,7 @@ struct TempsMixView<'v, 'a>(
 );
 const _: () = {
     use ::cuda_graph as __cg;
-    use ::cuda_graph::__private::{AddMade as _, SendAgain as _};
+    use ::cuda_graph::__private::{AddMade as _, ModuleKernels as _, SendAgain as _};
     pub struct __CgInputs<'a> {
         b_out: __cg::buffer::BufMut<u32>,
         p_n: u32,
@@ -155,15 +155,11 @@ const _: () = {
         #[doc(hidden)]
         pub fn __cg_child(
             parent: &__cg::Graph<'a>,
-            __cg_module: &__cg::Module,
-            __cg_args: TempsChild<'a>,
+            module: &__cg::Module,
+            args: TempsChild<'a>,
         ) -> __cg::Result<(__cg::Graph<'a>, TempsNodes)> {
-            let (__cg_g, __cg) = Self::__cg_new(
-                parent.child_graph()?,
-                __cg_module,
-                __cg_args,
-            )?;
-            ::core::result::Result::Ok((__cg_g, TempsNodes { __cg: __cg.nodes }))
+            let (g, st) = Self::__cg_new(parent.child_graph()?, module, args)?;
+            ::core::result::Result::Ok((g, TempsNodes { __cg: st.nodes }))
         }
         /// Adds every node to `__cg_g`, from the inputs the graph was given.
         #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
@@ -179,55 +175,29 @@ const _: () = {
                 b_u: __cg::buffer::BufMut::unset(),
                 __cg_borrow: ::core::marker::PhantomData,
             };
-            let nodes = {
-                let (__cg_g, __cg_s) = (&mut __cg_g, &mut __cg_s);
-                __cg_g.reserve(7usize, 3usize, 7usize);
-                let mut n0 = ::std::vec::Vec::with_capacity(2);
-                let mut n1 = __cg::__private::Kernels::new(
-                    __cg_module.function("fill")?,
-                    2,
-                );
-                let mut n2 = __cg::__private::Kernels::new(
-                    __cg_module.function("mix")?,
-                    1,
-                );
-                let mut n3 = ::std::vec::Vec::with_capacity(2);
-                n0.push({
-                    let (__cg_n, __cg_t) = __cg_g
-                        .add_mem_alloc::<u32>("alloc_t", &[], __cg_s.node0(0))?;
-                    __cg_s.b_t = __cg_t;
-                    __cg_n
-                });
-                n1.add(__cg_g, &[("ft", &[0u32])], |j| __cg_s.node1(j))?;
-                n0.push({
-                    let (__cg_n, __cg_t) = __cg_g
-                        .add_mem_alloc::<u32>("alloc_u", &[], __cg_s.node0(1))?;
-                    __cg_s.b_u = __cg_t;
-                    __cg_n
-                });
-                n1.add(__cg_g, &[("fu", &[2u32])], |j| __cg_s.node1(j))?;
-                n2.add(__cg_g, &[("m", &[1u32, 3u32])], |j| __cg_s.node2(j))?;
-                n3.push(
-                    __cg_g
-                        .add_mem_free(
-                            "free_u",
-                            &[&n2[0] as &dyn __cg::node::Dep],
-                            __cg_s.b_u,
-                        )?,
-                );
-                n3.push(
-                    __cg_g
-                        .add_mem_free(
-                            "free_t",
-                            &[
-                                &n2[0] as &dyn __cg::node::Dep,
-                                &n3[0] as &dyn __cg::node::Dep,
-                            ],
-                            __cg_s.b_t,
-                        )?,
-                );
-                __CgNodes { n0, n1, n2, n3 }
-            };
+            __cg_g.reserve(7, 3, 7);
+            let mut n0 = ::std::vec::Vec::with_capacity(2);
+            let mut n1 = __cg_module.kernels("fill", 2)?;
+            let mut n2 = __cg_module.kernels("mix", 1)?;
+            let mut n3 = ::std::vec::Vec::with_capacity(2);
+            n0.push({
+                let (__cg_n, __cg_t) = __cg_g
+                    .add_mem_alloc::<u32>("alloc_t", &[], __cg_s.node0(0))?;
+                __cg_s.b_t = __cg_t;
+                __cg_n
+            });
+            n1.add(&mut __cg_g, &[("ft", &[0u32])], |j| __cg_s.node1(j))?;
+            n0.push({
+                let (__cg_n, __cg_t) = __cg_g
+                    .add_mem_alloc::<u32>("alloc_u", &[], __cg_s.node0(1))?;
+                __cg_s.b_u = __cg_t;
+                __cg_n
+            });
+            n1.add(&mut __cg_g, &[("fu", &[2u32])], |j| __cg_s.node1(j))?;
+            n2.add(&mut __cg_g, &[("m", &[1u32, 3u32])], |j| __cg_s.node2(j))?;
+            n3.push(__cg_g.add_mem_free("free_u", &[&n2[0]], __cg_s.b_u)?);
+            n3.push(__cg_g.add_mem_free("free_t", &[&n2[0], &n3[0]], __cg_s.b_t)?);
+            let nodes = __CgNodes { n0, n1, n2, n3 };
             ::core::result::Result::Ok((__cg_g, __CgState { inputs: __cg_s, nodes }))
         }
     }
@@ -359,13 +329,13 @@ const _: () = {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
             &mut self,
-            value: __cg::buffer::BufMut<u32>,
+            v: __cg::buffer::BufMut<u32>,
         ) -> __cg::error::EditResult {
-            self.0.set_arg::<0usize>(value)
+            self.0.set_arg::<0>(v)
         }
         ///Sets kernel parameter `n` of this node only.
-        pub fn set_n(&mut self, value: u32) -> __cg::error::EditResult {
-            self.0.set_arg::<1usize>(value)
+        pub fn set_n(&mut self, v: u32) -> __cg::error::EditResult {
+            self.0.set_arg::<1>(v)
         }
     }
     impl<'v, 'a> ::core::ops::Deref for TempsMixView<'v, 'a> {
@@ -381,49 +351,37 @@ const _: () = {
     }
     impl<'v, 'a> TempsMixView<'v, 'a> {
         ///Sets kernel parameter `a` of this node only.
-        pub fn set_a(
-            &mut self,
-            value: __cg::buffer::Buf<u32>,
-        ) -> __cg::error::EditResult {
-            self.0.set_arg::<0usize>(value)
+        pub fn set_a(&mut self, v: __cg::buffer::Buf<u32>) -> __cg::error::EditResult {
+            self.0.set_arg::<0>(v)
         }
         ///Sets kernel parameter `b` of this node only.
-        pub fn set_b(
-            &mut self,
-            value: __cg::buffer::Buf<u32>,
-        ) -> __cg::error::EditResult {
-            self.0.set_arg::<1usize>(value)
+        pub fn set_b(&mut self, v: __cg::buffer::Buf<u32>) -> __cg::error::EditResult {
+            self.0.set_arg::<1>(v)
         }
         ///Sets kernel parameter `out` of this node only.
         pub fn set_out(
             &mut self,
-            value: __cg::buffer::BufMut<u32>,
+            v: __cg::buffer::BufMut<u32>,
         ) -> __cg::error::EditResult {
-            self.0.set_arg::<2usize>(value)
+            self.0.set_arg::<2>(v)
         }
         ///Sets kernel parameter `n` of this node only.
-        pub fn set_n(&mut self, value: u32) -> __cg::error::EditResult {
-            self.0.set_arg::<3usize>(value)
+        pub fn set_n(&mut self, v: u32) -> __cg::error::EditResult {
+            self.0.set_arg::<3>(v)
         }
     }
     impl<'a> TempsExec<'a> {
         ///The view of node `ft`: its typed setters.
         pub fn ft(&mut self) -> __cg::error::EditResult<TempsFillView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                TempsFillView(self.__cg_exec.node(self.__cg.nodes.n1[0])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n1[0]).map(TempsFillView)
         }
         ///The view of node `fu`: its typed setters.
         pub fn fu(&mut self) -> __cg::error::EditResult<TempsFillView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                TempsFillView(self.__cg_exec.node(self.__cg.nodes.n1[1])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n1[1]).map(TempsFillView)
         }
         ///The view of node `m`: its typed setters.
         pub fn m(&mut self) -> __cg::error::EditResult<TempsMixView<'_, 'a>> {
-            ::core::result::Result::Ok(
-                TempsMixView(self.__cg_exec.node(self.__cg.nodes.n2[0])?),
-            )
+            self.__cg_exec.node(self.__cg.nodes.n2[0]).map(TempsMixView)
         }
     }
 };
