@@ -66,8 +66,7 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
         let input = proc_macro2::Literal::usize_unsuffixed(i);
         // Stores `value`, sends the users again; on failure puts the old value back.
         let store = quote! {
-            let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.#f, value);
-            #rt::__private::commit(self, #input, |e| e.__cg.inputs.#f = __cg_old)
+            #rt::__private::set_input(self, #input, |e| &mut e.__cg.inputs.#f, value)
         };
         match &inp.kind {
             InputKind::Param(ty) => {
@@ -100,18 +99,16 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                         }
                     });
                 }
-                let (swap, ty) = if b.mutable {
-                    (quote!(swap_buffer_mut), quote!(&'a mut #slice))
+                let ty = if b.mutable {
+                    quote!(&'a mut #slice)
                 } else {
-                    (quote!(swap_buffer), quote!(&'a #slice))
+                    quote!(&'a #slice)
                 };
                 let doc = format!("Binds another buffer as `{n}` and re-points every node that uses it. On failure nothing changes.");
                 methods.extend(quote! {
                     #[doc = #doc]
                     pub fn #set(&mut self, buffer: #ty) -> #edit {
-                        let __cg_h = self.__cg.inputs.#f;
-                        let __cg_old = self.__cg_exec.#swap(__cg_h, buffer)?;
-                        #rt::__private::commit(self, #input, |e| e.restore_buffer(__cg_h, __cg_old))
+                        #rt::__private::rebind(self, #input, |e| e.__cg.inputs.#f, buffer)
                     }
                 });
             }
@@ -259,13 +256,7 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
         (table.to_string() != "& []").then(|| quote!(#i => #table))
     });
     quote! {
-        impl<'a> ::core::ops::Deref for #exec<'a> #bounds {
-            type Target = #rt::GraphExec<'a>;
-            fn deref(&self) -> &Self::Target { &self.__cg_exec }
-        }
-        impl<'a> ::core::ops::DerefMut for #exec<'a> #bounds {
-            fn deref_mut(&mut self) -> &mut Self::Target { &mut self.__cg_exec }
-        }
+        #rt::__private::deref!(impl<'a> #exec<'a> => #rt::GraphExec<'a>, __cg_exec #bounds);
 
         impl<'a> #rt::__private::Resend for #exec<'a> #bounds {
             #[allow(unused_variables, unreachable_code, clippy::all)]

@@ -449,13 +449,7 @@ pub(crate) fn kernel_views(cx: &Cx<'_>, exec: &Ident) -> TokenStream {
             }
         });
         out.extend(quote! {
-            impl<'v, 'a> ::core::ops::Deref for #view<'v, 'a> #bounds {
-                type Target = #rt::node::KernelMut<'v, 'a, #a, #rt::node::OnExec>;
-                fn deref(&self) -> &Self::Target { &self.0 }
-            }
-            impl<'v, 'a> ::core::ops::DerefMut for #view<'v, 'a> #bounds {
-                fn deref_mut(&mut self) -> &mut Self::Target { &mut self.0 }
-            }
+            #rt::__private::deref!(impl<'v, 'a> #view<'v, 'a> => #rt::node::KernelMut<'v, 'a, #a, #rt::node::OnExec>, 0 #bounds);
             impl<'v, 'a> #view<'v, 'a> #bounds {
                 #(#setters)*
             }

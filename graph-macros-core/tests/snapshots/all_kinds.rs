@@ -143,17 +143,9 @@ const _: () = {
             (__cg::__private::config(1, 32, 0), (__cg_s.b_y, v))
         }
     }
-    impl<'a> ::core::ops::Deref for InnerExec<'a> {
-        type Target = __cg::GraphExec<'a>;
-        fn deref(&self) -> &Self::Target {
-            &self.__cg_exec
-        }
-    }
-    impl<'a> ::core::ops::DerefMut for InnerExec<'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.__cg_exec
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'a > InnerExec < 'a > => __cg::GraphExec < 'a >, __cg_exec
+    );
     impl<'a> __cg::__private::Resend for InnerExec<'a> {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn resend(&mut self, g: usize, j: usize, cfg: bool) -> __cg::error::EditResult {
@@ -197,9 +189,7 @@ const _: () = {
             &mut self,
             buffer: &'a mut __cg::buffer::CudaSlice<u32>,
         ) -> __cg::error::EditResult {
-            let __cg_h = self.__cg.inputs.b_y;
-            let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(self, 0, |e| e.restore_buffer(__cg_h, __cg_old))
+            __cg::__private::rebind(self, 0, |e| e.__cg.inputs.b_y, buffer)
         }
         ///The current value of param `v`.
         pub fn v(&self) -> u32 {
@@ -207,21 +197,13 @@ const _: () = {
         }
         ///Sets param `v` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_v(&mut self, value: u32) -> __cg::error::EditResult {
-            let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_v, value);
-            __cg::__private::commit(self, 1, |e| e.__cg.inputs.p_v = __cg_old)
+            __cg::__private::set_input(self, 1, |e| &mut e.__cg.inputs.p_v, value)
         }
     }
-    impl<'v, 'a> ::core::ops::Deref for InnerFillView<'v, 'a> {
-        type Target = __cg::node::KernelMut<'v, 'a, InnerFillArgs, __cg::node::OnExec>;
-        fn deref(&self) -> &Self::Target {
-            &self.0
-        }
-    }
-    impl<'v, 'a> ::core::ops::DerefMut for InnerFillView<'v, 'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.0
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'v, 'a > InnerFillView < 'v, 'a > => __cg::node::KernelMut < 'v, 'a,
+        InnerFillArgs, __cg::node::OnExec >, 0
+    );
     impl<'v, 'a> InnerFillView<'v, 'a> {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
@@ -505,17 +487,9 @@ const _: () = {
             __cg_s.e_ev
         }
     }
-    impl<'a> ::core::ops::Deref for OuterExec<'a> {
-        type Target = __cg::GraphExec<'a>;
-        fn deref(&self) -> &Self::Target {
-            &self.__cg_exec
-        }
-    }
-    impl<'a> ::core::ops::DerefMut for OuterExec<'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.__cg_exec
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'a > OuterExec < 'a > => __cg::GraphExec < 'a >, __cg_exec
+    );
     impl<'a> __cg::__private::Resend for OuterExec<'a> {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn resend(&mut self, g: usize, j: usize, cfg: bool) -> __cg::error::EditResult {
@@ -580,9 +554,7 @@ const _: () = {
             &mut self,
             buffer: &'a mut __cg::buffer::CudaSlice<u32>,
         ) -> __cg::error::EditResult {
-            let __cg_h = self.__cg.inputs.b_y;
-            let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(self, 0, |e| e.restore_buffer(__cg_h, __cg_old))
+            __cg::__private::rebind(self, 0, |e| e.__cg.inputs.b_y, buffer)
         }
         ///Host buffer `out`; waits for running launches first.
         pub fn out(&mut self) -> __cg::error::AccessResult<&[u32]> {
@@ -598,16 +570,14 @@ const _: () = {
             value: &'a (dyn ::core::ops::Fn(
             ) + ::core::marker::Send + ::core::marker::Sync + 'a),
         ) -> __cg::error::EditResult {
-            let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.c_done, value);
-            __cg::__private::commit(self, 2, |e| e.__cg.inputs.c_done = __cg_old)
+            __cg::__private::set_input(self, 2, |e| &mut e.__cg.inputs.c_done, value)
         }
         ///Replaces `ev` in every node that uses it. On failure nothing changes.
         pub fn set_ev(
             &mut self,
             value: &'a __cg::cudarc::driver::CudaEvent,
         ) -> __cg::error::EditResult {
-            let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.e_ev, value);
-            __cg::__private::commit(self, 3, |e| e.__cg.inputs.e_ev = __cg_old)
+            __cg::__private::set_input(self, 3, |e| &mut e.__cg.inputs.e_ev, value)
         }
         ///The current value of param `v`.
         pub fn v(&self) -> u32 {
@@ -615,8 +585,7 @@ const _: () = {
         }
         ///Sets param `v` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_v(&mut self, value: u32) -> __cg::error::EditResult {
-            let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_v, value);
-            __cg::__private::commit(self, 4, |e| e.__cg.inputs.p_v = __cg_old)
+            __cg::__private::set_input(self, 4, |e| &mut e.__cg.inputs.p_v, value)
         }
         ///The view of node `sub`: its typed setters.
         pub fn sub(
@@ -671,17 +640,10 @@ const _: () = {
             self.__cg_exec.node(self.__cg.nodes.n1[0])?.edit(|g| f(g, __cg_nodes))
         }
     }
-    impl<'v, 'a> ::core::ops::Deref for OuterFillView<'v, 'a> {
-        type Target = __cg::node::KernelMut<'v, 'a, OuterFillArgs, __cg::node::OnExec>;
-        fn deref(&self) -> &Self::Target {
-            &self.0
-        }
-    }
-    impl<'v, 'a> ::core::ops::DerefMut for OuterFillView<'v, 'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.0
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'v, 'a > OuterFillView < 'v, 'a > => __cg::node::KernelMut < 'v, 'a,
+        OuterFillArgs, __cg::node::OnExec >, 0
+    );
     impl<'v, 'a> OuterFillView<'v, 'a> {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(

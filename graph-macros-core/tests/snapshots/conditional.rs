@@ -381,17 +381,9 @@ const _: () = {
             }
         }
     }
-    impl<'a> ::core::ops::Deref for CondExec<'a> {
-        type Target = __cg::GraphExec<'a>;
-        fn deref(&self) -> &Self::Target {
-            &self.__cg_exec
-        }
-    }
-    impl<'a> ::core::ops::DerefMut for CondExec<'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.__cg_exec
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'a > CondExec < 'a > => __cg::GraphExec < 'a >, __cg_exec
+    );
     impl<'a> __cg::__private::Resend for CondExec<'a> {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn resend(&mut self, g: usize, j: usize, cfg: bool) -> __cg::error::EditResult {
@@ -439,9 +431,7 @@ const _: () = {
             &mut self,
             buffer: &'a mut __cg::buffer::CudaSlice<u32>,
         ) -> __cg::error::EditResult {
-            let __cg_h = self.__cg.inputs.b_count;
-            let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(self, 0, |e| e.restore_buffer(__cg_h, __cg_old))
+            __cg::__private::rebind(self, 0, |e| e.__cg.inputs.b_count, buffer)
         }
         ///Buffer `y`, for cudarc calls between launches.
         pub fn y(&self) -> __cg::error::AccessResult<&__cg::buffer::CudaSlice<u32>> {
@@ -458,9 +448,7 @@ const _: () = {
             &mut self,
             buffer: &'a mut __cg::buffer::CudaSlice<u32>,
         ) -> __cg::error::EditResult {
-            let __cg_h = self.__cg.inputs.b_y;
-            let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(self, 1, |e| e.restore_buffer(__cg_h, __cg_old))
+            __cg::__private::rebind(self, 1, |e| e.__cg.inputs.b_y, buffer)
         }
         ///The current value of param `by`.
         pub fn by(&self) -> u32 {
@@ -468,8 +456,7 @@ const _: () = {
         }
         ///Sets param `by` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_by(&mut self, value: u32) -> __cg::error::EditResult {
-            let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_by, value);
-            __cg::__private::commit(self, 2, |e| e.__cg.inputs.p_by = __cg_old)
+            __cg::__private::set_input(self, 2, |e| &mut e.__cg.inputs.p_by, value)
         }
         ///The view of node `run`: its typed setters.
         pub fn run(
@@ -496,17 +483,10 @@ const _: () = {
             self.__cg_exec.node(self.__cg.nodes.n1[3])
         }
     }
-    impl<'v, 'a> ::core::ops::Deref for CondStepView<'v, 'a> {
-        type Target = __cg::node::KernelMut<'v, 'a, CondStepArgs, __cg::node::OnExec>;
-        fn deref(&self) -> &Self::Target {
-            &self.0
-        }
-    }
-    impl<'v, 'a> ::core::ops::DerefMut for CondStepView<'v, 'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.0
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'v, 'a > CondStepView < 'v, 'a > => __cg::node::KernelMut < 'v, 'a,
+        CondStepArgs, __cg::node::OnExec >, 0
+    );
     impl<'v, 'a> CondStepView<'v, 'a> {
         ///Sets kernel parameter `count` of this node only.
         pub fn set_count(
@@ -524,17 +504,10 @@ const _: () = {
             self.0.set_arg::<2>(v)
         }
     }
-    impl<'v, 'a> ::core::ops::Deref for CondDecideView<'v, 'a> {
-        type Target = __cg::node::KernelMut<'v, 'a, CondDecideArgs, __cg::node::OnExec>;
-        fn deref(&self) -> &Self::Target {
-            &self.0
-        }
-    }
-    impl<'v, 'a> ::core::ops::DerefMut for CondDecideView<'v, 'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.0
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'v, 'a > CondDecideView < 'v, 'a > => __cg::node::KernelMut < 'v, 'a,
+        CondDecideArgs, __cg::node::OnExec >, 0
+    );
     impl<'v, 'a> CondDecideView<'v, 'a> {
         ///Sets kernel parameter `v` of this node only.
         pub fn set_v(&mut self, v: __cg::buffer::Buf<u32>) -> __cg::error::EditResult {
@@ -545,17 +518,10 @@ const _: () = {
             self.0.set_arg::<1>(v)
         }
     }
-    impl<'v, 'a> ::core::ops::Deref for CondFillView<'v, 'a> {
-        type Target = __cg::node::KernelMut<'v, 'a, CondFillArgs, __cg::node::OnExec>;
-        fn deref(&self) -> &Self::Target {
-            &self.0
-        }
-    }
-    impl<'v, 'a> ::core::ops::DerefMut for CondFillView<'v, 'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.0
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'v, 'a > CondFillView < 'v, 'a > => __cg::node::KernelMut < 'v, 'a,
+        CondFillArgs, __cg::node::OnExec >, 0
+    );
     impl<'v, 'a> CondFillView<'v, 'a> {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(

@@ -209,17 +209,9 @@ const _: () = {
             (__cg::__private::config(1, 1, 0), (__cg_s.b_y.read(), __cg_s.b_total, n))
         }
     }
-    impl<'a> ::core::ops::Deref for SaxpyExec<'a> {
-        type Target = __cg::GraphExec<'a>;
-        fn deref(&self) -> &Self::Target {
-            &self.__cg_exec
-        }
-    }
-    impl<'a> ::core::ops::DerefMut for SaxpyExec<'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.__cg_exec
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'a > SaxpyExec < 'a > => __cg::GraphExec < 'a >, __cg_exec
+    );
     impl<'a> __cg::__private::Resend for SaxpyExec<'a> {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn resend(&mut self, g: usize, j: usize, cfg: bool) -> __cg::error::EditResult {
@@ -264,9 +256,7 @@ const _: () = {
             &mut self,
             buffer: &'a __cg::buffer::CudaSlice<f32>,
         ) -> __cg::error::EditResult {
-            let __cg_h = self.__cg.inputs.b_x;
-            let __cg_old = self.__cg_exec.swap_buffer(__cg_h, buffer)?;
-            __cg::__private::commit(self, 0, |e| e.restore_buffer(__cg_h, __cg_old))
+            __cg::__private::rebind(self, 0, |e| e.__cg.inputs.b_x, buffer)
         }
         ///Buffer `y`, for cudarc calls between launches.
         pub fn y(&self) -> __cg::error::AccessResult<&__cg::buffer::CudaSlice<f32>> {
@@ -283,9 +273,7 @@ const _: () = {
             &mut self,
             buffer: &'a mut __cg::buffer::CudaSlice<f32>,
         ) -> __cg::error::EditResult {
-            let __cg_h = self.__cg.inputs.b_y;
-            let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(self, 1, |e| e.restore_buffer(__cg_h, __cg_old))
+            __cg::__private::rebind(self, 1, |e| e.__cg.inputs.b_y, buffer)
         }
         ///Buffer `total`, for cudarc calls between launches.
         pub fn total(&self) -> __cg::error::AccessResult<&__cg::buffer::CudaSlice<f32>> {
@@ -302,9 +290,7 @@ const _: () = {
             &mut self,
             buffer: &'a mut __cg::buffer::CudaSlice<f32>,
         ) -> __cg::error::EditResult {
-            let __cg_h = self.__cg.inputs.b_total;
-            let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(self, 2, |e| e.restore_buffer(__cg_h, __cg_old))
+            __cg::__private::rebind(self, 2, |e| e.__cg.inputs.b_total, buffer)
         }
         ///The current value of param `a`.
         pub fn a(&self) -> f32 {
@@ -312,8 +298,7 @@ const _: () = {
         }
         ///Sets param `a` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_a(&mut self, value: f32) -> __cg::error::EditResult {
-            let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_a, value);
-            __cg::__private::commit(self, 3, |e| e.__cg.inputs.p_a = __cg_old)
+            __cg::__private::set_input(self, 3, |e| &mut e.__cg.inputs.p_a, value)
         }
         ///The current value of param `n`.
         pub fn n(&self) -> u32 {
@@ -321,8 +306,7 @@ const _: () = {
         }
         ///Sets param `n` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_n(&mut self, value: u32) -> __cg::error::EditResult {
-            let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_n, value);
-            __cg::__private::commit(self, 4, |e| e.__cg.inputs.p_n = __cg_old)
+            __cg::__private::set_input(self, 4, |e| &mut e.__cg.inputs.p_n, value)
         }
         ///The view of node `clear`: its typed setters.
         pub fn clear(
@@ -333,17 +317,10 @@ const _: () = {
             self.__cg_exec.node(self.__cg.nodes.n0[0])
         }
     }
-    impl<'v, 'a> ::core::ops::Deref for SaxpySaxpyView<'v, 'a> {
-        type Target = __cg::node::KernelMut<'v, 'a, SaxpySaxpyArgs, __cg::node::OnExec>;
-        fn deref(&self) -> &Self::Target {
-            &self.0
-        }
-    }
-    impl<'v, 'a> ::core::ops::DerefMut for SaxpySaxpyView<'v, 'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.0
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'v, 'a > SaxpySaxpyView < 'v, 'a > => __cg::node::KernelMut < 'v, 'a,
+        SaxpySaxpyArgs, __cg::node::OnExec >, 0
+    );
     impl<'v, 'a> SaxpySaxpyView<'v, 'a> {
         ///Sets kernel parameter `a` of this node only.
         pub fn set_a(&mut self, v: f32) -> __cg::error::EditResult {
@@ -365,17 +342,10 @@ const _: () = {
             self.0.set_arg::<3>(v)
         }
     }
-    impl<'v, 'a> ::core::ops::Deref for SaxpySumView<'v, 'a> {
-        type Target = __cg::node::KernelMut<'v, 'a, SaxpySumArgs, __cg::node::OnExec>;
-        fn deref(&self) -> &Self::Target {
-            &self.0
-        }
-    }
-    impl<'v, 'a> ::core::ops::DerefMut for SaxpySumView<'v, 'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.0
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'v, 'a > SaxpySumView < 'v, 'a > => __cg::node::KernelMut < 'v, 'a,
+        SaxpySumArgs, __cg::node::OnExec >, 0
+    );
     impl<'v, 'a> SaxpySumView<'v, 'a> {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(&mut self, v: __cg::buffer::Buf<f32>) -> __cg::error::EditResult {

@@ -209,17 +209,9 @@ const _: () = {
             }
         }
     }
-    impl<'a> ::core::ops::Deref for SharedExec<'a> {
-        type Target = __cg::GraphExec<'a>;
-        fn deref(&self) -> &Self::Target {
-            &self.__cg_exec
-        }
-    }
-    impl<'a> ::core::ops::DerefMut for SharedExec<'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.__cg_exec
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'a > SharedExec < 'a > => __cg::GraphExec < 'a >, __cg_exec
+    );
     impl<'a> __cg::__private::Resend for SharedExec<'a> {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn resend(&mut self, g: usize, j: usize, cfg: bool) -> __cg::error::EditResult {
@@ -264,9 +256,7 @@ const _: () = {
             &mut self,
             buffer: &'a mut __cg::buffer::CudaSlice<f32>,
         ) -> __cg::error::EditResult {
-            let __cg_h = self.__cg.inputs.b_y;
-            let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(self, 0, |e| e.restore_buffer(__cg_h, __cg_old))
+            __cg::__private::rebind(self, 0, |e| e.__cg.inputs.b_y, buffer)
         }
         ///The current value of param `a`.
         pub fn a(&self) -> f32 {
@@ -274,8 +264,7 @@ const _: () = {
         }
         ///Sets param `a` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_a(&mut self, value: f32) -> __cg::error::EditResult {
-            let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_a, value);
-            __cg::__private::commit(self, 1, |e| e.__cg.inputs.p_a = __cg_old)
+            __cg::__private::set_input(self, 1, |e| &mut e.__cg.inputs.p_a, value)
         }
         ///The current value of param `n`.
         pub fn n(&self) -> u32 {
@@ -283,21 +272,13 @@ const _: () = {
         }
         ///Sets param `n` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_n(&mut self, value: u32) -> __cg::error::EditResult {
-            let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_n, value);
-            __cg::__private::commit(self, 2, |e| e.__cg.inputs.p_n = __cg_old)
+            __cg::__private::set_input(self, 2, |e| &mut e.__cg.inputs.p_n, value)
         }
     }
-    impl<'v, 'a> ::core::ops::Deref for SharedScaleView<'v, 'a> {
-        type Target = __cg::node::KernelMut<'v, 'a, SharedScaleArgs, __cg::node::OnExec>;
-        fn deref(&self) -> &Self::Target {
-            &self.0
-        }
-    }
-    impl<'v, 'a> ::core::ops::DerefMut for SharedScaleView<'v, 'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.0
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'v, 'a > SharedScaleView < 'v, 'a > => __cg::node::KernelMut < 'v, 'a,
+        SharedScaleArgs, __cg::node::OnExec >, 0
+    );
     impl<'v, 'a> SharedScaleView<'v, 'a> {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(

@@ -240,17 +240,9 @@ const _: () = {
             )
         }
     }
-    impl<'a> ::core::ops::Deref for TempsExec<'a> {
-        type Target = __cg::GraphExec<'a>;
-        fn deref(&self) -> &Self::Target {
-            &self.__cg_exec
-        }
-    }
-    impl<'a> ::core::ops::DerefMut for TempsExec<'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.__cg_exec
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'a > TempsExec < 'a > => __cg::GraphExec < 'a >, __cg_exec
+    );
     impl<'a> __cg::__private::Resend for TempsExec<'a> {
         #[allow(unused_variables, unreachable_code, clippy::all)]
         fn resend(&mut self, g: usize, j: usize, cfg: bool) -> __cg::error::EditResult {
@@ -300,9 +292,7 @@ const _: () = {
             &mut self,
             buffer: &'a mut __cg::buffer::CudaSlice<u32>,
         ) -> __cg::error::EditResult {
-            let __cg_h = self.__cg.inputs.b_out;
-            let __cg_old = self.__cg_exec.swap_buffer_mut(__cg_h, buffer)?;
-            __cg::__private::commit(self, 0, |e| e.restore_buffer(__cg_h, __cg_old))
+            __cg::__private::rebind(self, 0, |e| e.__cg.inputs.b_out, buffer)
         }
         ///The current value of param `n`.
         pub fn n(&self) -> u32 {
@@ -310,21 +300,13 @@ const _: () = {
         }
         ///Sets param `n` and updates every node that uses it (one driver call each). On failure nothing changes.
         pub fn set_n(&mut self, value: u32) -> __cg::error::EditResult {
-            let __cg_old = ::core::mem::replace(&mut self.__cg.inputs.p_n, value);
-            __cg::__private::commit(self, 1, |e| e.__cg.inputs.p_n = __cg_old)
+            __cg::__private::set_input(self, 1, |e| &mut e.__cg.inputs.p_n, value)
         }
     }
-    impl<'v, 'a> ::core::ops::Deref for TempsFillView<'v, 'a> {
-        type Target = __cg::node::KernelMut<'v, 'a, TempsFillArgs, __cg::node::OnExec>;
-        fn deref(&self) -> &Self::Target {
-            &self.0
-        }
-    }
-    impl<'v, 'a> ::core::ops::DerefMut for TempsFillView<'v, 'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.0
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'v, 'a > TempsFillView < 'v, 'a > => __cg::node::KernelMut < 'v, 'a,
+        TempsFillArgs, __cg::node::OnExec >, 0
+    );
     impl<'v, 'a> TempsFillView<'v, 'a> {
         ///Sets kernel parameter `y` of this node only.
         pub fn set_y(
@@ -338,17 +320,10 @@ const _: () = {
             self.0.set_arg::<1>(v)
         }
     }
-    impl<'v, 'a> ::core::ops::Deref for TempsMixView<'v, 'a> {
-        type Target = __cg::node::KernelMut<'v, 'a, TempsMixArgs, __cg::node::OnExec>;
-        fn deref(&self) -> &Self::Target {
-            &self.0
-        }
-    }
-    impl<'v, 'a> ::core::ops::DerefMut for TempsMixView<'v, 'a> {
-        fn deref_mut(&mut self) -> &mut Self::Target {
-            &mut self.0
-        }
-    }
+    __cg::__private::deref!(
+        impl < 'v, 'a > TempsMixView < 'v, 'a > => __cg::node::KernelMut < 'v, 'a,
+        TempsMixArgs, __cg::node::OnExec >, 0
+    );
     impl<'v, 'a> TempsMixView<'v, 'a> {
         ///Sets kernel parameter `a` of this node only.
         pub fn set_a(&mut self, v: __cg::buffer::Buf<u32>) -> __cg::error::EditResult {
