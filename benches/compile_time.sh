@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compile-time cost of `cuda_graph!`: builds a crate holding one chain graph of 10, 100, 500,
-# 1000 and 2000 nodes (debug profile, dependencies already built) and times the rebuild of that crate alone.
+# 1000, 2000 and 10000 nodes (debug profile, dependencies already built) and times the rebuild of that crate alone.
 # Host only. Writes docs/bench/raw/compile.json. Run from the project root:
 #   bash benches/compile_time.sh
 set -euo pipefail
@@ -32,7 +32,7 @@ export CARGO_TARGET_DIR="$work/target"
 gen 10
 (cd "$work" && cargo build -q)   # dependencies, once
 rows=()
-for n in 10 100 500 1000 2000; do
+for n in ${SIZES:-10 100 500 1000 2000 10000}; do
   gen "$n"
   times=()
   for rep in 1 2 3; do
@@ -46,6 +46,7 @@ for n in 10 100 500 1000 2000; do
   echo "crate build  chain $n nodes  ${median} us"
   rows+=("  {\"case\": \"compile\", \"shape\": \"chain\", \"nodes\": $n, \"impl\": \"cuda_graph\", \"via\": \"crate build (debug)\", \"median_us\": $median, \"reps\": 3, \"gpu\": \"none (host)\"}")
 done
-mkdir -p "$root/docs/bench/raw"
-{ echo "["; (IFS=$'\n'; echo "${rows[*]}" | sed '$!s/$/,/'); echo "]"; } > "$root/docs/bench/raw/compile.json"
-echo "wrote docs/bench/raw/compile.json"
+out=${OUT_JSON:-$root/docs/bench/raw/compile.json}
+mkdir -p "$(dirname "$out")"
+{ echo "["; (IFS=$'\n'; echo "${rows[*]}" | sed '$!s/$/,/'); echo "]"; } > "$out"
+echo "wrote $out"

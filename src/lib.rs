@@ -60,15 +60,12 @@ pub mod __private {
     use cuda_graph_runtime::buffer::{
         Buf, BufMut, BufferId, BufferSlot, CudaSlice, HostBuf, HostBufMut,
     };
-    use cuda_graph_runtime::cudarc::driver::CudaEvent;
     use cuda_graph_runtime::cudarc::driver::DeviceRepr;
     use cuda_graph_runtime::error::{BuildError, EditError, ModuleError};
     use cuda_graph_runtime::kernel::KernelArgs;
-    use cuda_graph_runtime::memcpy::{Location, MemcpyDst, MemcpySrc};
-    use cuda_graph_runtime::node::{
-        Dep, EventRecordMut, EventWaitMut, HostMut, KernelMut, KernelNode, MemAllocMut, MemcpyMut,
-        MemcpyNode, MemsetMut, MemsetNode, MemsetValue, OnExec,
-    };
+    use cuda_graph_runtime::memcpy::{MemcpyDst, MemcpySrc};
+    pub use cuda_graph_runtime::node::SendAgain;
+    use cuda_graph_runtime::node::{Dep, KernelNode, MemcpyNode, MemsetNode, MemsetValue};
     use cuda_graph_runtime::{Graph, GraphExec, Kernel, LaunchConfig, Module};
 
     /// Names the state a `cuda_graph!` graph and its executable graph carry (a struct the
@@ -167,60 +164,6 @@ pub mod __private {
         fn resend(&mut self, group: usize, j: usize, cfg: bool) -> Result<(), EditError>;
         /// The nodes that use input `input`.
         fn users(input: usize) -> &'static Users;
-    }
-
-    /// How a node of each kind is sent again from what its node function made (a kernel's
-    /// launch configuration and arguments, a memset's buffer and value, ...): one driver call.
-    pub trait SendAgain<M> {
-        /// Sends the node's parameters again (a kernel's configuration too, when `cfg`).
-        fn send_again(&mut self, made: M, cfg: bool) -> Result<(), EditError>;
-    }
-    impl<A: KernelArgs> SendAgain<(LaunchConfig, A)> for KernelMut<'_, '_, A, OnExec> {
-        fn send_again(&mut self, (c, a): (LaunchConfig, A), cfg: bool) -> Result<(), EditError> {
-            if cfg {
-                self.set(a, c)
-            } else {
-                self.set_args(a)
-            }
-        }
-    }
-    impl<T: MemsetValue> SendAgain<(BufMut<T>, T)> for MemsetMut<'_, '_, T, OnExec> {
-        fn send_again(&mut self, (d, v): (BufMut<T>, T), _: bool) -> Result<(), EditError> {
-            self.set(d, v)
-        }
-    }
-    impl<T, D: Location, S: Location, Dh, Sh> SendAgain<(Dh, Sh)> for MemcpyMut<'_, '_, T, D, S, OnExec>
-    where
-        Dh: MemcpyDst<T, Loc = D>,
-        Sh: MemcpySrc<T, Loc = S>,
-    {
-        fn send_again(&mut self, (d, s): (Dh, Sh), _: bool) -> Result<(), EditError> {
-            self.set(d, s)
-        }
-    }
-    impl<'a> SendAgain<Option<&'a (dyn Fn() + Send + Sync + 'a)>> for HostMut<'_, 'a, OnExec> {
-        fn send_again(
-            &mut self,
-            f: Option<&'a (dyn Fn() + Send + Sync + 'a)>,
-            _: bool,
-        ) -> Result<(), EditError> {
-            f.map_or(Ok(()), |f| self.set_callback(f))
-        }
-    }
-    impl<'a> SendAgain<&'a CudaEvent> for EventRecordMut<'_, 'a, OnExec> {
-        fn send_again(&mut self, e: &'a CudaEvent, _: bool) -> Result<(), EditError> {
-            self.set_event(e)
-        }
-    }
-    impl<'a> SendAgain<&'a CudaEvent> for EventWaitMut<'_, 'a, OnExec> {
-        fn send_again(&mut self, e: &'a CudaEvent, _: bool) -> Result<(), EditError> {
-            self.set_event(e)
-        }
-    }
-    impl<T> SendAgain<usize> for MemAllocMut<'_, '_, T, OnExec> {
-        fn send_again(&mut self, len: usize, _: bool) -> Result<(), EditError> {
-            self.ensure_fits(len)
-        }
     }
 
     /// Nodes that use one input: per handle group, a range of its nodes, and whether their

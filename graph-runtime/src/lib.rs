@@ -67,34 +67,7 @@ pub mod buffer {
     pub use cudarc::driver::{CudaSlice, CudaViewMut};
 }
 
-/// Node handles and their setter views, one pair per kind (a kernel node is a
-/// [`KernelNode`](node::KernelNode), its view on an executable graph a
-/// [`KernelMut`](node::KernelMut)), and what all handles share.
-///
-/// ```no_run
-/// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
-/// #         step: cuda_graph_runtime::node::KernelNode<(f32, u32)>) -> cuda_graph_runtime::Result<()> {
-/// use cuda_graph_runtime::node::{KernelMut, OnExec};
-/// let mut view: KernelMut<'_, '_, (f32, u32), OnExec> = exec.node(step)?;
-/// view.set_arg::<0>(2.0)?;
-/// # Ok(()) }
-/// ```
-pub mod node {
-    pub use crate::id::{Dep, GraphId, NodeId};
-    pub use crate::kinds::captured::{CapturedMut, CapturedNode};
-    pub use crate::kinds::child::{ChildMut, ChildNode, ChildTemplate};
-    pub use crate::kinds::cond::{Body, CondMut, CondNode};
-    pub use crate::kinds::empty::{EmptyMut, EmptyNode};
-    pub use crate::kinds::event::{EventRecordMut, EventRecordNode, EventWaitMut, EventWaitNode};
-    pub use crate::kinds::host::{HostMut, HostNode};
-    pub use crate::kinds::kernel::{KernelMut, KernelNode};
-    pub use crate::kinds::mem::{MemAllocMut, MemAllocNode, MemFreeMut, MemFreeNode};
-    pub use crate::kinds::memcpy::{MemcpyMut, MemcpyNode};
-    pub use crate::kinds::memset::{MemsetMut, MemsetNode, MemsetValue};
-    #[doc(hidden)]
-    pub use crate::kinds::Parts;
-    pub use crate::kinds::{ChildGraph, IntoChild, NodeHandle, OnExec, OnTemplate, Side};
-}
+pub use kinds::node;
 
 /// The ends of a memcpy node: where each end lives ([`Device`](memcpy::Device) or
 /// [`Host`](memcpy::Host)) is part of its type, so a setter cannot move an end between host

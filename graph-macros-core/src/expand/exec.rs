@@ -163,7 +163,7 @@ fn other_views(cx: &Cx<'_>) -> TokenStream {
         }
         let name = &n.name;
         let doc = format!("The view of node `{name}`: its typed setters.");
-        let (handle, ty) = (cx.handle(ni), kinds::view_ty(cx.g, &n.op));
+        let (handle, ty) = (cx.handle(ni), kinds::kind(&n.op).view_ty(cx.g));
         out.extend(quote! {
             #[doc = #doc]
             pub fn #name(&mut self) -> #rt::error::EditResult<#ty> {

@@ -16,7 +16,7 @@ pub(super) fn of(g: &Graph) -> Groups {
     };
     for &ni in &g.order {
         let op = &g.nodes[ni].op;
-        let key = kinds::key(g, op);
+        let key = kinds::kind(op).key(g);
         let gi = match keys.iter().position(|k| *k == key) {
             Some(gi) => gi,
             None => {

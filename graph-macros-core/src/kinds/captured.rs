@@ -146,3 +146,29 @@ pub(super) fn add(cx: &Cx<'_>, c: &CapturedWork, name: &str, deps: TokenStream) 
         )?
     }}
 }
+
+/// A captured node as a [`Kind`](super::Kind): its work runs once, when `build` captures it.
+pub(super) struct Work<'m>(pub &'m CapturedWork);
+
+impl super::Kind for Work<'_> {
+    fn key(&self, _: &Graph) -> String {
+        "captured".into()
+    }
+    fn handle_ty(&self, _: &Graph) -> TokenStream {
+        handle_ty()
+    }
+    fn view_ty(&self, _: &Graph) -> TokenStream {
+        let rt = rt();
+        quote!(#rt::node::CapturedMut<'_, 'a, #rt::node::OnExec>)
+    }
+    fn add(
+        &self,
+        cx: &Cx<'_>,
+        _: usize,
+        name: &str,
+        _: TokenStream,
+        deps: TokenStream,
+    ) -> TokenStream {
+        add(cx, self.0, name, deps)
+    }
+}

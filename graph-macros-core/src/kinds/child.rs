@@ -305,3 +305,38 @@ pub(super) fn passes(c: &Child, input: usize) -> bool {
         .iter()
         .any(|(_, a)| matches!(a, ChildArg::Input(i, _) if *i == input))
 }
+
+/// A child graph node as a [`Kind`](super::Kind).
+pub(super) struct Run<'m>(pub &'m Child);
+
+impl super::Kind for Run<'_> {
+    fn key(&self, _: &crate::model::Graph) -> String {
+        format!("child {}", self.0.ty.to_token_stream())
+    }
+    fn handle_ty(&self, _: &crate::model::Graph) -> TokenStream {
+        handle_ty()
+    }
+    fn view_ty(&self, _: &crate::model::Graph) -> TokenStream {
+        let rt = rt();
+        quote!(#rt::node::ChildMut<'_, 'a, #rt::node::OnExec>)
+    }
+    fn node_fn(&self, cx: &Cx<'_>, gi: usize) -> Option<(TokenStream, Vec<TokenStream>)> {
+        Some((node_ret(self.0), node_arms(cx, gi)))
+    }
+    fn add(
+        &self,
+        cx: &Cx<'_>,
+        ni: usize,
+        _: &str,
+        _: TokenStream,
+        deps: TokenStream,
+    ) -> TokenStream {
+        add(cx, ni, self.0, &cx.g.nodes[ni].name, deps)
+    }
+    fn uses(&self, _: &Cx<'_>, n: &crate::model::Node, input: usize) -> Option<bool> {
+        (passes(self.0, input) || n.uses.params.contains(&input)).then_some(false)
+    }
+    fn resend(&self, cx: &Cx<'_>, gi: usize) -> Option<TokenStream> {
+        Some(resend(cx, gi))
+    }
+}

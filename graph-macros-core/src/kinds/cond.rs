@@ -103,3 +103,30 @@ pub(super) fn add(cx: &Cx<'_>, c: &Conditional, name: &str, deps: TokenStream) -
         }
     }
 }
+
+/// A conditional node as a [`Kind`](super::Kind): its handle and view; what changes in it is
+/// its bodies' nodes, which are nodes of their own.
+pub(super) struct Branch<'m>(pub &'m Conditional);
+
+impl super::Kind for Branch<'_> {
+    fn key(&self, _: &crate::model::Graph) -> String {
+        "conditional".into()
+    }
+    fn handle_ty(&self, _: &crate::model::Graph) -> TokenStream {
+        handle_ty()
+    }
+    fn view_ty(&self, _: &crate::model::Graph) -> TokenStream {
+        let rt = rt();
+        quote!(#rt::node::CondMut<'_, 'a, #rt::node::OnExec>)
+    }
+    fn add(
+        &self,
+        cx: &Cx<'_>,
+        _: usize,
+        name: &str,
+        _: TokenStream,
+        deps: TokenStream,
+    ) -> TokenStream {
+        add(cx, self.0, name, deps)
+    }
+}

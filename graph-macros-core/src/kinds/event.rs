@@ -53,3 +53,47 @@ pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
         })
         .collect()
 }
+
+/// An event record or wait node (of event input `input`) as a [`Kind`](super::Kind).
+pub(super) struct Event {
+    pub input: usize,
+    pub record: bool,
+}
+
+impl super::Kind for Event {
+    fn key(&self, _: &crate::model::Graph) -> String {
+        if self.record { "record" } else { "wait" }.into()
+    }
+    fn handle_ty(&self, _: &crate::model::Graph) -> TokenStream {
+        handle_ty(self.record)
+    }
+    fn view_ty(&self, _: &crate::model::Graph) -> TokenStream {
+        let rt = rt();
+        let view = if self.record {
+            quote!(EventRecordMut)
+        } else {
+            quote!(EventWaitMut)
+        };
+        quote!(#rt::node::#view<'_, 'a, #rt::node::OnExec>)
+    }
+    fn node_fn(&self, cx: &Cx<'_>, gi: usize) -> Option<(TokenStream, Vec<TokenStream>)> {
+        Some((node_ret(), node_arms(cx, gi)))
+    }
+    fn add(
+        &self,
+        _: &Cx<'_>,
+        _: usize,
+        name: &str,
+        made: TokenStream,
+        deps: TokenStream,
+    ) -> TokenStream {
+        if self.record {
+            quote!(__cg_g.add_event_record(#name, #deps, #made)?)
+        } else {
+            quote!(__cg_g.add_event_wait(#name, #deps, #made)?)
+        }
+    }
+    fn uses(&self, _: &Cx<'_>, _: &crate::model::Node, input: usize) -> Option<bool> {
+        (self.input == input).then_some(false)
+    }
+}

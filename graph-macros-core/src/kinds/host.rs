@@ -122,3 +122,35 @@ pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
         })
         .collect()
 }
+
+/// A host node as a [`Kind`](super::Kind).
+pub(super) struct Call<'m>(pub &'m Host);
+
+impl super::Kind for Call<'_> {
+    fn key(&self, _: &crate::model::Graph) -> String {
+        "host".into()
+    }
+    fn handle_ty(&self, _: &crate::model::Graph) -> TokenStream {
+        handle_ty()
+    }
+    fn view_ty(&self, _: &crate::model::Graph) -> TokenStream {
+        let rt = rt();
+        quote!(#rt::node::HostMut<'_, 'a, #rt::node::OnExec>)
+    }
+    fn node_fn(&self, cx: &Cx<'_>, gi: usize) -> Option<(TokenStream, Vec<TokenStream>)> {
+        Some((node_ret(), node_arms(cx, gi)))
+    }
+    fn add(
+        &self,
+        cx: &Cx<'_>,
+        _: usize,
+        name: &str,
+        _: TokenStream,
+        deps: TokenStream,
+    ) -> TokenStream {
+        add(cx, self.0, name, deps)
+    }
+    fn uses(&self, _: &Cx<'_>, _: &crate::model::Node, input: usize) -> Option<bool> {
+        matches!(self.0, Host::Callback(c) if *c == input).then_some(false)
+    }
+}

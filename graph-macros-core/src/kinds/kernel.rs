@@ -478,3 +478,29 @@ pub(crate) fn kernel_views(cx: &Cx<'_>, exec: &Ident) -> TokenStream {
     });
     out
 }
+
+/// A kernel launch as a [`Kind`](super::Kind).
+pub(super) struct Run<'m>(pub &'m Launch);
+
+impl super::Kind for Run<'_> {
+    fn key(&self, _: &Graph) -> String {
+        format!("kernel {}", self.0.kernel)
+    }
+    fn handle_ty(&self, g: &Graph) -> TokenStream {
+        handle_ty(g, self.0.kernel)
+    }
+    fn view_ty(&self, _: &Graph) -> TokenStream {
+        unreachable!("kernel views are the graph's own types (`kernel_views`)")
+    }
+    fn node_fn(&self, cx: &Cx<'_>, gi: usize) -> Option<(TokenStream, Vec<TokenStream>)> {
+        Some((node_ret(cx, self.0.kernel), node_arms(cx, gi)))
+    }
+    fn add(&self, _: &Cx<'_>, _: usize, _: &str, _: TokenStream, _: TokenStream) -> TokenStream {
+        unreachable!("kernel nodes are added in runs by `add_run`")
+    }
+    fn uses(&self, _: &Cx<'_>, n: &crate::model::Node, input: usize) -> Option<bool> {
+        n.uses
+            .any(input)
+            .then(|| self.0.dims().any(|v| v.params.contains(&input)))
+    }
+}

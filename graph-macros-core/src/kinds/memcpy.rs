@@ -97,3 +97,36 @@ pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
         })
         .collect()
 }
+
+/// A memcpy as a [`Kind`](super::Kind).
+pub(super) struct Transfer<'m>(pub &'m Memcpy);
+
+impl super::Kind for Transfer<'_> {
+    fn key(&self, g: &Graph) -> String {
+        let (d, s) = (g.buffer(self.0.dst), g.buffer(self.0.src));
+        let e = d.elem.to_token_stream();
+        format!("memcpy {e} {} {}", d.host, s.host)
+    }
+    fn handle_ty(&self, g: &Graph) -> TokenStream {
+        handle_ty(g, self.0)
+    }
+    fn view_ty(&self, g: &Graph) -> TokenStream {
+        view_ty(g, self.0)
+    }
+    fn node_fn(&self, cx: &Cx<'_>, gi: usize) -> Option<(TokenStream, Vec<TokenStream>)> {
+        Some((node_ret(cx, self.0), node_arms(cx, gi)))
+    }
+    fn add(
+        &self,
+        _: &Cx<'_>,
+        _: usize,
+        name: &str,
+        made: TokenStream,
+        deps: TokenStream,
+    ) -> TokenStream {
+        quote!(__cg_g.add_copy(#name, #deps, #made)?)
+    }
+    fn uses(&self, _: &Cx<'_>, _: &crate::model::Node, input: usize) -> Option<bool> {
+        (self.0.dst == input || self.0.src == input).then_some(false)
+    }
+}

@@ -98,3 +98,37 @@ pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
         })
         .collect()
 }
+
+/// A memset as a [`Kind`](super::Kind).
+pub(super) struct Fill<'m>(pub &'m Memset);
+
+impl super::Kind for Fill<'_> {
+    fn key(&self, g: &Graph) -> String {
+        let e = &g.buffer(self.0.dst).elem;
+        format!("memset {}", quote!(#e))
+    }
+    fn handle_ty(&self, g: &Graph) -> TokenStream {
+        handle_ty(g, self.0)
+    }
+    fn view_ty(&self, g: &Graph) -> TokenStream {
+        let (rt, e) = (rt(), &g.buffer(self.0.dst).elem);
+        quote!(#rt::node::MemsetMut<'_, 'a, #e, #rt::node::OnExec>)
+    }
+    fn node_fn(&self, cx: &Cx<'_>, gi: usize) -> Option<(TokenStream, Vec<TokenStream>)> {
+        Some((node_ret(cx, self.0), node_arms(cx, gi)))
+    }
+    fn add(
+        &self,
+        _: &Cx<'_>,
+        _: usize,
+        name: &str,
+        made: TokenStream,
+        deps: TokenStream,
+    ) -> TokenStream {
+        quote!(__cg_g.add_fill(#name, #deps, #made)?)
+    }
+    fn uses(&self, _: &Cx<'_>, _: &crate::model::Node, input: usize) -> Option<bool> {
+        let m = self.0;
+        (m.dst == input || m.value.params.contains(&input)).then_some(false)
+    }
+}

@@ -13,19 +13,8 @@ fn elem(g: &Graph, t: usize) -> &syn::Type {
     &g.buffer(t).elem
 }
 
-pub(super) fn handle_ty(g: &Graph, op: &NodeOp) -> TokenStream {
-    let rt = rt();
-    match op {
-        NodeOp::MemAlloc(t) => {
-            let e = elem(g, *t);
-            quote!(#rt::node::MemAllocNode<#e>)
-        }
-        _ => quote!(#rt::node::MemFreeNode),
-    }
-}
-
 /// Per allocation node of group `gi`: its temporary's length from the current params.
-pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
+fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
     let g = cx.g;
     cx.groups.members[gi]
         .iter()
@@ -41,30 +30,71 @@ pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
         .collect()
 }
 
-/// Adds the allocation node (and stores the handle of its memory in the state), or the free.
-pub(super) fn add(
-    cx: &Cx<'_>,
-    ni: usize,
-    op: &NodeOp,
-    name: &str,
-    deps: TokenStream,
-) -> TokenStream {
-    let g = cx.g;
-    match op {
-        NodeOp::MemAlloc(t) => {
-            let (gi, j) = cx.groups.of[ni];
-            let (f, field, e) = (Cx::node_fn(gi), cx.input_field(*t), elem(g, *t));
-            let j = proc_macro2::Literal::usize_unsuffixed(j);
-            quote! {{
-                let (__cg_n, __cg_t) = __cg_g.add_mem_alloc::<#e>(#name, #deps, __cg_s.#f(#j))?;
-                __cg_s.#field = __cg_t;
-                __cg_n
-            }}
-        }
-        NodeOp::MemFree(t) => {
-            let field = cx.input_field(*t);
-            quote!(__cg_g.add_mem_free(#name, #deps, __cg_s.#field)?)
-        }
-        _ => unreachable!("an allocation or free node"),
+/// The allocation node of temporary (input) `.0` as a [`Kind`](super::Kind): it makes the
+/// temporary's memory, whose handle `build` stores in the state; its length follows params.
+pub(super) struct Alloc(pub usize);
+
+impl super::Kind for Alloc {
+    fn key(&self, g: &Graph) -> String {
+        let e = elem(g, self.0);
+        format!("alloc {}", quote!(#e))
+    }
+    fn handle_ty(&self, g: &Graph) -> TokenStream {
+        let (rt, e) = (rt(), elem(g, self.0));
+        quote!(#rt::node::MemAllocNode<#e>)
+    }
+    fn view_ty(&self, g: &Graph) -> TokenStream {
+        let (rt, e) = (rt(), elem(g, self.0));
+        quote!(#rt::node::MemAllocMut<'_, 'a, #e, #rt::node::OnExec>)
+    }
+    fn node_fn(&self, cx: &Cx<'_>, gi: usize) -> Option<(TokenStream, Vec<TokenStream>)> {
+        Some((quote!(usize), node_arms(cx, gi)))
+    }
+    fn add(
+        &self,
+        cx: &Cx<'_>,
+        _: usize,
+        name: &str,
+        made: TokenStream,
+        deps: TokenStream,
+    ) -> TokenStream {
+        let (field, e) = (cx.input_field(self.0), elem(cx.g, self.0));
+        quote! {{
+            let (__cg_n, __cg_t) = __cg_g.add_mem_alloc::<#e>(#name, #deps, #made)?;
+            __cg_s.#field = __cg_t;
+            __cg_n
+        }}
+    }
+    fn uses(&self, cx: &Cx<'_>, _: &crate::model::Node, input: usize) -> Option<bool> {
+        let len = cx.g.buffer(self.0).temp.as_ref().expect("a temporary");
+        len.params.contains(&input).then_some(false)
+    }
+}
+
+/// The free node of temporary `.0` as a [`Kind`](super::Kind).
+pub(super) struct Free(pub usize);
+
+impl super::Kind for Free {
+    fn key(&self, _: &Graph) -> String {
+        "free".into()
+    }
+    fn handle_ty(&self, _: &Graph) -> TokenStream {
+        let rt = rt();
+        quote!(#rt::node::MemFreeNode)
+    }
+    fn view_ty(&self, _: &Graph) -> TokenStream {
+        let rt = rt();
+        quote!(#rt::node::MemFreeMut<'_, 'a, #rt::node::OnExec>)
+    }
+    fn add(
+        &self,
+        cx: &Cx<'_>,
+        _: usize,
+        name: &str,
+        _: TokenStream,
+        deps: TokenStream,
+    ) -> TokenStream {
+        let field = cx.input_field(self.0);
+        quote!(__cg_g.add_mem_free(#name, #deps, __cg_s.#field)?)
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaContext, CudaStream};
 
 use super::child::ChildShadow;
-use super::{kind, Children, OnExec, Shadow, Store, Stores, Subgraph, Target};
+use super::{kind, Children, OnExec, Shadow, Subgraph, Target};
 use crate::bind::{Bindings, BufferId, Tracking};
 use crate::capture::{Capture, CaptureFn};
 use crate::driver::{self, CallResult, RawExec, RawGraph, RawNode};
@@ -124,14 +124,6 @@ pub(crate) struct CapturedShadow {
 /// Added, sent and re-sent as a child node.
 impl<'a> Shadow<'a> for CapturedShadow {
     const KIND: NodeKind = NodeKind::Captured;
-
-    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
-        &s.captured
-    }
-
-    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
-        &mut s.captured
-    }
 
     fn add(
         &self,

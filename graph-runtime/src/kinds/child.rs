@@ -3,9 +3,7 @@
 //! A child node's graph is a [`Graph`](crate::Graph), which the layer above defines; this kind
 //! sees it through [`Subgraph`](super::Subgraph), what a parent needs of a child.
 
-use super::{
-    kind, Children, IntoChild, NodeHandle, OnExec, Shadow, Store, Stores, Subgraph, Target,
-};
+use super::{kind, Children, IntoChild, NodeHandle, OnExec, Shadow, Subgraph, Target};
 use crate::driver::{CallResult, RawExec, RawGraph, RawNode};
 use crate::error::EditError;
 use cuda_graph_topology::NodeKind;
@@ -50,14 +48,6 @@ pub(crate) struct ChildShadow {
 
 impl<'a> Shadow<'a> for ChildShadow {
     const KIND: NodeKind = NodeKind::Child;
-
-    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
-        &s.child
-    }
-
-    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
-        &mut s.child
-    }
 
     fn add(
         &self,

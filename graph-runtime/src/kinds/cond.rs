@@ -6,7 +6,7 @@
 //! [`Graph::in_body`](crate::Graph::in_body), get the same typed handles and setter views as
 //! any other, and are edited in place on the executable graph the same way.
 
-use super::{kind, Children, Shadow, Store, Stores, Target};
+use super::{kind, Children, Shadow, Target};
 use crate::driver::{CallResult, CondKind, RawGraph, RawNode};
 use crate::id::GraphId;
 use cuda_graph_topology::NodeKind;
@@ -61,14 +61,6 @@ pub(crate) struct CondShadow {
 
 impl<'a> Shadow<'a> for CondShadow {
     const KIND: NodeKind = NodeKind::Conditional;
-
-    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
-        &s.cond
-    }
-
-    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
-        &mut s.cond
-    }
 
     fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
         debug_assert_eq!(g.body_count() as u32 + 1, self.first);

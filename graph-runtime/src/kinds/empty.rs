@@ -1,6 +1,6 @@
 //! Empty nodes: no work, a join point that orders its dependencies before its dependents.
 
-use super::{kind, Children, Shadow, Store, Stores, Target};
+use super::{kind, Children, Shadow, Target};
 use crate::driver::{CallResult, RawGraph, RawNode};
 use cuda_graph_topology::NodeKind;
 
@@ -27,14 +27,6 @@ pub(crate) struct EmptyShadow;
 
 impl<'a> Shadow<'a> for EmptyShadow {
     const KIND: NodeKind = NodeKind::Empty;
-
-    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
-        &s.empty
-    }
-
-    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
-        &mut s.empty
-    }
 
     fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
         g.add_empty(deps)

@@ -2,7 +2,7 @@
 
 use cudarc::driver::CudaEvent;
 
-use super::{kind, Children, Shadow, Store, Stores, Target};
+use super::{kind, Children, Shadow, Target};
 use crate::driver::{CallResult, EventRef, RawGraph, RawNode};
 use crate::error::EditError;
 use cuda_graph_topology::NodeKind;
@@ -54,14 +54,6 @@ pub(crate) struct WaitShadow<'a> {
 impl<'a> Shadow<'a> for RecordShadow<'a> {
     const KIND: NodeKind = NodeKind::EventRecord;
 
-    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
-        &s.record
-    }
-
-    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
-        &mut s.record
-    }
-
     fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
         g.add_event_record(deps, self.event)
     }
@@ -76,14 +68,6 @@ impl<'a> Shadow<'a> for RecordShadow<'a> {
 
 impl<'a> Shadow<'a> for WaitShadow<'a> {
     const KIND: NodeKind = NodeKind::EventWait;
-
-    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
-        &s.wait
-    }
-
-    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
-        &mut s.wait
-    }
 
     fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
         g.add_event_wait(deps, self.event)
@@ -119,3 +103,15 @@ macro_rules! event_setter {
 }
 event_setter!(EventRecordMut);
 event_setter!(EventWaitMut);
+
+impl<'a> super::SendAgain<&'a CudaEvent> for EventRecordMut<'_, 'a, super::OnExec> {
+    fn send_again(&mut self, e: &'a CudaEvent, _: bool) -> Result<(), EditError> {
+        self.set_event(e)
+    }
+}
+
+impl<'a> super::SendAgain<&'a CudaEvent> for EventWaitMut<'_, 'a, super::OnExec> {
+    fn send_again(&mut self, e: &'a CudaEvent, _: bool) -> Result<(), EditError> {
+        self.set_event(e)
+    }
+}

@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::{kind, Children, Shadow, Store, Stores, Target};
+use super::{kind, Children, Shadow, Target};
 use crate::driver::{CallResult, Callback, RawGraph, RawNode};
 use crate::error::{EditError, LaunchError};
 use cuda_graph_topology::NodeKind;
@@ -103,14 +103,6 @@ fn send<'a>(t: &mut Target<'_, 'a>, n: RawNode, cb: &Callback<'a>) -> CallResult
 impl<'a> Shadow<'a> for HostShadow<'a> {
     const KIND: NodeKind = NodeKind::Host;
 
-    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
-        &s.host
-    }
-
-    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
-        &mut s.host
-    }
-
     fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
         g.add_host(deps, &self.cb)
     }
@@ -130,5 +122,17 @@ impl<'a, S> HostMut<'_, 'a, S> {
         self.cx.mirror(|m| *m = new.clone());
         *self.cx.shadow = new;
         Ok(())
+    }
+}
+
+impl<'a> super::SendAgain<Option<&'a (dyn Fn() + Send + Sync + 'a)>>
+    for HostMut<'_, 'a, super::OnExec>
+{
+    fn send_again(
+        &mut self,
+        f: Option<&'a (dyn Fn() + Send + Sync + 'a)>,
+        _: bool,
+    ) -> Result<(), EditError> {
+        f.map_or(Ok(()), |f| self.set_callback(f))
     }
 }

@@ -2,7 +2,7 @@
 
 use cudarc::driver::{CudaFunction, LaunchConfig};
 
-use super::{kind, switchable, Children, Shadow, Store, Stores, Switchable, Target};
+use super::{kind, switchable, Children, Shadow, Switchable, Target};
 use crate::args::{ArgAt, KernelArg, KernelArgs};
 use crate::bind::Bindings;
 use crate::block::{ArgBlock, ArgOffsets};
@@ -191,14 +191,6 @@ impl Clone for KernelShadow {
 impl<'a> Shadow<'a> for KernelShadow {
     const KIND: NodeKind = NodeKind::Kernel;
 
-    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
-        &s.kernel
-    }
-
-    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
-        &mut s.kernel
-    }
-
     fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
         g.add_kernel(deps, &self.launch, &self.cfg, &self.args)
     }
@@ -334,5 +326,15 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
         k.cfg = cfg;
         cx.mirror(|m| edit(&mut m.cfg));
         Ok(())
+    }
+}
+
+impl<A: KernelArgs> super::SendAgain<(LaunchConfig, A)> for KernelMut<'_, '_, A, super::OnExec> {
+    fn send_again(&mut self, (c, a): (LaunchConfig, A), cfg: bool) -> Result<(), EditError> {
+        if cfg {
+            self.set(a, c)
+        } else {
+            self.set_args(a)
+        }
     }
 }

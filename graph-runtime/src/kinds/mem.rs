@@ -2,7 +2,7 @@
 //! and a free node (it ends there). Between them, kernels, memsets and memcpys use the memory
 //! through an ordinary [`BufMut`](crate::buffer::BufMut) handle.
 
-use super::{kind, Children, Shadow, Store, Stores, Target};
+use super::{kind, Children, Shadow, Target};
 use crate::driver::{CallResult, RawGraph, RawNode};
 use crate::error::EditError;
 use cuda_graph_topology::NodeKind;
@@ -44,14 +44,6 @@ pub(crate) struct MemAllocShadow {
 impl<'a> Shadow<'a> for MemAllocShadow {
     const KIND: NodeKind = NodeKind::MemAlloc;
 
-    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
-        &s.alloc
-    }
-
-    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
-        &mut s.alloc
-    }
-
     fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
         g.add_mem_alloc(deps, self.bytes)
     }
@@ -70,14 +62,6 @@ pub(crate) struct MemFreeShadow {
 
 impl<'a> Shadow<'a> for MemFreeShadow {
     const KIND: NodeKind = NodeKind::MemFree;
-
-    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
-        &s.free
-    }
-
-    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
-        &mut s.free
-    }
 
     fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
         g.add_mem_free(deps, self.addr)
@@ -117,5 +101,11 @@ impl<T, S> MemAllocMut<'_, '_, T, S> {
                 needed,
             })
         }
+    }
+}
+
+impl<T> super::SendAgain<usize> for MemAllocMut<'_, '_, T, super::OnExec> {
+    fn send_again(&mut self, len: usize, _: bool) -> Result<(), EditError> {
+        self.ensure_fits(len)
     }
 }

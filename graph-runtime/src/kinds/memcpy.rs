@@ -1,6 +1,6 @@
 //! Memcpy nodes: a 1-D copy between device buffers and host slices.
 
-use super::{kind, switchable, Children, Shadow, Store, Stores, Switchable, Target};
+use super::{kind, switchable, Children, Shadow, Switchable, Target};
 use crate::bind::{Bindings, Buf, BufMut, HostBuf, HostBufMut};
 use crate::driver::{CallResult, End, Memcpy, RawGraph, RawNode};
 use crate::error::{BuildError, EditError, Role};
@@ -157,14 +157,6 @@ fn send<'a>(t: &mut Target<'_, 'a>, n: RawNode, m: &Memcpy<'a>) -> CallResult<()
 impl<'a> Shadow<'a> for MemcpyShadow<'a> {
     const KIND: NodeKind = NodeKind::Memcpy;
 
-    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
-        &s.memcpy
-    }
-
-    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
-        &mut s.memcpy
-    }
-
     fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
         g.add_memcpy(deps, &self.m)
     }
@@ -260,5 +252,16 @@ impl<'a, T, D: Location, Src: Location, S> MemcpyMut<'_, 'a, T, D, Src, S> {
         self.cx.shadow.m = m;
         self.cx.mirror(|s| s.m = m);
         Ok(())
+    }
+}
+
+impl<T, D: Location, S: Location, Dh, Sh> super::SendAgain<(Dh, Sh)>
+    for MemcpyMut<'_, '_, T, D, S, super::OnExec>
+where
+    Dh: MemcpyDst<T, Loc = D>,
+    Sh: MemcpySrc<T, Loc = S>,
+{
+    fn send_again(&mut self, (d, s): (Dh, Sh), _: bool) -> Result<(), EditError> {
+        self.set(d, s)
     }
 }

@@ -2,7 +2,7 @@
 //! 4-byte halves are equal (`0.0f64`, `-1i64`): the driver fills at most 4 bytes at a time, so
 //! such a value is a 4-byte fill over twice the elements.
 
-use super::{kind, switchable, Children, Shadow, Store, Stores, Switchable, Target};
+use super::{kind, switchable, Children, Shadow, Switchable, Target};
 use crate::bind::{Bindings, BufMut};
 use crate::driver::{CallResult, Memset, RawGraph, RawNode};
 use crate::error::{BuildError, EditError, MemsetHalves, Role};
@@ -138,14 +138,6 @@ impl MemsetShadow {
 impl<'a> Shadow<'a> for MemsetShadow {
     const KIND: NodeKind = NodeKind::Memset;
 
-    fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
-        &s.memset
-    }
-
-    fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
-        &mut s.memset
-    }
-
     fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
         g.add_memset(deps, &self.m)
     }
@@ -228,5 +220,11 @@ impl<T: MemsetValue, S> MemsetMut<'_, '_, T, S> {
         self.cx.shadow.m = m;
         self.cx.mirror(|s| s.m = m);
         Ok(())
+    }
+}
+
+impl<T: MemsetValue> super::SendAgain<(BufMut<T>, T)> for MemsetMut<'_, '_, T, super::OnExec> {
+    fn send_again(&mut self, (d, v): (BufMut<T>, T), _: bool) -> Result<(), EditError> {
+        self.set(d, v)
     }
 }

@@ -22,6 +22,36 @@ pub(crate) mod mem;
 pub(crate) mod memcpy;
 pub(crate) mod memset;
 
+/// Node handles and their setter views, one pair per kind (each kind's names are listed here,
+/// beside its module) (a kernel node is a
+/// [`KernelNode`](node::KernelNode), its view on an executable graph a
+/// [`KernelMut`](node::KernelMut)), and what all handles share.
+///
+/// ```no_run
+/// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
+/// #         step: cuda_graph_runtime::node::KernelNode<(f32, u32)>) -> cuda_graph_runtime::Result<()> {
+/// use cuda_graph_runtime::node::{KernelMut, OnExec};
+/// let mut view: KernelMut<'_, '_, (f32, u32), OnExec> = exec.node(step)?;
+/// view.set_arg::<0>(2.0)?;
+/// # Ok(()) }
+/// ```
+pub mod node {
+    pub use super::captured::{CapturedMut, CapturedNode};
+    pub use super::child::{ChildMut, ChildNode, ChildTemplate};
+    pub use super::cond::{Body, CondMut, CondNode};
+    pub use super::empty::{EmptyMut, EmptyNode};
+    pub use super::event::{EventRecordMut, EventRecordNode, EventWaitMut, EventWaitNode};
+    pub use super::host::{HostMut, HostNode};
+    pub use super::kernel::{KernelMut, KernelNode};
+    pub use super::mem::{MemAllocMut, MemAllocNode, MemFreeMut, MemFreeNode};
+    pub use super::memcpy::{MemcpyMut, MemcpyNode};
+    pub use super::memset::{MemsetMut, MemsetNode, MemsetValue};
+    pub use super::{ChildGraph, IntoChild, NodeHandle, OnExec, OnTemplate, Side};
+    #[doc(hidden)]
+    pub use super::{Parts, SendAgain};
+    pub use crate::id::{Dep, GraphId, NodeId};
+}
+
 use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaStream};
@@ -67,11 +97,8 @@ pub(crate) enum Target<'v, 'a> {
 }
 
 /// The parameters of one node of a kind, as the driver takes them.
-pub(crate) trait Shadow<'a>: Clone + Send + Sync + Sized {
+pub(crate) trait Shadow<'a>: Clone + Send + Sync + Sized + Stored<'a> {
     const KIND: NodeKind;
-    /// This kind's store among a graph's stores.
-    fn store<'s>(stores: &'s Stores<'a>) -> &'s Store<Self>;
-    fn store_mut<'s>(stores: &'s mut Stores<'a>) -> &'s mut Store<Self>;
     /// Adds a node with these parameters to `g`, after `deps`.
     fn add(
         &self,
@@ -151,21 +178,67 @@ pub(crate) struct NodeRec {
     pub concurrent: bool,
 }
 
-/// One store per node kind.
-#[derive(Clone, Default)]
-pub(crate) struct Stores<'a> {
-    pub empty: Store<EmptyShadow>,
-    pub kernel: Store<KernelShadow>,
-    pub memset: Store<MemsetShadow>,
-    pub memcpy: Store<MemcpyShadow<'a>>,
-    pub host: Store<HostShadow<'a>>,
-    pub child: Store<ChildShadow>,
-    pub record: Store<RecordShadow<'a>>,
-    pub wait: Store<WaitShadow<'a>>,
-    pub cond: Store<CondShadow>,
-    pub alloc: Store<MemAllocShadow>,
-    pub free: Store<MemFreeShadow>,
-    pub captured: Store<CapturedShadow>,
+/// How a node of a kind is sent again, with one driver call, from what a `cuda_graph!` node
+/// function made of the graph's current inputs (a kernel's launch configuration and
+/// arguments, a memset's buffer and value, ...). For generated code.
+#[doc(hidden)]
+pub trait SendAgain<M> {
+    /// Sends the node's parameters again (a kernel's launch configuration too, when `cfg`).
+    fn send_again(&mut self, made: M, cfg: bool) -> Result<(), crate::error::EditError>;
+}
+
+/// This kind's store among a graph's stores (from the table in [`stores!`]).
+pub(crate) trait Stored<'a>: Sized {
+    fn store<'s>(stores: &'s Stores<'a>) -> &'s Store<Self>;
+    fn store_mut<'s>(stores: &'s mut Stores<'a>) -> &'s mut Store<Self>;
+}
+
+/// The table of node kinds: per kind, its store's field and its shadow. Makes [`Stores`], each
+/// shadow's [`Stored`] and the lists of every store (`Stores::all`, `Stores::all_mut`).
+macro_rules! stores {
+    ($($field:ident: $shadow:ty,)*) => {
+        /// One store per node kind.
+        #[derive(Clone, Default)]
+        pub(crate) struct Stores<'a> {
+            $(pub $field: Store<$shadow>,)*
+        }
+
+        $(impl<'a> Stored<'a> for $shadow {
+            fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
+                &s.$field
+            }
+            fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
+                &mut s.$field
+            }
+        })*
+
+        impl<'a> Stores<'a> {
+            /// Every store, for what is done to all kinds alike.
+            pub fn all(&self) -> impl Iterator<Item = &dyn StoreOps<'a>> {
+                [$(&self.$field as &dyn StoreOps<'a>),*].into_iter()
+            }
+
+            /// Every store, mutable.
+            pub fn all_mut(&mut self) -> impl Iterator<Item = &mut dyn StoreOps<'a>> {
+                [$(&mut self.$field as &mut dyn StoreOps<'a>),*].into_iter()
+            }
+        }
+    };
+}
+
+stores! {
+    empty: EmptyShadow,
+    kernel: KernelShadow,
+    memset: MemsetShadow,
+    memcpy: MemcpyShadow<'a>,
+    host: HostShadow<'a>,
+    child: ChildShadow,
+    record: RecordShadow<'a>,
+    wait: WaitShadow<'a>,
+    cond: CondShadow,
+    alloc: MemAllocShadow,
+    free: MemFreeShadow,
+    captured: CapturedShadow,
 }
 
 /// What a graph does with every store alike, whatever its kind.
@@ -262,44 +335,6 @@ impl<'a, S: Shadow<'a>> StoreOps<'a> for Store<S> {
                 }
             }
         }
-    }
-}
-
-impl<'a> Stores<'a> {
-    /// Every store, for what is done to all kinds alike.
-    pub fn all(&self) -> [&dyn StoreOps<'a>; 12] {
-        [
-            &self.empty,
-            &self.kernel,
-            &self.memset,
-            &self.memcpy,
-            &self.host,
-            &self.child,
-            &self.record,
-            &self.wait,
-            &self.cond,
-            &self.alloc,
-            &self.free,
-            &self.captured,
-        ]
-    }
-
-    /// Every store, mutable.
-    pub fn all_mut(&mut self) -> [&mut dyn StoreOps<'a>; 12] {
-        [
-            &mut self.empty,
-            &mut self.kernel,
-            &mut self.memset,
-            &mut self.memcpy,
-            &mut self.host,
-            &mut self.child,
-            &mut self.record,
-            &mut self.wait,
-            &mut self.cond,
-            &mut self.alloc,
-            &mut self.free,
-            &mut self.captured,
-        ]
     }
 }
 
