@@ -1,43 +1,8 @@
 //! Phase 1: the grammar of `cuda_graph!` and its parser.
 //!
-//! ```text
-//! Input      := Graph*
-//! Graph      := OuterAttr* Vis 'graph' Ident '{' Item* '}'
-//! Item       := Source | Kernel | Buffer | Temp | Param | Callback | Event | Cond | Node | Edges
-//! Kernel     := 'kernel' Ident ('(' (Ident ':' ParamTy),* ')')? ('in' LitStr)? ';'
-//!                                   no parameter list: the signature comes from the source
-//! Source     := 'source' LitStr ';'     the .cu file the graph's kernels are declared in
-//! ParamTy    := '&' '[' Type ']'            a device buffer the kernel reads
-//!             | '&' 'mut' '[' Type ']'      a device buffer the kernel writes
-//!             | Type                        a by-value scalar
-//! Buffer     := ('#[disjoint]')? ('buffer' | 'host_buffer') 'mut'? Ident ':' Type ';'
-//! Temp       := 'temp' Ident ':' '[' Type ';' Expr ']' ';'   graph-owned scratch, its length
-//!                                   an expression of params and constants
-//! Param      := 'param' Ident ':' Type ';'
-//! Callback   := 'callback' Ident ';'
-//! Event      := 'event' Ident ';'
-//! Work       := 'work' Ident ';'                a `Work` input: captured work (cuBLAS, ...)
-//! Cond       := 'cond' Ident ('=' Expr)? ';'      a condition handle and its default (0)
-//! Node       := ('#[concurrent]')? Ident '=' Op ';'
-//! Op         := Ident '<<<' Expr ',' Expr (',' Expr)? '>>>' '(' Expr,* ')'   kernel launch
-//!             | 'memset' '(' Ident ',' Expr ')'                              dst, value
-//!             | 'memcpy' '(' Ident ',' Ident ')'                             dst, src
-//!             | 'host' '(' Expr ')'                      a declared callback, or a closure
-//!             | 'empty'
-//!             | 'child' '(' Path ('{' (Ident ':' Expr),* '}')? ')'
-//!             | 'record' '(' Ident ')' | 'wait' '(' Ident ')'
-//!             | 'capture' '(' Ident (',' 'reads' ':' '[' Ident,* ']')?
-//!                                    (',' 'writes' ':' '[' Ident,* ']')? ')'  captured work
-//!             | 'if' Ident Body ('else' Body)?           IF, IF/ELSE on a `cond`
-//!             | 'while' Ident Body                        WHILE
-//!             | 'switch' Ident '{' (LitInt '=>' Body ','?)+ '}'   SWITCH, cases 0, 1, ...
-//! Body       := '{' (Node | Edges)* '}'          nodes and edges inside a conditional body
-//! Edges      := Group ('->' Group)+ ';'
-//! Group      := Ident | '[' Ident,+ ']'
-//! ```
-//!
-//! One small parser per rule; keywords are `syn::custom_keyword!`s, branches use `lookahead1` so
-//! a wrong token gets "expected one of ...".
+//! The grammar is written once, in `graph-macros/grammar.md` (the macro's rustdoc shows it):
+//! one small parser per rule there. Keywords are `syn::custom_keyword!`s, branches use
+//! `lookahead1` so a wrong token gets "expected one of ...".
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::parse::{Parse, ParseStream};

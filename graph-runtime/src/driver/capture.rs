@@ -10,7 +10,7 @@ use cudarc::driver::{CudaContext, CudaStream};
 
 use super::graph::RawGraph;
 use super::{check, make_current, CallResult};
-use cuda_graph_topology::{NodeKind, Topology};
+use cuda_graph_topology::Topology;
 
 /// Runs `f` while `stream` is captured (thread-local mode: other threads' CUDA calls are not
 /// affected), and returns the graph of the work it issued with what `f` returned. The capture
@@ -70,20 +70,7 @@ impl RawGraph<'_> {
             check("cuGraphNodeGetType", unsafe {
                 sys::cuGraphNodeGetType(node, &mut ty)
             })?;
-            use sys::CUgraphNodeType as T;
-            let kind = match ty {
-                T::CU_GRAPH_NODE_TYPE_KERNEL => NodeKind::Kernel,
-                T::CU_GRAPH_NODE_TYPE_MEMSET => NodeKind::Memset,
-                T::CU_GRAPH_NODE_TYPE_MEMCPY => NodeKind::Memcpy,
-                T::CU_GRAPH_NODE_TYPE_HOST => NodeKind::Host,
-                T::CU_GRAPH_NODE_TYPE_GRAPH => NodeKind::Child,
-                T::CU_GRAPH_NODE_TYPE_EVENT_RECORD => NodeKind::EventRecord,
-                T::CU_GRAPH_NODE_TYPE_WAIT_EVENT => NodeKind::EventWait,
-                T::CU_GRAPH_NODE_TYPE_MEM_ALLOC => NodeKind::MemAlloc,
-                T::CU_GRAPH_NODE_TYPE_MEM_FREE => NodeKind::MemFree,
-                T::CU_GRAPH_NODE_TYPE_CONDITIONAL => NodeKind::Conditional,
-                _ => NodeKind::Empty,
-            };
+            let kind = super::nodes::node_kind(ty);
             t.add_node(&format!("{prefix}#{i}"), kind)
                 .expect("names are distinct");
         }

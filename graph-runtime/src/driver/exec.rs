@@ -6,14 +6,12 @@ use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUgraphExec, CUgraphExecUpdateResult, CUgraphInstantiateResult};
-use cudarc::driver::{CudaContext, CudaStream, DriverError, LaunchConfig};
+use cudarc::driver::{CudaContext, CudaStream, DriverError};
 
-use super::params::Idle;
+use super::nodes::Idle;
 use super::{
-    check, in_context, make_current_checked, CallError, CallResult, Callback, EventRef, KeepAlive,
-    Launchable, Memcpy, Memset, RawGraph, RawNode,
+    check, in_context, make_current_checked, CallError, CallResult, KeepAlive, RawGraph, RawNode,
 };
-use crate::block::{ArgBlock, ArgPtrs};
 use crate::error::{InstantiateReason, UpdateRefusal};
 
 /// `cuGraphInstantiateWithParams` flags.
@@ -73,9 +71,9 @@ fn refusal(r: CUgraphExecUpdateResult) -> UpdateRefusal {
 /// and the streams it was launched on: dropping it (or [`replace`](Self::replace)) waits for
 /// those launches before anything kept is released.
 pub(crate) struct RawExec<'a> {
-    raw: CUgraphExec,
-    ctx: Arc<CudaContext>,
-    kept: KeepAlive<'a>,
+    pub(super) raw: CUgraphExec,
+    pub(super) ctx: Arc<CudaContext>,
+    pub(super) kept: KeepAlive<'a>,
     /// Streams launched or uploaded on since the last [`wait`](Self::wait).
     streams: Vec<Arc<CudaStream>>,
 }
@@ -101,7 +99,7 @@ impl<'a> RawExec<'a> {
         }
     }
 
-    fn call(&self, call: &'static str, f: impl Fn() -> sys::CUresult) -> CallResult<()> {
+    pub(super) fn call(&self, call: &'static str, f: impl Fn() -> sys::CUresult) -> CallResult<()> {
         in_context(self.ctx.cu_ctx(), || check(call, f()))
     }
 
@@ -185,84 +183,8 @@ impl<'a> RawExec<'a> {
         }
     }
 
-    fn keep_all(&mut self, g: &RawGraph<'a>) {
+    pub(super) fn keep_all(&mut self, g: &RawGraph<'a>) {
         self.kept.extend(g.kept());
-    }
-
-    #[inline]
-    pub fn set_kernel(
-        &mut self,
-        n: RawNode,
-        l: &Launchable,
-        cfg: &LaunchConfig,
-        args: &ArgBlock,
-    ) -> CallResult<()> {
-        let mut ptrs = ArgPtrs::new();
-        let p = l.params(cfg, args, &mut ptrs);
-        let e = self.raw;
-        // SAFETY: `n` is a kernel node of the graph this was made from; `p` points into `args`
-        // and `ptrs`, one value per parameter (`Launchable`); the function is kept (the
-        // template kept it, and this graph copied the template's list).
-        self.call("cuGraphExecKernelNodeSetParams_v2", || unsafe {
-            sys::cuGraphExecKernelNodeSetParams_v2(e, n.0, &p)
-        })
-    }
-
-    #[inline]
-    pub fn set_memset(&mut self, n: RawNode, m: &Memset) -> CallResult<()> {
-        let (e, p, ctx) = (self.raw, m.params(), self.ctx.cu_ctx());
-        // SAFETY: `n` is a memset node of the graph this was made from; `p` is plain values.
-        self.call("cuGraphExecMemsetNodeSetParams", || unsafe {
-            sys::cuGraphExecMemsetNodeSetParams(e, n.0, &p, ctx)
-        })
-    }
-
-    #[inline]
-    pub fn set_memcpy(&mut self, n: RawNode, m: &Memcpy<'a>) -> CallResult<()> {
-        let (e, p, ctx) = (self.raw, m.params(), self.ctx.cu_ctx());
-        // SAFETY: `n` is a memcpy node of the graph this was made from; host ends live for
-        // `'a` and hold at least `bytes` bytes (`Memcpy::new`).
-        self.call("cuGraphExecMemcpyNodeSetParams", || unsafe {
-            sys::cuGraphExecMemcpyNodeSetParams(e, n.0, &p, ctx)
-        })
-    }
-
-    pub fn set_host(&mut self, n: RawNode, cb: &Callback<'a>) -> CallResult<()> {
-        let (e, p) = (self.raw, cb.params());
-        // SAFETY: `n` is a host node of the graph this was made from; the closure is kept below.
-        self.call("cuGraphExecHostNodeSetParams", || unsafe {
-            sys::cuGraphExecHostNodeSetParams(e, n.0, &p)
-        })?;
-        self.kept.callback(cb);
-        Ok(())
-    }
-
-    /// Runs a copy of `child` in child node `n` (what `child`'s nodes call is kept too).
-    pub fn set_child(&mut self, n: RawNode, child: &RawGraph<'a>) -> CallResult<()> {
-        let (e, c) = (self.raw, child.raw());
-        // SAFETY: `n` is a child node of the graph this was made from; `c` is a live graph.
-        self.call("cuGraphExecChildGraphNodeSetParams", || unsafe {
-            sys::cuGraphExecChildGraphNodeSetParams(e, n.0, c)
-        })?;
-        self.keep_all(child);
-        Ok(())
-    }
-
-    pub fn set_event_record(&mut self, n: RawNode, ev: EventRef<'a>) -> CallResult<()> {
-        let e = self.raw;
-        // SAFETY: `n` is an event record node of the graph this was made from; the event lives
-        // for `'a`.
-        self.call("cuGraphExecEventRecordNodeSetEvent", || unsafe {
-            sys::cuGraphExecEventRecordNodeSetEvent(e, n.0, ev.raw())
-        })
-    }
-
-    pub fn set_event_wait(&mut self, n: RawNode, ev: EventRef<'a>) -> CallResult<()> {
-        let e = self.raw;
-        // SAFETY: as in `set_event_record`, for an event wait node.
-        self.call("cuGraphExecEventWaitNodeSetEvent", || unsafe {
-            sys::cuGraphExecEventWaitNodeSetEvent(e, n.0, ev.raw())
-        })
     }
 
     /// Enables or disables kernel, memset or memcpy node `n`.

@@ -5,15 +5,13 @@ use std::ptr;
 use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUgraph, CUgraphNode};
-use cudarc::driver::{CudaContext, CudaFunction, CudaStream, LaunchConfig};
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 
 use super::exec::{instantiate_reason, InstantiateFailure};
-use super::params::Mismatch;
-use super::{
-    check, in_context, CallResult, Callback, EventRef, KeepAlive, Launchable, Memcpy, Memset,
-};
+use super::nodes::Mismatch;
+use super::{check, in_context, CallResult, KeepAlive, Launchable};
 use super::{make_current, make_current_checked, RawExec};
-use crate::block::{ArgBlock, ArgLayout, ArgOffsets, ArgPtrs};
+use crate::block::{ArgLayout, ArgOffsets};
 use crate::error::InstantiateReason;
 
 /// Which conditional node: IF (one body, or two: then and else), WHILE, SWITCH.
@@ -40,8 +38,8 @@ unsafe impl Sync for RawNode {}
 /// events), or is kept here ([`KeepAlive`]: functions, host closures).
 pub(crate) struct RawGraph<'a> {
     raw: CUgraph,
-    ctx: Arc<CudaContext>,
-    kept: KeepAlive<'a>,
+    pub(super) ctx: Arc<CudaContext>,
+    pub(super) kept: KeepAlive<'a>,
     /// The body graphs of conditional nodes (scope `k` is `bodies[k - 1]`), owned by their
     /// nodes (the driver destroys them with the graph).
     bodies: Vec<CUgraph>,
@@ -212,86 +210,6 @@ impl<'a> RawGraph<'a> {
         })
     }
 
-    pub fn add_empty(&mut self, deps: &[RawNode]) -> CallResult<RawNode> {
-        let (g, d) = (self.target(), nodes(deps));
-        // SAFETY: `g` is live and `d` are its nodes; `deps` outlives the call.
-        self.add("cuGraphAddEmptyNode", |n| unsafe {
-            sys::cuGraphAddEmptyNode(n, g, d, deps.len())
-        })
-    }
-
-    pub fn add_kernel(
-        &mut self,
-        deps: &[RawNode],
-        l: &Launchable,
-        cfg: &LaunchConfig,
-        args: &ArgBlock,
-    ) -> CallResult<RawNode> {
-        let mut ptrs = ArgPtrs::new();
-        let p = l.params(cfg, args, &mut ptrs);
-        let (g, d) = (self.target(), nodes(deps));
-        // SAFETY: as in `add_empty`; `p` points into `args` and `ptrs`, alive for the call, one
-        // value per parameter (`Launchable`); the function is kept by this graph.
-        self.add("cuGraphAddKernelNode_v2", |n| unsafe {
-            sys::cuGraphAddKernelNode_v2(n, g, d, deps.len(), &p)
-        })
-    }
-
-    pub fn add_memset(&mut self, deps: &[RawNode], m: &Memset) -> CallResult<RawNode> {
-        let (g, d, p, ctx) = (self.target(), nodes(deps), m.params(), self.ctx.cu_ctx());
-        // SAFETY: as in `add_empty`; `p` is a plain value struct.
-        self.add("cuGraphAddMemsetNode", |n| unsafe {
-            sys::cuGraphAddMemsetNode(n, g, d, deps.len(), &p, ctx)
-        })
-    }
-
-    pub fn add_memcpy(&mut self, deps: &[RawNode], m: &Memcpy<'a>) -> CallResult<RawNode> {
-        let (g, d, p, ctx) = (self.target(), nodes(deps), m.params(), self.ctx.cu_ctx());
-        // SAFETY: as in `add_empty`; host ends are borrowed for `'a` and hold at least
-        // `bytes` bytes (`Memcpy::new`).
-        self.add("cuGraphAddMemcpyNode", |n| unsafe {
-            sys::cuGraphAddMemcpyNode(n, g, d, deps.len(), &p, ctx)
-        })
-    }
-
-    pub fn add_host(&mut self, deps: &[RawNode], cb: &Callback<'a>) -> CallResult<RawNode> {
-        let (g, d, p) = (self.target(), nodes(deps), cb.params());
-        // SAFETY: as in `add_empty`; the closure is kept below for the graph's life.
-        let n = self.add("cuGraphAddHostNode", |n| unsafe {
-            sys::cuGraphAddHostNode(n, g, d, deps.len(), &p)
-        })?;
-        self.kept.callback(cb);
-        Ok(n)
-    }
-
-    /// Adds a node running a copy of `child` (the driver clones it, with what its nodes point
-    /// at, which this graph now keeps too).
-    pub fn add_child(&mut self, deps: &[RawNode], child: &RawGraph<'a>) -> CallResult<RawNode> {
-        let (g, d, c) = (self.target(), nodes(deps), child.raw);
-        // SAFETY: as in `add_empty`; `c` is a live graph.
-        let n = self.add("cuGraphAddChildGraphNode", |n| unsafe {
-            sys::cuGraphAddChildGraphNode(n, g, d, deps.len(), c)
-        })?;
-        self.kept.extend(&child.kept);
-        Ok(n)
-    }
-
-    pub fn add_event_record(&mut self, deps: &[RawNode], ev: EventRef<'a>) -> CallResult<RawNode> {
-        let (g, d, e) = (self.target(), nodes(deps), ev.raw());
-        // SAFETY: as in `add_empty`; the event is borrowed for `'a`.
-        self.add("cuGraphAddEventRecordNode", |n| unsafe {
-            sys::cuGraphAddEventRecordNode(n, g, d, deps.len(), e)
-        })
-    }
-
-    pub fn add_event_wait(&mut self, deps: &[RawNode], ev: EventRef<'a>) -> CallResult<RawNode> {
-        let (g, d, e) = (self.target(), nodes(deps), ev.raw());
-        // SAFETY: as in `add_event_record`.
-        self.add("cuGraphAddEventWaitNode", |n| unsafe {
-            sys::cuGraphAddEventWaitNode(n, g, d, deps.len(), e)
-        })
-    }
-
     /// Adds the edge `from -> to` between nodes of scope `s`.
     pub fn add_edge(&mut self, s: u32, from: RawNode, to: RawNode) -> CallResult<()> {
         let g = self.graph_of(s);
@@ -339,65 +257,12 @@ impl<'a> RawGraph<'a> {
         })
     }
 
-    fn set(&self, call: &'static str, set: impl Fn() -> sys::CUresult) -> CallResult<()> {
-        in_context(self.ctx.cu_ctx(), || check(call, set()))
-    }
-
-    pub fn set_kernel(
-        &mut self,
-        n: RawNode,
-        l: &Launchable,
-        cfg: &LaunchConfig,
-        args: &ArgBlock,
+    pub(super) fn set(
+        &self,
+        call: &'static str,
+        set: impl Fn() -> sys::CUresult,
     ) -> CallResult<()> {
-        let mut ptrs = ArgPtrs::new();
-        let p = l.params(cfg, args, &mut ptrs);
-        // SAFETY: `n` is a kernel node of this graph; `p` as in `add_kernel`.
-        self.set("cuGraphKernelNodeSetParams_v2", || unsafe {
-            sys::cuGraphKernelNodeSetParams_v2(n.0, &p)
-        })
-    }
-
-    pub fn set_memset(&mut self, n: RawNode, m: &Memset) -> CallResult<()> {
-        let p = m.params();
-        // SAFETY: `n` is a memset node of this graph; `p` is a plain value struct.
-        self.set("cuGraphMemsetNodeSetParams", || unsafe {
-            sys::cuGraphMemsetNodeSetParams(n.0, &p)
-        })
-    }
-
-    pub fn set_memcpy(&mut self, n: RawNode, m: &Memcpy<'a>) -> CallResult<()> {
-        let p = m.params();
-        // SAFETY: `n` is a memcpy node of this graph; `p` as in `add_memcpy`.
-        self.set("cuGraphMemcpyNodeSetParams", || unsafe {
-            sys::cuGraphMemcpyNodeSetParams(n.0, &p)
-        })
-    }
-
-    pub fn set_host(&mut self, n: RawNode, cb: &Callback<'a>) -> CallResult<()> {
-        let p = cb.params();
-        // SAFETY: `n` is a host node of this graph; the closure is kept below.
-        self.set("cuGraphHostNodeSetParams", || unsafe {
-            sys::cuGraphHostNodeSetParams(n.0, &p)
-        })?;
-        // A template is never launched, and executable graphs keep their own copies.
-        self.kept.release_unshared();
-        self.kept.callback(cb);
-        Ok(())
-    }
-
-    pub fn set_event_record(&mut self, n: RawNode, ev: EventRef<'a>) -> CallResult<()> {
-        // SAFETY: `n` is an event record node of this graph; the event lives for `'a`.
-        self.set("cuGraphEventRecordNodeSetEvent", || unsafe {
-            sys::cuGraphEventRecordNodeSetEvent(n.0, ev.raw())
-        })
-    }
-
-    pub fn set_event_wait(&mut self, n: RawNode, ev: EventRef<'a>) -> CallResult<()> {
-        // SAFETY: `n` is an event wait node of this graph; the event lives for `'a`.
-        self.set("cuGraphEventWaitNodeSetEvent", || unsafe {
-            sys::cuGraphEventWaitNodeSetEvent(n.0, ev.raw())
-        })
+        in_context(self.ctx.cu_ctx(), || check(call, set()))
     }
 
     /// Writes the driver's DOT description of the graph to `path`.

@@ -24,7 +24,7 @@ mod gemm;
 mod graph;
 mod host;
 mod mem;
-mod params;
+mod nodes;
 mod probe;
 
 use std::ptr;
@@ -40,9 +40,8 @@ pub(crate) use exec::{flags, InstantiateFailure, RawExec};
 pub(crate) use gemm::CheckedGemm;
 pub(crate) use graph::{CondKind, RawGraph, RawNode};
 pub(crate) use host::Callback;
-pub(crate) use params::{
-    End, EventRef, HostPtr, HostPtrMut, Idle, Launchable, Memcpy, Memset, Mismatch,
-};
+// Each kind's parameters (a new kind's come with it).
+pub(crate) use nodes::*;
 pub(crate) use probe::{
     context_lost, device_limits, driver_present, driver_version, func_info, missing_symbol,
     nvrtc_present, FuncInfo, Limits,

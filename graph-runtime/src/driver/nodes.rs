@@ -1,0 +1,556 @@
+//! Every node kind's driver calls: its parameters, built from checked parts so the driver
+//! reads only what is alive and in bounds; adding it to a template and setting its parameters
+//! there and on an executable graph; and its kind when found in a captured graph. (Conditional
+//! nodes, which make body graphs, are in `graph.rs`; allocation and free nodes in `mem.rs`.)
+
+use std::any::TypeId;
+use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::ptr;
+
+use cudarc::driver::sys::{
+    self, CUevent, CUfunction, CUmemorytype, CUDA_KERNEL_NODE_PARAMS, CUDA_MEMCPY3D,
+    CUDA_MEMSET_NODE_PARAMS,
+};
+use cudarc::driver::{CudaEvent, LaunchConfig};
+
+use crate::block::{ArgBlock, ArgLayout, ArgOffsets, ArgPtrs};
+use cuda_graph_topology::NodeKind;
+
+use super::graph::nodes;
+use super::{CallResult, Callback, RawExec, RawGraph, RawNode};
+
+/// A kernel function kept by a [`RawGraph`](super::RawGraph) and the argument layout checked
+/// against its parameter list: every argument block of this layout gives the driver exactly one
+/// value of the right size per parameter.
+#[derive(Clone, Copy)]
+pub(crate) struct Launchable {
+    func: CUfunction,
+    offsets: &'static ArgOffsets,
+}
+
+/// How an argument list differs from a kernel's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mismatch {
+    Count {
+        expected: usize,
+        given: usize,
+    },
+    Size {
+        index: usize,
+        expected: usize,
+        given: usize,
+    },
+}
+
+impl Launchable {
+    /// Checks `layout` (the argument tuple's) against `sizes` (the kernel's parameters).
+    pub(super) fn new(
+        func: CUfunction,
+        sizes: &[usize],
+        layout: &[ArgLayout],
+        offsets: &'static ArgOffsets,
+    ) -> Result<Self, Mismatch> {
+        if sizes.len() != layout.len() || offsets.count != layout.len() {
+            return Err(Mismatch::Count {
+                expected: sizes.len(),
+                given: layout.len(),
+            });
+        }
+        for (index, (a, &size)) in layout.iter().zip(sizes).enumerate() {
+            if a.size != size {
+                return Err(Mismatch::Size {
+                    index,
+                    expected: size,
+                    given: a.size,
+                });
+            }
+        }
+        Ok(Launchable { func, offsets })
+    }
+
+    /// The driver's parameter struct: it points into `args` and `ptrs`, so it is built right
+    /// before the call that reads it.
+    #[inline]
+    pub(super) fn params(
+        &self,
+        cfg: &LaunchConfig,
+        args: &ArgBlock,
+        ptrs: &mut ArgPtrs,
+    ) -> CUDA_KERNEL_NODE_PARAMS {
+        // A block of another layout would hand the driver the wrong number of arguments.
+        assert!(
+            args.has_layout(self.offsets),
+            "an argument block is sent with the layout it was checked with"
+        );
+        args.pointers(ptrs);
+        CUDA_KERNEL_NODE_PARAMS {
+            func: self.func,
+            gridDimX: cfg.grid_dim.0,
+            gridDimY: cfg.grid_dim.1,
+            gridDimZ: cfg.grid_dim.2,
+            blockDimX: cfg.block_dim.0,
+            blockDimY: cfg.block_dim.1,
+            blockDimZ: cfg.block_dim.2,
+            sharedMemBytes: cfg.shared_mem_bytes,
+            kernelParams: ptrs.as_mut_ptr(),
+            extra: ptr::null_mut(),
+            kern: ptr::null_mut(),
+            ctx: ptr::null_mut(),
+        }
+    }
+}
+
+/// A memset of `len` elements of `elem` bytes (1, 2 or 4) at device address `dst`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Memset {
+    pub dst: u64,
+    pub bits: u32,
+    pub elem: u32,
+    pub len: usize,
+}
+
+impl Memset {
+    pub(super) fn params(&self) -> CUDA_MEMSET_NODE_PARAMS {
+        CUDA_MEMSET_NODE_PARAMS {
+            dst: self.dst,
+            pitch: 0,
+            value: self.bits,
+            elementSize: self.elem,
+            width: self.len,
+            height: 1,
+        }
+    }
+}
+
+/// Host memory borrowed for `'a`: a slice's address and length in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HostPtr<'a> {
+    addr: usize,
+    bytes: usize,
+    /// Borrowed mutably: a memcpy may write it.
+    writable: bool,
+    _borrow: PhantomData<&'a [u8]>,
+}
+
+impl<'a> HostPtr<'a> {
+    /// A slice the driver may read.
+    pub fn of<T: Copy>(s: &'a [T]) -> Self {
+        HostPtr {
+            addr: s.as_ptr() as usize,
+            bytes: std::mem::size_of_val(s),
+            writable: false,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// A slice the driver may write; [`HostPtrMut::slice_mut`] gives it back.
+    pub fn of_mut<T: Copy + 'static>(s: &'a mut [T]) -> HostPtrMut<'a> {
+        HostPtrMut {
+            ptr: HostPtr {
+                addr: s.as_mut_ptr() as usize,
+                bytes: std::mem::size_of_val(s),
+                writable: true,
+                _borrow: PhantomData,
+            },
+            elem: TypeId::of::<T>(),
+        }
+    }
+}
+
+/// Host memory borrowed mutably for `'a`, which only memcpy nodes write, and the type of its
+/// elements.
+pub(crate) struct HostPtrMut<'a> {
+    ptr: HostPtr<'a>,
+    elem: TypeId,
+}
+
+impl<'a> HostPtrMut<'a> {
+    /// The address, for memcpy destinations.
+    pub fn ptr(&self) -> HostPtr<'a> {
+        self.ptr
+    }
+
+    /// The memory as `&[T]`, or `None` if it was not bound as a slice of `T`. `idle` shows
+    /// that no launch is writing it.
+    pub fn slice<T: Copy + 'static>(&self, idle: &Idle<'_>) -> Option<&[T]> {
+        let _ = idle;
+        (self.elem == TypeId::of::<T>()).then(|| {
+            // SAFETY: address and length came from a `&'a mut [T]` of this very `T` (checked
+            // above), held by this value for `'a`; `idle` borrows the executable graph
+            // mutably, so no launch that could write the memory is in flight or can start.
+            unsafe { std::slice::from_raw_parts(self.ptr.addr as *const T, self.len::<T>()) }
+        })
+    }
+
+    /// The memory as `&mut [T]`; as [`slice`](Self::slice), and `&mut self` makes this the
+    /// only access from Rust.
+    pub fn slice_mut<T: Copy + 'static>(&mut self, idle: &Idle<'_>) -> Option<&mut [T]> {
+        let _ = idle;
+        (self.elem == TypeId::of::<T>()).then(|| {
+            // SAFETY: as in `slice`, exclusive.
+            unsafe { std::slice::from_raw_parts_mut(self.ptr.addr as *mut T, self.len::<T>()) }
+        })
+    }
+
+    fn len<T>(&self) -> usize {
+        self.ptr.bytes / std::mem::size_of::<T>().max(1)
+    }
+}
+
+/// Proof that no launch of an executable graph is in flight: made by
+/// [`RawExec::wait`](super::RawExec::wait), which it borrows mutably so no launch can start.
+pub(crate) struct Idle<'e>(pub(super) PhantomData<&'e mut ()>);
+
+/// One end of a memcpy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum End<'a> {
+    Device(u64),
+    Host(HostPtr<'a>),
+}
+
+/// A 1-D copy of `bytes` bytes; host ends are known to hold at least that many.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Memcpy<'a> {
+    src: End<'a>,
+    dst: End<'a>,
+    bytes: usize,
+}
+
+impl<'a> Memcpy<'a> {
+    /// `None` if a host end is shorter than `bytes`, or the destination is host memory that
+    /// was not borrowed mutably.
+    pub fn new(src: End<'a>, dst: End<'a>, bytes: usize) -> Option<Self> {
+        let fits = |e: End<'_>| match e {
+            End::Device(_) => true,
+            End::Host(h) => h.bytes >= bytes,
+        };
+        let writable = match dst {
+            End::Device(_) => true,
+            End::Host(h) => h.writable,
+        };
+        (fits(src) && fits(dst) && writable).then_some(Memcpy { src, dst, bytes })
+    }
+
+    pub fn src(&self) -> End<'a> {
+        self.src
+    }
+
+    pub fn dst(&self) -> End<'a> {
+        self.dst
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    pub(super) fn params(&self) -> CUDA_MEMCPY3D {
+        let kind = |e: End<'_>| match e {
+            End::Host(_) => CUmemorytype::CU_MEMORYTYPE_HOST,
+            End::Device(_) => CUmemorytype::CU_MEMORYTYPE_DEVICE,
+        };
+        let host = |e: End<'_>| match e {
+            End::Host(h) => h.addr as *mut c_void,
+            End::Device(_) => ptr::null_mut(),
+        };
+        let device = |e: End<'_>| match e {
+            End::Host(_) => 0,
+            End::Device(a) => a,
+        };
+        CUDA_MEMCPY3D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcZ: 0,
+            srcLOD: 0,
+            srcMemoryType: kind(self.src),
+            srcHost: host(self.src),
+            srcDevice: device(self.src),
+            srcArray: ptr::null_mut(),
+            reserved0: ptr::null_mut(),
+            srcPitch: 0,
+            srcHeight: 0,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstZ: 0,
+            dstLOD: 0,
+            dstMemoryType: kind(self.dst),
+            dstHost: host(self.dst),
+            dstDevice: device(self.dst),
+            dstArray: ptr::null_mut(),
+            reserved1: ptr::null_mut(),
+            dstPitch: 0,
+            dstHeight: 0,
+            WidthInBytes: self.bytes,
+            Height: 1,
+            Depth: 1,
+        }
+    }
+}
+
+/// An event borrowed for `'a`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct EventRef<'a> {
+    raw: CUevent,
+    _borrow: PhantomData<&'a CudaEvent>,
+}
+
+impl<'a> EventRef<'a> {
+    pub fn of(e: &'a CudaEvent) -> Self {
+        EventRef {
+            raw: e.cu_event(),
+            _borrow: PhantomData,
+        }
+    }
+
+    pub(super) fn raw(&self) -> CUevent {
+        self.raw
+    }
+}
+
+// SAFETY: an event handle is an identifier the driver lets any thread use; the event itself is
+// borrowed for `'a` as `&CudaEvent`, which is `Sync`.
+unsafe impl Send for EventRef<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for EventRef<'_> {}
+// SAFETY: a function handle is an identifier the driver lets any thread use; the graph that
+// made the `Launchable` keeps the `CudaFunction` (which is `Send + Sync`).
+unsafe impl Send for Launchable {}
+// SAFETY: as above.
+unsafe impl Sync for Launchable {}
+
+/// Adding each kind of node to a template, and setting its parameters there.
+impl<'a> RawGraph<'a> {
+    pub fn add_empty(&mut self, deps: &[RawNode]) -> CallResult<RawNode> {
+        let (g, d) = (self.target(), nodes(deps));
+        // SAFETY: `g` is live and `d` are its nodes; `deps` outlives the call.
+        self.add("cuGraphAddEmptyNode", |n| unsafe {
+            sys::cuGraphAddEmptyNode(n, g, d, deps.len())
+        })
+    }
+
+    pub fn add_kernel(
+        &mut self,
+        deps: &[RawNode],
+        l: &Launchable,
+        cfg: &LaunchConfig,
+        args: &ArgBlock,
+    ) -> CallResult<RawNode> {
+        let mut ptrs = ArgPtrs::new();
+        let p = l.params(cfg, args, &mut ptrs);
+        let (g, d) = (self.target(), nodes(deps));
+        // SAFETY: as in `add_empty`; `p` points into `args` and `ptrs`, alive for the call, one
+        // value per parameter (`Launchable`); the function is kept by this graph.
+        self.add("cuGraphAddKernelNode_v2", |n| unsafe {
+            sys::cuGraphAddKernelNode_v2(n, g, d, deps.len(), &p)
+        })
+    }
+
+    pub fn add_memset(&mut self, deps: &[RawNode], m: &Memset) -> CallResult<RawNode> {
+        let (g, d, p, ctx) = (self.target(), nodes(deps), m.params(), self.ctx.cu_ctx());
+        // SAFETY: as in `add_empty`; `p` is a plain value struct.
+        self.add("cuGraphAddMemsetNode", |n| unsafe {
+            sys::cuGraphAddMemsetNode(n, g, d, deps.len(), &p, ctx)
+        })
+    }
+
+    pub fn add_memcpy(&mut self, deps: &[RawNode], m: &Memcpy<'a>) -> CallResult<RawNode> {
+        let (g, d, p, ctx) = (self.target(), nodes(deps), m.params(), self.ctx.cu_ctx());
+        // SAFETY: as in `add_empty`; host ends are borrowed for `'a` and hold at least
+        // `bytes` bytes (`Memcpy::new`).
+        self.add("cuGraphAddMemcpyNode", |n| unsafe {
+            sys::cuGraphAddMemcpyNode(n, g, d, deps.len(), &p, ctx)
+        })
+    }
+
+    pub fn add_host(&mut self, deps: &[RawNode], cb: &Callback<'a>) -> CallResult<RawNode> {
+        let (g, d, p) = (self.target(), nodes(deps), cb.params());
+        // SAFETY: as in `add_empty`; the closure is kept below for the graph's life.
+        let n = self.add("cuGraphAddHostNode", |n| unsafe {
+            sys::cuGraphAddHostNode(n, g, d, deps.len(), &p)
+        })?;
+        self.kept.callback(cb);
+        Ok(n)
+    }
+
+    /// Adds a node running a copy of `child` (the driver clones it, with what its nodes point
+    /// at, which this graph now keeps too).
+    pub fn add_child(&mut self, deps: &[RawNode], child: &RawGraph<'a>) -> CallResult<RawNode> {
+        let (g, d, c) = (self.target(), nodes(deps), child.raw());
+        // SAFETY: as in `add_empty`; `c` is a live graph.
+        let n = self.add("cuGraphAddChildGraphNode", |n| unsafe {
+            sys::cuGraphAddChildGraphNode(n, g, d, deps.len(), c)
+        })?;
+        self.kept.extend(&child.kept);
+        Ok(n)
+    }
+
+    pub fn add_event_record(&mut self, deps: &[RawNode], ev: EventRef<'a>) -> CallResult<RawNode> {
+        let (g, d, e) = (self.target(), nodes(deps), ev.raw());
+        // SAFETY: as in `add_empty`; the event is borrowed for `'a`.
+        self.add("cuGraphAddEventRecordNode", |n| unsafe {
+            sys::cuGraphAddEventRecordNode(n, g, d, deps.len(), e)
+        })
+    }
+
+    pub fn add_event_wait(&mut self, deps: &[RawNode], ev: EventRef<'a>) -> CallResult<RawNode> {
+        let (g, d, e) = (self.target(), nodes(deps), ev.raw());
+        // SAFETY: as in `add_event_record`.
+        self.add("cuGraphAddEventWaitNode", |n| unsafe {
+            sys::cuGraphAddEventWaitNode(n, g, d, deps.len(), e)
+        })
+    }
+
+    pub fn set_kernel(
+        &mut self,
+        n: RawNode,
+        l: &Launchable,
+        cfg: &LaunchConfig,
+        args: &ArgBlock,
+    ) -> CallResult<()> {
+        let mut ptrs = ArgPtrs::new();
+        let p = l.params(cfg, args, &mut ptrs);
+        // SAFETY: `n` is a kernel node of this graph; `p` as in `add_kernel`.
+        self.set("cuGraphKernelNodeSetParams_v2", || unsafe {
+            sys::cuGraphKernelNodeSetParams_v2(n.0, &p)
+        })
+    }
+
+    pub fn set_memset(&mut self, n: RawNode, m: &Memset) -> CallResult<()> {
+        let p = m.params();
+        // SAFETY: `n` is a memset node of this graph; `p` is a plain value struct.
+        self.set("cuGraphMemsetNodeSetParams", || unsafe {
+            sys::cuGraphMemsetNodeSetParams(n.0, &p)
+        })
+    }
+
+    pub fn set_memcpy(&mut self, n: RawNode, m: &Memcpy<'a>) -> CallResult<()> {
+        let p = m.params();
+        // SAFETY: `n` is a memcpy node of this graph; `p` as in `add_memcpy`.
+        self.set("cuGraphMemcpyNodeSetParams", || unsafe {
+            sys::cuGraphMemcpyNodeSetParams(n.0, &p)
+        })
+    }
+
+    pub fn set_host(&mut self, n: RawNode, cb: &Callback<'a>) -> CallResult<()> {
+        let p = cb.params();
+        // SAFETY: `n` is a host node of this graph; the closure is kept below.
+        self.set("cuGraphHostNodeSetParams", || unsafe {
+            sys::cuGraphHostNodeSetParams(n.0, &p)
+        })?;
+        // A template is never launched, and executable graphs keep their own copies.
+        self.kept.release_unshared();
+        self.kept.callback(cb);
+        Ok(())
+    }
+
+    pub fn set_event_record(&mut self, n: RawNode, ev: EventRef<'a>) -> CallResult<()> {
+        // SAFETY: `n` is an event record node of this graph; the event lives for `'a`.
+        self.set("cuGraphEventRecordNodeSetEvent", || unsafe {
+            sys::cuGraphEventRecordNodeSetEvent(n.0, ev.raw())
+        })
+    }
+
+    pub fn set_event_wait(&mut self, n: RawNode, ev: EventRef<'a>) -> CallResult<()> {
+        // SAFETY: `n` is an event wait node of this graph; the event lives for `'a`.
+        self.set("cuGraphEventWaitNodeSetEvent", || unsafe {
+            sys::cuGraphEventWaitNodeSetEvent(n.0, ev.raw())
+        })
+    }
+}
+
+/// Setting each kind of node's parameters on an executable graph.
+impl<'a> RawExec<'a> {
+    #[inline]
+    pub fn set_kernel(
+        &mut self,
+        n: RawNode,
+        l: &Launchable,
+        cfg: &LaunchConfig,
+        args: &ArgBlock,
+    ) -> CallResult<()> {
+        let mut ptrs = ArgPtrs::new();
+        let p = l.params(cfg, args, &mut ptrs);
+        let e = self.raw;
+        // SAFETY: `n` is a kernel node of the graph this was made from; `p` points into `args`
+        // and `ptrs`, one value per parameter (`Launchable`); the function is kept (the
+        // template kept it, and this graph copied the template's list).
+        self.call("cuGraphExecKernelNodeSetParams_v2", || unsafe {
+            sys::cuGraphExecKernelNodeSetParams_v2(e, n.0, &p)
+        })
+    }
+
+    #[inline]
+    pub fn set_memset(&mut self, n: RawNode, m: &Memset) -> CallResult<()> {
+        let (e, p, ctx) = (self.raw, m.params(), self.ctx.cu_ctx());
+        // SAFETY: `n` is a memset node of the graph this was made from; `p` is plain values.
+        self.call("cuGraphExecMemsetNodeSetParams", || unsafe {
+            sys::cuGraphExecMemsetNodeSetParams(e, n.0, &p, ctx)
+        })
+    }
+
+    #[inline]
+    pub fn set_memcpy(&mut self, n: RawNode, m: &Memcpy<'a>) -> CallResult<()> {
+        let (e, p, ctx) = (self.raw, m.params(), self.ctx.cu_ctx());
+        // SAFETY: `n` is a memcpy node of the graph this was made from; host ends live for
+        // `'a` and hold at least `bytes` bytes (`Memcpy::new`).
+        self.call("cuGraphExecMemcpyNodeSetParams", || unsafe {
+            sys::cuGraphExecMemcpyNodeSetParams(e, n.0, &p, ctx)
+        })
+    }
+
+    pub fn set_host(&mut self, n: RawNode, cb: &Callback<'a>) -> CallResult<()> {
+        let (e, p) = (self.raw, cb.params());
+        // SAFETY: `n` is a host node of the graph this was made from; the closure is kept below.
+        self.call("cuGraphExecHostNodeSetParams", || unsafe {
+            sys::cuGraphExecHostNodeSetParams(e, n.0, &p)
+        })?;
+        self.kept.callback(cb);
+        Ok(())
+    }
+
+    /// Runs a copy of `child` in child node `n` (what `child`'s nodes call is kept too).
+    pub fn set_child(&mut self, n: RawNode, child: &RawGraph<'a>) -> CallResult<()> {
+        let (e, c) = (self.raw, child.raw());
+        // SAFETY: `n` is a child node of the graph this was made from; `c` is a live graph.
+        self.call("cuGraphExecChildGraphNodeSetParams", || unsafe {
+            sys::cuGraphExecChildGraphNodeSetParams(e, n.0, c)
+        })?;
+        self.keep_all(child);
+        Ok(())
+    }
+
+    pub fn set_event_record(&mut self, n: RawNode, ev: EventRef<'a>) -> CallResult<()> {
+        let e = self.raw;
+        // SAFETY: `n` is an event record node of the graph this was made from; the event lives
+        // for `'a`.
+        self.call("cuGraphExecEventRecordNodeSetEvent", || unsafe {
+            sys::cuGraphExecEventRecordNodeSetEvent(e, n.0, ev.raw())
+        })
+    }
+
+    pub fn set_event_wait(&mut self, n: RawNode, ev: EventRef<'a>) -> CallResult<()> {
+        let e = self.raw;
+        // SAFETY: as in `set_event_record`, for an event wait node.
+        self.call("cuGraphExecEventWaitNodeSetEvent", || unsafe {
+            sys::cuGraphExecEventWaitNodeSetEvent(e, n.0, ev.raw())
+        })
+    }
+}
+
+/// The kind of a node found in a graph the driver made (a captured one).
+pub(super) fn node_kind(ty: sys::CUgraphNodeType) -> NodeKind {
+    use sys::CUgraphNodeType as T;
+    match ty {
+        T::CU_GRAPH_NODE_TYPE_KERNEL => NodeKind::Kernel,
+        T::CU_GRAPH_NODE_TYPE_MEMSET => NodeKind::Memset,
+        T::CU_GRAPH_NODE_TYPE_MEMCPY => NodeKind::Memcpy,
+        T::CU_GRAPH_NODE_TYPE_HOST => NodeKind::Host,
+        T::CU_GRAPH_NODE_TYPE_GRAPH => NodeKind::Child,
+        T::CU_GRAPH_NODE_TYPE_EVENT_RECORD => NodeKind::EventRecord,
+        T::CU_GRAPH_NODE_TYPE_WAIT_EVENT => NodeKind::EventWait,
+        T::CU_GRAPH_NODE_TYPE_MEM_ALLOC => NodeKind::MemAlloc,
+        T::CU_GRAPH_NODE_TYPE_MEM_FREE => NodeKind::MemFree,
+        T::CU_GRAPH_NODE_TYPE_CONDITIONAL => NodeKind::Conditional,
+        _ => NodeKind::Empty,
+    }
+}
