@@ -1,4 +1,4 @@
-//! Conjugate gradient on 2-D Poisson matrices (`examples/support/cg.rs`): the whole solve as one
+//! Conjugate gradient on 2-D Poisson matrices (`cuda_graph_flagships::cg`): the whole solve as one
 //! launch (a WHILE node) against the same kernels as one graph launch per iteration and as a
 //! host loop of stream launches (a synchronization per iteration), interleaved so the three
 //! see the same machine. Times are whole solves, launch to result, medians.
@@ -6,33 +6,22 @@
 //! Results go to `$OUT/cg.json` on the device machine, else `docs/bench/raw/cg.json`;
 //! `bench_report` adds them to `docs/bench/results.{json,md}`.
 
-#[path = "../examples/support/cg.rs"]
-mod cg;
+use cuda_graph_flagships::cg;
+use cuda_graph_flagships::harness::{self, median, Gpu};
 
 use std::time::Instant;
 
 use cg::{Buffers, CgIteration, CgSolve, Kernels, Poisson, SCALARS};
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
+    if !harness::bench_requested() {
         return;
     }
-    let ctx = match cuda_graph::context(0) {
-        Ok(c) => c,
-        Err(e) => {
-            if std::env::var("CUDA_GRAPH_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("CUDA_GRAPH_REQUIRE_GPU=1 but no GPU: {e}");
-            }
-            println!("skipped: no GPU ({e})");
-            return;
-        }
+    let Some(gpu) = Gpu::find() else {
+        return;
     };
-    let gpu_name = ctx.name().unwrap_or_default();
+    let ctx = gpu.ctx.clone();
+    let gpu_name = gpu.name.clone();
     let stream = ctx.default_stream();
     let module = cuda_graph::compile(&ctx, CgSolve::SOURCE).expect("compile cg.cu");
     let kernels = Kernels::load(&module).expect("load the kernels");
@@ -95,10 +84,5 @@ fn main() {
         }
     }
     let json = format!("[\n{}\n]\n", rows.join(",\n"));
-    let path = match std::env::var("OUT") {
-        Ok(dir) => format!("{dir}/cg.json"),
-        Err(_) => concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/bench/raw/cg.json").to_owned(),
-    };
-    std::fs::write(&path, json).expect("write the results");
-    println!("wrote {path}");
+    harness::write_json("cg.json", &json);
 }

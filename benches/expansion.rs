@@ -3,6 +3,7 @@
 //! Runs on the host: no GPU. Results go to `$OUT/expansion.json` on the device machine, else
 //! `docs/bench/raw/expansion.json`.
 
+use cuda_graph_flagships::harness;
 use cuda_graph_macros_core::{check, expand};
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -50,14 +51,5 @@ fn main() {
         );
     }
     json.push_str("]\n");
-    let path = match std::env::var("OUT") {
-        Ok(dir) => format!("{dir}/expansion.json"),
-        Err(_) => concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../docs/bench/raw/expansion.json"
-        )
-        .to_owned(),
-    };
-    std::fs::write(&path, json).expect("write the results");
-    println!("wrote {path}");
+    harness::write_json("expansion.json", &json);
 }

@@ -1,4 +1,4 @@
-//! A 3-layer MLP inference step (`examples/support/mlp.rs`): the `cuda_graph!` graph (cuBLAS
+//! A 3-layer MLP inference step (`cuda_graph_flagships::mlp`): the `cuda_graph!` graph (cuBLAS
 //! GEMMs captured as nodes, a new input from pinned memory each step) against the same work as
 //! cudarc stream launches without a graph, interleaved step by step. PyTorch's
 //! `torch.cuda.graph` of the same shapes and weights is `benches/pytorch_mlp.py`. A step is:
@@ -6,34 +6,23 @@
 //!
 //! Results go to `$OUT/mlp.json` on the device machine, else `docs/bench/raw/mlp.json`.
 
-#[path = "../examples/support/mlp.rs"]
-mod mlp;
+use cuda_graph_flagships::harness::{self, median, Gpu};
+use cuda_graph_flagships::mlp;
 
 use std::time::Instant;
 
 use cuda_graph::cudarc::cublas::CudaBlas;
 use mlp::{DeviceWeights, Mlp, Weights, IN, OUT};
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
+    if !harness::bench_requested() {
         return;
     }
-    let ctx = match cuda_graph::context(0) {
-        Ok(c) => c,
-        Err(e) => {
-            if std::env::var("CUDA_GRAPH_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("CUDA_GRAPH_REQUIRE_GPU=1 but no GPU: {e}");
-            }
-            println!("skipped: no GPU ({e})");
-            return;
-        }
+    let Some(gpu) = Gpu::find() else {
+        return;
     };
-    let gpu_name = ctx.name().unwrap_or_default();
+    let ctx = gpu.ctx.clone();
+    let gpu_name = gpu.name.clone();
     let stream = ctx.new_stream().unwrap();
     let capture = ctx.new_stream().unwrap();
     let blas = CudaBlas::new(capture.clone()).unwrap();
@@ -127,10 +116,5 @@ fn main() {
         }
     }
     let json = format!("[\n{}\n]\n", rows.join(",\n"));
-    let path = match std::env::var("OUT") {
-        Ok(dir) => format!("{dir}/mlp.json"),
-        Err(_) => concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/bench/raw/mlp.json").to_owned(),
-    };
-    std::fs::write(&path, json).expect("write the results");
-    println!("wrote {path}");
+    harness::write_json("mlp.json", &json);
 }

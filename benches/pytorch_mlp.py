@@ -1,5 +1,5 @@
 """The MLP step of benches/mlp.rs in PyTorch: the same shapes, weights and inputs (the formulas
-of examples/support/mlp.rs), captured with torch.cuda.graph (the input copied from pinned host
+of flagships/src/mlp.rs), captured with torch.cuda.graph (the input copied from pinned host
 memory inside the graph). A step: write the new input into pinned memory, replay, wait.
 Checks the output against a float64 NumPy forward pass; writes $OUT/pytorch_mlp.json (else
 docs/bench/raw/pytorch_mlp.json)."""

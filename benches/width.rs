@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use cuda_graph::cudarc::driver::{CudaSlice, CudaStream, LaunchConfig};
 use cuda_graph::{buffer::BufMut, compile, exec::Instantiate, Graph, Kernel};
+use cuda_graph_flagships::harness::{self, median, Gpu};
 
 const SRC: &str = include_str!("kernels/bench.cu");
 
@@ -135,11 +136,6 @@ fn build<'a>(
     g
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
-
 struct Row {
     case: String,
     lanes: Option<usize>,
@@ -198,16 +194,10 @@ fn measure(
 }
 
 fn main() {
-    let ctx = match cuda_graph::context(0) {
-        Ok(ctx) => ctx,
-        Err(e) => {
-            if std::env::var("CUDA_GRAPH_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("CUDA_GRAPH_REQUIRE_GPU=1 but no GPU: {e}");
-            }
-            println!("skipped: no GPU ({e})");
-            return;
-        }
+    let Some(gpu) = Gpu::find() else {
+        return;
     };
+    let ctx = gpu.ctx.clone();
     // SAFETY: set before any buffer exists; the benchmark orders all work on one stream.
     unsafe { ctx.disable_event_tracking() };
     let stream = ctx.new_stream().unwrap();
@@ -274,10 +264,5 @@ fn main() {
         );
     }
     json.push_str("]\n");
-    let path = match std::env::var("OUT") {
-        Ok(dir) => format!("{dir}/width.json"),
-        Err(_) => concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/bench/raw/width.json").to_owned(),
-    };
-    std::fs::write(&path, json).expect("write the results");
-    println!("wrote {path}");
+    harness::write_json("width.json", &json);
 }

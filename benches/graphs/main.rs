@@ -21,9 +21,12 @@ use cuda_graph::cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernel
 use cuda_graph::{buffer::BufMut, compile, node::KernelNode, Graph, Kernel};
 
 mod raw;
-mod timing;
 
-use timing::{batched, measure, paired, paired2, reps_for};
+use cuda_graph_flagships::harness::{self, batched, measure, paired, paired2, Gpu};
+
+fn reps_for(n: usize) -> (usize, Duration) {
+    (if n >= 10000 { 5 } else { 9 }, Duration::from_millis(250))
+}
 
 include!(concat!(env!("OUT_DIR"), "/bench_graphs.rs"));
 
@@ -476,16 +479,10 @@ impl Ctx<'_> {
 const SRC: &str = include_str!("../kernels/bench.cu");
 
 fn main() {
-    let ctx = match cuda_graph::context(0) {
-        Ok(ctx) => ctx,
-        Err(e) => {
-            if std::env::var("CUDA_GRAPH_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("CUDA_GRAPH_REQUIRE_GPU=1 but no GPU: {e}");
-            }
-            println!("skipped: no GPU ({e})");
-            return;
-        }
+    let Some(gpu) = Gpu::find() else {
+        return;
     };
+    let ctx = gpu.ctx.clone();
     // SAFETY: set before any buffer exists; the benchmark orders all work on one stream.
     unsafe { ctx.disable_event_tracking() };
     let stream = ctx.new_stream().unwrap();
@@ -568,13 +565,5 @@ fn main() {
         );
     }
     json.push_str("]\n");
-    let path = match std::env::var("OUT") {
-        Ok(dir) => format!("{dir}/rust.json"),
-        Err(_) => concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/bench/raw/rust.json").to_owned(),
-    };
-    if let Some(dir) = std::path::Path::new(&path).parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    std::fs::write(&path, json).expect("write the results");
-    println!("wrote {path}");
+    harness::write_json("rust.json", &json);
 }

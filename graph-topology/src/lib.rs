@@ -69,6 +69,24 @@ impl NodeKind {
         }
     }
 
+    /// Whether CUDA runs this kind inside a conditional node's body (host and event nodes
+    /// cannot go there).
+    pub fn runs_in_body(self) -> bool {
+        !matches!(
+            self,
+            NodeKind::Host | NodeKind::EventRecord | NodeKind::EventWait
+        )
+    }
+
+    /// Whether the node orders work with the host or another stream (a host callback, an
+    /// event), so width capping leaves it where it is.
+    pub fn meets_outside(self) -> bool {
+        matches!(
+            self,
+            NodeKind::Host | NodeKind::EventRecord | NodeKind::EventWait
+        )
+    }
+
     pub(crate) fn shape(self) -> &'static str {
         match self {
             NodeKind::Empty => "point",

@@ -9,7 +9,6 @@ use syn::Ident;
 use crate::ast::{self, Item, Op};
 use crate::lower::Lower;
 use crate::model::{Node, NodeOp, Uses};
-use cuda_graph_topology::NodeKind;
 
 /// The nodes that passed, in declaration order (a conditional node before its bodies' nodes),
 /// each with its place: `None` at the top of the graph, or `(conditional node, body)`.
@@ -137,10 +136,7 @@ fn walk(
 /// Host and event nodes cannot go inside a conditional body.
 fn check_body_kind(cx: &mut Lower<'_>, name: &Ident, op: &NodeOp, owner: &Ident) {
     let kind = op.kind();
-    if matches!(
-        kind,
-        NodeKind::Host | NodeKind::EventRecord | NodeKind::EventWait
-    ) {
+    if !kind.runs_in_body() {
         cx.errors.at(
             name.span(),
             format!(

@@ -7,7 +7,6 @@
 use super::Graph;
 use crate::error::{BuildError, DriverFailure, HandleError};
 use crate::id::Dep;
-use cuda_graph_topology::NodeKind;
 
 /// Lanes a wide graph is capped to unless [`Instantiate`](crate::exec::Instantiate) says otherwise.
 /// Chosen from measurements on an H100 (see `docs/bench/width.md`).
@@ -43,11 +42,7 @@ impl<'a> Graph<'a> {
 
     /// Whether node `i` is kept out of width capping.
     pub(crate) fn concurrent(&self, i: u32) -> bool {
-        self.nodes[i as usize].concurrent
-            || matches!(
-                self.topo.kind(i),
-                NodeKind::Host | NodeKind::EventRecord | NodeKind::EventWait
-            )
+        self.nodes[i as usize].concurrent || self.topo.kind(i).meets_outside()
     }
 
     /// Caps the width at `lanes` if the graph is wider than `above` (`None`: leaves the graph

@@ -1,11 +1,9 @@
-//! The conjugate-gradient flagship (`examples/support/cg.rs`) on a GPU: the one-launch WHILE
+//! The conjugate-gradient flagship (`src/cg.rs`) on a GPU: the one-launch WHILE
 //! solve, one graph launch per iteration and the host loop all agree with a CPU solve in `f64`;
 //! a param setter reaches the check kernel inside the loop's body.
 
-mod common;
-
-#[path = "../examples/support/cg.rs"]
-mod cg;
+use cuda_graph_flagships::cg;
+use cuda_graph_flagships::harness::Gpu;
 
 use cg::{Buffers, CgIteration, CgSolve, Kernels, Poisson, SCALARS};
 
@@ -16,7 +14,9 @@ fn rel_err(x: &[f32], r: &[f64]) -> f64 {
 
 #[test]
 fn cg_variants_agree_with_the_cpu() {
-    let gpu = gpu_or_skip!();
+    let Some(gpu) = Gpu::find() else {
+        return;
+    };
     let module = cuda_graph::compile(&gpu.ctx, CgSolve::SOURCE).unwrap();
     let kernels = Kernels::load(&module).unwrap();
     for m in [32usize, 45] {

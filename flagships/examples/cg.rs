@@ -3,14 +3,13 @@
 //! kernels also run driven by a host loop (stream launches, a synchronization per iteration)
 //! and as one graph launch per iteration; all three are checked against a CPU solve.
 //!
-//! Run: `cargo run --release --example cg [m]` (an `m x m` grid, 64 by default; exits 2 with a
+//! Run: `cargo run --release -p cuda-graph-flagships --example cg [m]` (an `m x m` grid, 64 by default; exits 2 with a
 //! message when there is no GPU).
 
 use std::process::ExitCode;
 use std::time::Instant;
 
-#[path = "support/cg.rs"]
-mod cg;
+use cuda_graph_flagships::cg;
 
 use cg::{Buffers, CgIteration, CgSolve, Kernels, Poisson, SCALARS};
 

@@ -1,5 +1,5 @@
 //! Conjugate gradient on the 2-D Poisson matrix (5-point stencil on an `m x m` grid, CSR), three
-//! ways with the same kernels (`examples/kernels/cg.cu`):
+//! ways with the same kernels (`kernels/cg.cu`):
 //!
 //! - [`CgSolve`]: the whole solve is one graph launch; the iterations are a WHILE node whose
 //!   condition the `check` kernel sets on the device;
@@ -9,7 +9,7 @@
 //! - [`host_loop`]: no graph, every kernel launched on a cudarc stream, the host synchronizing
 //!   after each iteration.
 //!
-//! Shared by `examples/cg.rs`, `tests/cg.rs` and `benches/cg.rs`. Vectors are `f32`, dot
+//! Shared by `examples/cg.rs`, `tests/cg.rs` and the workspace's `benches/cg.rs`. Vectors are `f32`, dot
 //! products are accumulated in `f64`; [`reference`] is the same algorithm on the CPU in `f64`.
 
 #![allow(dead_code)]
@@ -23,7 +23,7 @@ cuda_graph! {
     /// The whole solve as one launch: setup, then a WHILE node running the iterations until
     /// `cg_check_loop` clears `again`.
     pub graph CgSolve {
-        source "../kernels/cg.cu";
+        source "kernels/cg.cu";
         kernel cg_reset;
         kernel cg_init;
         kernel cg_start;
@@ -63,7 +63,7 @@ cuda_graph! {
 
     /// One iteration per launch; the setup nodes are enabled for the first launch of a solve.
     pub graph CgIteration {
-        source "../kernels/cg.cu";
+        source "kernels/cg.cu";
         kernel cg_reset;
         kernel cg_init;
         kernel cg_start;

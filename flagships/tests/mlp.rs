@@ -1,12 +1,10 @@
-//! The MLP flagship (`examples/support/mlp.rs`) on a GPU: cuBLAS GEMMs captured as nodes, a new
+//! The MLP flagship (`src/mlp.rs`) on a GPU: cuBLAS GEMMs captured as nodes, a new
 //! input per step from pinned memory, hidden activations in temporaries; agrees with a CPU
 //! forward pass and with the same work as stream launches; a captured node re-captures in
 //! place. Also `Graph::add_gemm` (runtime API) and the errors of captured nodes.
 
-mod common;
-
-#[path = "../examples/support/mlp.rs"]
-mod mlp;
+use cuda_graph_flagships::harness::Gpu;
+use cuda_graph_flagships::mlp;
 
 use cuda_graph::cudarc::cublas::CudaBlas;
 use cuda_graph::{
@@ -25,7 +23,9 @@ fn max_rel(got: &[f32], want: &[f64]) -> f64 {
 
 #[test]
 fn mlp_graph_matches_the_cpu_and_stream_launches() {
-    let gpu = gpu_or_skip!();
+    let Some(gpu) = Gpu::find() else {
+        return;
+    };
     let capture = gpu.ctx.new_stream().unwrap();
     let blas = CudaBlas::new(capture.clone()).unwrap();
     let module = cuda_graph::compile(&gpu.ctx, mlp::SOURCE).unwrap();
@@ -116,7 +116,9 @@ fn mlp_graph_matches_the_cpu_and_stream_launches() {
 
 #[test]
 fn add_gemm_and_captured_node_errors() {
-    let gpu = gpu_or_skip!();
+    let Some(gpu) = Gpu::find() else {
+        return;
+    };
     let capture = gpu.ctx.new_stream().unwrap();
     let blas = CudaBlas::new(capture.clone()).unwrap();
     let wt = Weights::new();

@@ -2,15 +2,14 @@
 //! pinned host memory, then runs three cuBLAS GEMMs (captured as nodes) with bias and ReLU
 //! kernels; the hidden activations are temporaries. Checked against a CPU forward pass.
 //!
-//! Run: `cargo run --release --example mlp` (exits 2 with a message when there is no GPU).
+//! Run: `cargo run --release -p cuda-graph-flagships --example mlp` (exits 2 with a message when there is no GPU).
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use cuda_graph::cudarc::cublas::CudaBlas;
 
-#[path = "support/mlp.rs"]
-mod mlp;
+use cuda_graph_flagships::mlp;
 
 use mlp::{DeviceWeights, Mlp, Weights, IN, OUT};
 

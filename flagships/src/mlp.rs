@@ -1,5 +1,5 @@
 //! A 3-layer MLP inference step (`IN -> H1 -> H2 -> OUT`, ReLU between layers), shared by
-//! `examples/mlp.rs`, `tests/mlp.rs` and `benches/mlp.rs`:
+//! `examples/mlp.rs`, `tests/mlp.rs` and the workspace's `benches/mlp.rs`:
 //!
 //! - [`Mlp`]: a `cuda_graph!` graph: a new input copied from pinned host memory, three cuBLAS
 //!   GEMMs captured as nodes (`capture(...)`), each followed by a bias (+ReLU) kernel; the

@@ -1,0 +1,14 @@
+//! Realistic workloads built with cuda-graph, shared by their examples, tests and benchmarks
+//! (this crate is not published):
+//!
+//! - [`cg`]: conjugate gradient on 2-D Poisson matrices, the whole solve one launch (a WHILE
+//!   node), beside one graph launch per iteration and a host loop;
+//! - [`mlp`]: a 3-layer MLP inference step with cuBLAS GEMMs captured as nodes;
+//! - [`harness`]: what every benchmark and GPU test here shares: a GPU or a printed skip,
+//!   medians of repeated timings, results written as JSON.
+//!
+//! Run the examples with `cargo run --release -p cuda-graph-flagships --example cg` (or `mlp`).
+
+pub mod cg;
+pub mod harness;
+pub mod mlp;
