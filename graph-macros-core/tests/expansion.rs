@@ -1,13 +1,12 @@
 //! Expansion snapshots: what `cuda_graph!` generates for a few representative graphs,
-//! pretty-printed and committed in `tests/snapshots/`, so a change in generated code shows up
-//! in review. A mismatch fails with the diff's first line; after reading the change, regenerate
-//! with `CUDA_GRAPH_SNAPSHOTS=overwrite cargo test -p cuda-graph-macros-core --test expansion`.
+//! pretty-printed and committed in `tests/snapshots/` (insta), so a change in generated code
+//! shows up in review. A mismatch fails with the diff; after reading it, accept the change with
+//! `INSTA_UPDATE=always cargo test -p cuda-graph-macros-core --test expansion` (or
+//! `cargo insta review`).
 //!
 //! It makes no CUDA call, so compute-sanitizer refuses to run it; like the trybuild harness it
 //! stays out of the GPU pack (`shared/gpu/pack.sh` leaves out tests whose source names trybuild)
 //! and runs in CI.
-
-use std::path::PathBuf;
 
 /// Kernels, a memset, params in launch dimensions and arguments.
 const SAXPY: &str = r#"
@@ -136,33 +135,13 @@ fn expand(src: &str) -> String {
 }
 
 fn check(name: &str, src: &str) {
-    let got = expand(src);
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/snapshots")
-        .join(format!("{name}.rs"));
-    if std::env::var("CUDA_GRAPH_SNAPSHOTS").as_deref() == Ok("overwrite") {
-        std::fs::write(&path, &got).expect("write the snapshot");
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}; generate it with CUDA_GRAPH_SNAPSHOTS=overwrite",
-            path.display()
-        )
+    insta::with_settings!({
+        snapshot_path => "snapshots",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(name, expand(src));
     });
-    if got != want {
-        let line = got
-            .lines()
-            .zip(want.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or_else(|| got.lines().count().min(want.lines().count()));
-        panic!(
-            "the expansion of `{name}` changed, first at line {}:\n  now:  {}\n  was:  {}\nread the change, then regenerate with CUDA_GRAPH_SNAPSHOTS=overwrite",
-            line + 1,
-            got.lines().nth(line).unwrap_or("<end>"),
-            want.lines().nth(line).unwrap_or("<end>"),
-        );
-    }
 }
 
 #[test]
