@@ -296,13 +296,18 @@ fn node_views_have_named_typed_setters() {
         exec.fill_a().unwrap().launch_config().block_dim,
         (256, 1, 1)
     );
-    // A graph-level setter later recomputes the node from the params: `mul` of scale_a is
-    // `k` again.
+    // A graph-level setter sends again what uses its param: `mul` of scale_a is `k` again,
+    // and fill_b's edited `base` (which does not use `n`) stays through `set_n`.
     exec.set_k(4).unwrap();
+    exec.set_n(N as u32).unwrap();
     exec.launch(&gpu.stream).unwrap();
     assert_eq!(
         gpu.read(exec.a().unwrap()),
         (0..N as u32).map(|i| i * 4 + 1).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        gpu.read(exec.b().unwrap()),
+        (0..N as u32).map(|i| (2000 + i) * 5).collect::<Vec<_>>()
     );
 }
 
@@ -419,13 +424,18 @@ fn memset_param_memcpy_callback_and_event_setters() {
         matches!(&e, EditError::BufferTooShort { node, .. } if node == "clear"),
         "{e}"
     );
+    // A setter sends only what uses its input: rebinding `z` keeps the view's value edit, and
+    // `set_v` then sets the value again.
+    exec.clear().unwrap().set_value(20).unwrap();
     exec.set_z(&mut z2).unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    assert!(gpu.read(exec.z().unwrap()).iter().all(|&v| v == 20));
     exec.set_v(13).unwrap();
     exec.launch(&gpu.stream).unwrap();
     exec.synchronize().unwrap();
     assert!(gpu.read(exec.z().unwrap()).iter().all(|&v| v == 13));
     assert_eq!(first.load(Ordering::SeqCst), 1);
-    assert_eq!(second.load(Ordering::SeqCst), 2);
+    assert_eq!(second.load(Ordering::SeqCst), 3);
     drop(exec);
     assert!(
         gpu.read(&z).iter().all(|&v| v == 12),

@@ -1,6 +1,7 @@
 //! The grammar is written once (`graph-macros/grammar.md`, shown in the macro's rustdoc); this
 //! checks that it names every keyword the parser knows, so a new piece of syntax cannot land
-//! undocumented.
+//! undocumented. It reads the sources, so like the trybuild harness it stays out of the GPU pack
+//! (`shared/gpu/pack.sh` leaves out tests whose source names trybuild) and runs in CI.
 
 #[test]
 fn the_grammar_names_every_keyword() {

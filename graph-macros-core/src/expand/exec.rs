@@ -20,24 +20,36 @@ use crate::kinds;
 use crate::model::{InputKind, NodeOp};
 
 /// The nodes that use input `input`, as the library's `Users` table: per group, ranges of
-/// node indices, and whether their launch configuration uses the input.
+/// node indices, whether their launch configuration uses the input, and which of their parts
+/// do (a setter sends only those).
 fn users(cx: &Cx<'_>, input: usize) -> TokenStream {
     let lit = proc_macro2::Literal::usize_unsuffixed;
-    let mut rows: Vec<(usize, usize, usize, bool)> = Vec::new();
+    let mut rows: Vec<(usize, usize, usize, kinds::Use)> = Vec::new();
     for gi in 0..cx.groups.members.len() {
         for (j, &ni) in cx.groups.members[gi].iter().enumerate() {
-            let Some(cfg) = kinds::uses(cx, ni, input) else {
+            let Some(u) = kinds::uses(cx, ni, input) else {
                 continue;
             };
             match rows.last_mut() {
-                Some((g, _, end, c)) if *g == gi && *end == j && *c == cfg => *end += 1,
-                _ => rows.push((gi, j, j + 1, cfg)),
+                Some((g, _, end, w)) if *g == gi && *end == j && *w == u => *end += 1,
+                _ => rows.push((gi, j, j + 1, u)),
             }
         }
     }
-    let rows = rows.iter().map(|&(g, a, b, c)| {
+    let rows = rows.iter().map(|&(g, a, b, u)| {
         let (g, a, b) = (lit(g), lit(a), lit(b));
-        quote!((#g, #a..#b, #c))
+        let parts = match (u.cfg, u.parts) {
+            (_, u64::MAX) => quote!(u64::MAX),
+            (true, p) => {
+                let p = proc_macro2::Literal::u64_unsuffixed(p);
+                quote!(__cg::__private::CONFIG | #p)
+            }
+            (false, p) => {
+                let p = proc_macro2::Literal::u64_unsuffixed(p);
+                quote!(#p)
+            }
+        };
+        quote!((#g, #a..#b, #parts))
     });
     quote!(&[#(#rows),*])
 }
@@ -260,7 +272,7 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
 
         impl<'a> #rt::__private::Resend for #exec<'a> #bounds {
             #[allow(unused_variables, unreachable_code, clippy::all)]
-            fn resend(&mut self, g: usize, j: usize, cfg: bool) -> #rt::error::EditResult {
+            fn resend(&mut self, g: usize, j: usize, which: u64) -> #rt::error::EditResult {
                 let (e, st) = (&mut self.__cg_exec, &mut self.__cg);
                 match g { #(#arms,)* _ => ::core::unreachable!() }
             }

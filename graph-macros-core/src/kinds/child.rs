@@ -333,8 +333,8 @@ impl super::Kind for Run<'_> {
     ) -> TokenStream {
         add(cx, ni, self.0, &cx.g.nodes[ni].name, deps)
     }
-    fn uses(&self, _: &Cx<'_>, n: &crate::model::Node, input: usize) -> Option<bool> {
-        (passes(self.0, input) || n.uses.params.contains(&input)).then_some(false)
+    fn uses(&self, _: &Cx<'_>, n: &crate::model::Node, input: usize) -> Option<super::Use> {
+        (passes(self.0, input) || n.uses.params.contains(&input)).then_some(super::Use::ALL)
     }
     fn resend(&self, cx: &Cx<'_>, gi: usize) -> Option<TokenStream> {
         Some(resend(cx, gi))

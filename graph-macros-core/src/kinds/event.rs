@@ -93,7 +93,7 @@ impl super::Kind for Event {
             quote!(__cg_g.add_event_wait(#name, #deps, #made)?)
         }
     }
-    fn uses(&self, _: &Cx<'_>, _: &crate::model::Node, input: usize) -> Option<bool> {
-        (self.input == input).then_some(false)
+    fn uses(&self, _: &Cx<'_>, _: &crate::model::Node, input: usize) -> Option<super::Use> {
+        (self.input == input).then_some(super::Use::ALL)
     }
 }

@@ -150,7 +150,7 @@ impl super::Kind for Call<'_> {
     ) -> TokenStream {
         add(cx, self.0, name, deps)
     }
-    fn uses(&self, _: &Cx<'_>, _: &crate::model::Node, input: usize) -> Option<bool> {
-        matches!(self.0, Host::Callback(c) if *c == input).then_some(false)
+    fn uses(&self, _: &Cx<'_>, _: &crate::model::Node, input: usize) -> Option<super::Use> {
+        matches!(self.0, Host::Callback(c) if *c == input).then_some(super::Use::ALL)
     }
 }

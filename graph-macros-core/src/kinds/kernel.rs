@@ -498,9 +498,23 @@ impl super::Kind for Run<'_> {
     fn add(&self, _: &Cx<'_>, _: usize, _: &str, _: TokenStream, _: TokenStream) -> TokenStream {
         unreachable!("kernel nodes are added in runs by `add_run`")
     }
-    fn uses(&self, _: &Cx<'_>, n: &crate::model::Node, input: usize) -> Option<bool> {
-        n.uses
-            .any(input)
-            .then(|| self.0.dims().any(|v| v.params.contains(&input)))
+    fn uses(&self, _: &Cx<'_>, n: &crate::model::Node, input: usize) -> Option<super::Use> {
+        if !n.uses.any(input) {
+            return None;
+        }
+        let cfg = self.0.dims().any(|v| v.params.contains(&input));
+        let parts = self.0.args.iter().enumerate().fold(0u64, |m, (i, a)| {
+            let uses = match a {
+                Arg::Buffer { input: b, .. } => *b == input,
+                Arg::Value(v) => v.params.contains(&input),
+                Arg::Cond { .. } => false,
+            };
+            if uses && i < 64 {
+                m | 1 << i
+            } else {
+                m
+            }
+        });
+        Some(super::Use { cfg, parts })
     }
 }

@@ -126,7 +126,8 @@ impl super::Kind for Transfer<'_> {
     ) -> TokenStream {
         quote!(__cg_g.add_copy(#name, #deps, #made)?)
     }
-    fn uses(&self, _: &Cx<'_>, _: &crate::model::Node, input: usize) -> Option<bool> {
-        (self.0.dst == input || self.0.src == input).then_some(false)
+    fn uses(&self, _: &Cx<'_>, _: &crate::model::Node, input: usize) -> Option<super::Use> {
+        let parts = (self.0.dst == input) as u64 | ((self.0.src == input) as u64) << 1;
+        (parts != 0).then_some(super::Use { cfg: false, parts })
     }
 }

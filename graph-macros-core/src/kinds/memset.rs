@@ -127,8 +127,9 @@ impl super::Kind for Fill<'_> {
     ) -> TokenStream {
         quote!(__cg_g.add_fill(#name, #deps, #made)?)
     }
-    fn uses(&self, _: &Cx<'_>, _: &crate::model::Node, input: usize) -> Option<bool> {
+    fn uses(&self, _: &Cx<'_>, _: &crate::model::Node, input: usize) -> Option<super::Use> {
         let m = self.0;
-        (m.dst == input || m.value.params.contains(&input)).then_some(false)
+        let parts = (m.dst == input) as u64 | ((m.value.params.contains(&input) as u64) << 1);
+        (parts != 0).then_some(super::Use { cfg: false, parts })
     }
 }

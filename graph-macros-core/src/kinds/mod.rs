@@ -48,6 +48,25 @@ pub(crate) fn lower(cx: &mut Lower<'_>, op: Op, uses: &mut Uses, node: usize) ->
     }
 }
 
+/// How a node uses an input: whether its launch configuration does (kernels), and which of
+/// its parts do, as the runtime's `SendAgain` takes them
+/// (bit `i`: a kernel's argument `i`; bit 0 a memset's or memcpy's destination, bit 1 its value
+/// or source; kinds with one part: all bits). A setter sends only those parts, so edits of the
+/// others through the node's view stay.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Use {
+    pub cfg: bool,
+    pub parts: u64,
+}
+
+impl Use {
+    /// Every part.
+    pub(crate) const ALL: Use = Use {
+        cfg: false,
+        parts: u64::MAX,
+    };
+}
+
 /// What the expansion asks of a node kind, given the node's operation. A kind whose nodes
 /// have nothing that changes has no node function, is never sent again and uses no input.
 pub(crate) trait Kind {
@@ -73,9 +92,9 @@ pub(crate) trait Kind {
         made: TokenStream,
         deps: TokenStream,
     ) -> TokenStream;
-    /// Whether node `n` must be sent again when input `input` changes, and if so whether its
-    /// launch configuration uses it (kernels).
-    fn uses(&self, _cx: &Cx<'_>, _n: &Node, _input: usize) -> Option<bool> {
+    /// Whether node `n` must be sent again when input `input` changes, and if so how it uses
+    /// it (see [`Use`]).
+    fn uses(&self, _cx: &Cx<'_>, _n: &Node, _input: usize) -> Option<Use> {
         None
     }
     /// The arm of `Resend::resend` for group `gi`, which sends node `j` again (`e`: the
@@ -84,7 +103,7 @@ pub(crate) trait Kind {
     fn resend(&self, cx: &Cx<'_>, gi: usize) -> Option<TokenStream> {
         self.node_fn(cx, gi)?;
         let (f, nf) = (Cx::group_field(gi), Cx::node_fn(gi));
-        Some(quote!(e.node(st.nodes.#f[j])?.send_again(st.inputs.#nf(j), cfg)))
+        Some(quote!(e.node(st.nodes.#f[j])?.send_again(st.inputs.#nf(j), which)))
     }
 }
 
@@ -149,9 +168,8 @@ pub(crate) fn add(cx: &Cx<'_>, ni: usize, deps: TokenStream) -> TokenStream {
     kind(&n.op).add(cx, ni, &n.name.to_string(), made, deps)
 }
 
-/// Whether node `ni` must be sent again when input `input` changes, and if so whether its
-/// launch configuration uses it (kernels).
-pub(crate) fn uses(cx: &Cx<'_>, ni: usize, input: usize) -> Option<bool> {
+/// Whether node `ni` must be sent again when input `input` changes, and how it uses it.
+pub(crate) fn uses(cx: &Cx<'_>, ni: usize, input: usize) -> Option<Use> {
     let n = &cx.g.nodes[ni];
     kind(&n.op).uses(cx, n, input)
 }

@@ -65,9 +65,9 @@ impl super::Kind for Alloc {
             __cg_n
         }}
     }
-    fn uses(&self, cx: &Cx<'_>, _: &crate::model::Node, input: usize) -> Option<bool> {
+    fn uses(&self, cx: &Cx<'_>, _: &crate::model::Node, input: usize) -> Option<super::Use> {
         let len = cx.g.buffer(self.0).temp.as_ref().expect("a temporary");
-        len.params.contains(&input).then_some(false)
+        len.params.contains(&input).then_some(super::Use::ALL)
     }
 }
 

@@ -105,13 +105,13 @@ event_setter!(EventRecordMut);
 event_setter!(EventWaitMut);
 
 impl<'a> super::SendAgain<&'a CudaEvent> for EventRecordMut<'_, 'a, super::OnExec> {
-    fn send_again(&mut self, e: &'a CudaEvent, _: bool) -> Result<(), EditError> {
+    fn send_again(&mut self, e: &'a CudaEvent, _: u64) -> Result<(), EditError> {
         self.set_event(e)
     }
 }
 
 impl<'a> super::SendAgain<&'a CudaEvent> for EventWaitMut<'_, 'a, super::OnExec> {
-    fn send_again(&mut self, e: &'a CudaEvent, _: bool) -> Result<(), EditError> {
+    fn send_again(&mut self, e: &'a CudaEvent, _: u64) -> Result<(), EditError> {
         self.set_event(e)
     }
 }

@@ -131,7 +131,7 @@ impl<'a> super::SendAgain<Option<&'a (dyn Fn() + Send + Sync + 'a)>>
     fn send_again(
         &mut self,
         f: Option<&'a (dyn Fn() + Send + Sync + 'a)>,
-        _: bool,
+        _: u64,
     ) -> Result<(), EditError> {
         f.map_or(Ok(()), |f| self.set_callback(f))
     }

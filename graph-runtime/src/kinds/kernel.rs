@@ -258,6 +258,47 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
         Ok(())
     }
 
+    /// Replaces the arguments whose bit is set in `which` (argument `i` is bit `i`) with those
+    /// of `args`, keeping the others as they are, with one driver call: what a graph-level
+    /// setter of `cuda_graph!` sends, so edits of other arguments through the view stay.
+    #[doc(hidden)]
+    pub fn set_args_where(&mut self, args: A, which: u64) -> Result<(), EditError> {
+        let cfg = self.cx.shadow.cfg;
+        self.set_where(args, which, cfg)
+    }
+
+    /// As [`set_args_where`](Self::set_args_where), with a new launch configuration too.
+    #[doc(hidden)]
+    pub fn set_where(&mut self, args: A, which: u64, cfg: LaunchConfig) -> Result<(), EditError> {
+        self.check(&cfg)?;
+        let keep = |block: &mut ArgBlock, from: &ArgBlock| {
+            for (i, l) in A::LAYOUT.iter().enumerate() {
+                if which >> i & 1 == 0 {
+                    block.copy_arg(i, l.size, from);
+                }
+            }
+        };
+        let cx = &mut self.cx;
+        let k = &mut *cx.shadow;
+        let current = &k.args;
+        let scratch = k.scratch.get_or_insert_with(|| Box::new(current.clone()));
+        args.write(cx.bindings, scratch)?;
+        keep(scratch, &k.args);
+        send(&mut cx.target, cx.node, &k.launch, &cfg, scratch)
+            .map_err(|e| e.at(Some(cx.topo.name(cx.index))))?;
+        std::mem::swap(&mut k.args, scratch);
+        k.cfg = cfg;
+        let bindings = cx.bindings;
+        cx.mirror(|m| {
+            let before = m.args.clone();
+            // Cannot fail: the handles resolved a moment ago.
+            let _ = args.write(bindings, &mut m.args);
+            keep(&mut m.args, &before);
+            m.cfg = cfg;
+        });
+        Ok(())
+    }
+
     /// Replaces every argument and the launch configuration with one driver call.
     pub fn set(&mut self, args: A, cfg: LaunchConfig) -> Result<(), EditError> {
         self.check(&cfg)?;
@@ -330,11 +371,13 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
 }
 
 impl<A: KernelArgs> super::SendAgain<(LaunchConfig, A)> for KernelMut<'_, '_, A, super::OnExec> {
-    fn send_again(&mut self, (c, a): (LaunchConfig, A), cfg: bool) -> Result<(), EditError> {
-        if cfg {
-            self.set(a, c)
-        } else {
-            self.set_args(a)
+    fn send_again(&mut self, (c, a): (LaunchConfig, A), which: u64) -> Result<(), EditError> {
+        let all = (1u64 << A::COUNT) - 1;
+        match (which & super::CONFIG != 0, which & all == all) {
+            (true, true) => self.set(a, c),
+            (true, false) => self.set_where(a, which, c),
+            (false, true) => self.set_args(a),
+            (false, false) => self.set_args_where(a, which),
         }
     }
 }

@@ -105,7 +105,7 @@ impl<T, S> MemAllocMut<'_, '_, T, S> {
 }
 
 impl<T> super::SendAgain<usize> for MemAllocMut<'_, '_, T, super::OnExec> {
-    fn send_again(&mut self, len: usize, _: bool) -> Result<(), EditError> {
+    fn send_again(&mut self, len: usize, _: u64) -> Result<(), EditError> {
         self.ensure_fits(len)
     }
 }

@@ -261,7 +261,11 @@ where
     Dh: MemcpyDst<T, Loc = D>,
     Sh: MemcpySrc<T, Loc = S>,
 {
-    fn send_again(&mut self, (d, s): (Dh, Sh), _: bool) -> Result<(), EditError> {
-        self.set(d, s)
+    fn send_again(&mut self, (d, s): (Dh, Sh), which: u64) -> Result<(), EditError> {
+        match which & 3 {
+            1 => self.set_dst(d),
+            2 => self.set_src(s),
+            _ => self.set(d, s),
+        }
     }
 }

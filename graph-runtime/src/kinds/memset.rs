@@ -224,7 +224,11 @@ impl<T: MemsetValue, S> MemsetMut<'_, '_, T, S> {
 }
 
 impl<T: MemsetValue> super::SendAgain<(BufMut<T>, T)> for MemsetMut<'_, '_, T, super::OnExec> {
-    fn send_again(&mut self, (d, v): (BufMut<T>, T), _: bool) -> Result<(), EditError> {
-        self.set(d, v)
+    fn send_again(&mut self, (d, v): (BufMut<T>, T), which: u64) -> Result<(), EditError> {
+        match which & 3 {
+            1 => self.set_dst(d),
+            2 => self.set_value(v),
+            _ => self.set(d, v),
+        }
     }
 }

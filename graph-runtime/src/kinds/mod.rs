@@ -48,7 +48,7 @@ pub mod node {
     pub use super::memset::{MemsetMut, MemsetNode, MemsetValue};
     pub use super::{ChildGraph, IntoChild, NodeHandle, OnExec, OnTemplate, Side};
     #[doc(hidden)]
-    pub use super::{Parts, SendAgain};
+    pub use super::{Parts, SendAgain, CONFIG};
     pub use crate::id::{Dep, GraphId, NodeId};
 }
 
@@ -183,9 +183,16 @@ pub(crate) struct NodeRec {
 /// arguments, a memset's buffer and value, ...). For generated code.
 #[doc(hidden)]
 pub trait SendAgain<M> {
-    /// Sends the node's parameters again (a kernel's launch configuration too, when `cfg`).
-    fn send_again(&mut self, made: M, cfg: bool) -> Result<(), crate::error::EditError>;
+    /// Sends the parts of the node's parameters that `which` names again (bit `i`: a kernel's
+    /// argument `i`; a memset's or memcpy's destination, bit 0, and value or source, bit 1;
+    /// [`CONFIG`]: a kernel's launch configuration), keeping
+    /// the others as they are, so edits through the node's view stay.
+    fn send_again(&mut self, made: M, which: u64) -> Result<(), crate::error::EditError>;
 }
+
+/// The bit of [`SendAgain::send_again`]'s `which` that names a kernel's launch configuration.
+#[doc(hidden)]
+pub const CONFIG: u64 = 1 << 63;
 
 /// This kind's store among a graph's stores (from the table in [`stores!`]).
 pub(crate) trait Stored<'a>: Sized {
