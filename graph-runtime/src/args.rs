@@ -117,6 +117,14 @@ pub trait KernelArgs: Copy + Send + Sync + 'static + sealed::Sealed {
     }
     #[doc(hidden)]
     fn write(&self, b: &Bindings<'_>, block: &mut ArgBlock) -> Result<(), HandleError>;
+    /// Writes the arguments whose bit is set in `which` (argument `i`: bit `i`).
+    #[doc(hidden)]
+    fn write_where(
+        &self,
+        b: &Bindings<'_>,
+        block: &mut ArgBlock,
+        which: u64,
+    ) -> Result<(), HandleError>;
 }
 
 /// Argument `I` of a kernel argument tuple: gives `set_arg::<I>` its type.
@@ -144,6 +152,19 @@ macro_rules! tuple_args {
             #[inline]
             fn write(&self, b: &Bindings<'_>, block: &mut ArgBlock) -> Result<(), HandleError> {
                 $(block.put($i, self.$i.resolve(b)?);)*
+                Ok(())
+            }
+            #[allow(unused_variables)]
+            #[inline]
+            fn write_where(
+                &self,
+                b: &Bindings<'_>,
+                block: &mut ArgBlock,
+                which: u64,
+            ) -> Result<(), HandleError> {
+                $(if which >> $i & 1 != 0 {
+                    block.put($i, self.$i.resolve(b)?);
+                })*
                 Ok(())
             }
         }

@@ -145,24 +145,6 @@ impl ArgBlock {
         unsafe { std::ptr::read_unaligned((words.as_ptr() as *const u8).add(off) as *const R) }
     }
 
-    /// Copies argument `i`, `size` bytes, from `from` (a block of the same layout).
-    #[inline]
-    pub(crate) fn copy_arg(&mut self, i: usize, size: usize, from: &ArgBlock) {
-        debug_assert!(i < self.offsets.count && self.has_layout(from.offsets));
-        let off = self.offsets.at[i];
-        let src = from.words();
-        let dst = self.words_mut();
-        assert!(off + size <= dst.len() * 16 && off + size <= src.len() * 16);
-        // SAFETY: both ranges are in bounds (asserted above) and in two different blocks.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                (src.as_ptr() as *const u8).add(off),
-                (dst.as_mut_ptr() as *mut u8).add(off),
-                size,
-            )
-        }
-    }
-
     /// Whether this block is laid out by `offsets`.
     #[inline]
     pub(crate) fn has_layout(&self, offsets: &ArgOffsets) -> bool {

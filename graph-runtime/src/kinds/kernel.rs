@@ -271,29 +271,20 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
     #[doc(hidden)]
     pub fn set_where(&mut self, args: A, which: u64, cfg: LaunchConfig) -> Result<(), EditError> {
         self.check(&cfg)?;
-        let keep = |block: &mut ArgBlock, from: &ArgBlock| {
-            for (i, l) in A::LAYOUT.iter().enumerate() {
-                if which >> i & 1 == 0 {
-                    block.copy_arg(i, l.size, from);
-                }
-            }
-        };
         let cx = &mut self.cx;
         let k = &mut *cx.shadow;
         let current = &k.args;
         let scratch = k.scratch.get_or_insert_with(|| Box::new(current.clone()));
-        args.write(cx.bindings, scratch)?;
-        keep(scratch, &k.args);
+        scratch.assign(&k.args);
+        args.write_where(cx.bindings, scratch, which)?;
         send(&mut cx.target, cx.node, &k.launch, &cfg, scratch)
             .map_err(|e| e.at(Some(cx.topo.name(cx.index))))?;
         std::mem::swap(&mut k.args, scratch);
         k.cfg = cfg;
         let bindings = cx.bindings;
         cx.mirror(|m| {
-            let before = m.args.clone();
             // Cannot fail: the handles resolved a moment ago.
-            let _ = args.write(bindings, &mut m.args);
-            keep(&mut m.args, &before);
+            let _ = args.write_where(bindings, &mut m.args, which);
             m.cfg = cfg;
         });
         Ok(())
