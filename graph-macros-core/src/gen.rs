@@ -147,3 +147,103 @@ pub(crate) fn handle_ty(kind: &InputKind, rt: &TokenStream) -> TokenStream {
         (true, true) => quote!(#rt::buffer::HostBufMut<#elem>),
     }
 }
+
+/// Nodes made the same way but for some literals (a fan-out whose nodes differ in an offset):
+/// if every arm has the tokens of the first where they are not literals, the literals that
+/// differ become columns, read by node index from a constant array. Returns the `let`s that
+/// read the columns and the arm written once over `__cg_l<k>`; `None` when the arms differ in
+/// anything else.
+pub(crate) fn literal_columns(arms: &[&TokenStream]) -> Option<(TokenStream, TokenStream)> {
+    use proc_macro2::TokenTree;
+    /// A token stream flattened: a group's opening, its tokens, its closing.
+    fn leaves(ts: &TokenStream, out: &mut Vec<Option<TokenTree>>) {
+        for t in ts.clone() {
+            match t {
+                TokenTree::Group(g) => {
+                    out.push(Some(TokenTree::Group(proc_macro2::Group::new(
+                        g.delimiter(),
+                        TokenStream::new(),
+                    ))));
+                    leaves(&g.stream(), out);
+                    out.push(None);
+                }
+                t => out.push(Some(t)),
+            }
+        }
+    }
+    let text = |t: &Option<TokenTree>| t.as_ref().map(|t| t.to_string());
+    let flat: Vec<Vec<Option<TokenTree>>> = arms
+        .iter()
+        .map(|a| {
+            let mut v = Vec::new();
+            leaves(a, &mut v);
+            v
+        })
+        .collect();
+    let first = &flat[0];
+    if flat.iter().any(|f| f.len() != first.len()) {
+        return None;
+    }
+    let mut columns: Vec<usize> = Vec::new();
+    for (p, t) in first.iter().enumerate() {
+        let mine = text(t);
+        let mut differs = false;
+        for other in &flat[1..] {
+            if text(&other[p]) != mine {
+                if !matches!(
+                    (t, &other[p]),
+                    (Some(TokenTree::Literal(_)), Some(TokenTree::Literal(_)))
+                ) {
+                    return None;
+                }
+                differs = true;
+            }
+        }
+        if differs {
+            columns.push(p);
+        }
+    }
+    if columns.is_empty() {
+        return None;
+    }
+    let names: Vec<syn::Ident> = (0..columns.len())
+        .map(|k| quote::format_ident!("__cg_l{}", k))
+        .collect();
+    // The first arm again, its column literals replaced by the names.
+    fn rebuild(
+        ts: &TokenStream,
+        pos: &mut usize,
+        columns: &[usize],
+        names: &[syn::Ident],
+    ) -> TokenStream {
+        let mut out = TokenStream::new();
+        for t in ts.clone() {
+            let here = *pos;
+            *pos += 1;
+            match t {
+                TokenTree::Group(g) => {
+                    let inner = rebuild(&g.stream(), pos, columns, names);
+                    *pos += 1;
+                    let mut ng = proc_macro2::Group::new(g.delimiter(), inner);
+                    ng.set_span(g.span());
+                    out.extend([TokenTree::Group(ng)]);
+                }
+                t => match columns.iter().position(|&c| c == here) {
+                    Some(k) => {
+                        let mut name = names[k].clone();
+                        name.set_span(t.span());
+                        out.extend([TokenTree::Ident(name)]);
+                    }
+                    None => out.extend([t]),
+                },
+            }
+        }
+        out
+    }
+    let template = rebuild(arms[0], &mut 0, &columns, &names);
+    let lets = columns.iter().zip(&names).map(|(&p, name)| {
+        let values = flat.iter().map(|f| f[p].as_ref().expect("a literal"));
+        quote::quote!(let #name = (&[#(#values),*])[__cg_j];)
+    });
+    Some((quote::quote!(#(#lets)*), template))
+}

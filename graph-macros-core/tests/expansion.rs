@@ -122,6 +122,23 @@ graph Shared {
 }
 "#;
 
+/// Nodes of one kernel that differ only in a literal (a fan-out's offsets): one node function
+/// arm over a column of the literals.
+const COLUMNS: &str = r#"
+graph Fan {
+    kernel tiny(y: &mut [f32], offset: u32, a: f32);
+    #[disjoint]
+    buffer mut y: f32;
+    param a: f32;
+    k0 = tiny<<<1, 32>>>(y, 0, a);
+    k1 = tiny<<<1, 32>>>(y, 32, a);
+    k2 = tiny<<<1, 32>>>(y, 64, a);
+    k3 = tiny<<<1, 32>>>(y, 96, a);
+    k4 = tiny<<<1, 32>>>(y, 128, a);
+    k5 = tiny<<<2, 32>>>(y, 160, a);
+}
+"#;
+
 fn expand(src: &str) -> String {
     let tokens = src.parse().expect("valid tokens");
     let (graphs, errors) = cuda_graph_macros_core::check(tokens).expect("parses");
@@ -167,4 +184,9 @@ fn conditional_nodes() {
 #[test]
 fn temporaries() {
     check("temporaries", TEMPORARIES);
+}
+
+#[test]
+fn literal_columns() {
+    check("columns", COLUMNS);
 }

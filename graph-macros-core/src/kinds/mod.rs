@@ -145,11 +145,32 @@ pub(crate) fn node_fn(cx: &Cx<'_>, gi: usize) -> TokenStream {
         return TokenStream::new();
     };
     let f = Cx::node_fn(gi);
-    let body = match arms.as_slice() {
-        [only] => quote!(#only),
+    // Nodes made the same way share one arm (a chain of one kernel with the same arguments
+    // has one), which keeps the function small for large graphs.
+    let mut distinct: Vec<(&TokenStream, Vec<usize>)> = Vec::new();
+    let mut seen = std::collections::HashMap::new();
+    for (j, arm) in arms.iter().enumerate() {
+        let k = *seen.entry(arm.to_string()).or_insert_with(|| {
+            distinct.push((arm, Vec::new()));
+            distinct.len() - 1
+        });
+        distinct[k].1.push(j);
+    }
+    let firsts: Vec<&TokenStream> = distinct.iter().map(|(arm, _)| *arm).collect();
+    let columns = (distinct.len() > 4 && distinct.len() == arms.len())
+        .then(|| crate::gen::literal_columns(&firsts))
+        .flatten();
+    let body = match distinct.as_slice() {
+        [(only, _)] => quote!(#only),
+        _ if columns.is_some() => {
+            let (lets, arm) = columns.expect("checked");
+            quote!(#lets #arm)
+        }
         _ => {
-            let js = 0..arms.len();
-            quote!(match __cg_j { #(#js => { #arms })* _ => ::core::unreachable!() })
+            let rows = distinct
+                .iter()
+                .map(|(arm, js)| quote!(#(#js)|* => { #arm }));
+            quote!(match __cg_j { #(#rows)* _ => ::core::unreachable!() })
         }
     };
     quote!(fn #f(&self, __cg_j: usize) -> #ret { let __cg_s = self; #body })

@@ -264,13 +264,17 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
     #[doc(hidden)]
     pub fn set_args_where(&mut self, args: A, which: u64) -> Result<(), EditError> {
         let cfg = self.cx.shadow.cfg;
-        self.set_where(args, which, cfg)
+        self.send_where(args, which, cfg)
     }
 
     /// As [`set_args_where`](Self::set_args_where), with a new launch configuration too.
     #[doc(hidden)]
     pub fn set_where(&mut self, args: A, which: u64, cfg: LaunchConfig) -> Result<(), EditError> {
         self.check(&cfg)?;
+        self.send_where(args, which, cfg)
+    }
+
+    fn send_where(&mut self, args: A, which: u64, cfg: LaunchConfig) -> Result<(), EditError> {
         let cx = &mut self.cx;
         let k = &mut *cx.shadow;
         let current = &k.args;
