@@ -10,7 +10,7 @@
 //!   after each iteration.
 //!
 //! Shared by `examples/cg.rs`, `tests/cg.rs` and the workspace's `benches/cg.rs`. Vectors are `f32`, dot
-//! products are accumulated in `f64`; [`reference`] is the same algorithm on the CPU in `f64`.
+//! products are accumulated in `f64`; [`reference()`] is the same algorithm on the CPU in `f64`.
 
 #![allow(dead_code)]
 

@@ -7,7 +7,7 @@
 //! - [`stream_step`]: the same work as cudarc stream launches, no graph.
 //!
 //! Weights and inputs follow a fixed formula, so PyTorch (`benches/pytorch_mlp.py`) and the
-//! CPU reference ([`reference`]) compute the same thing.
+//! CPU reference ([`reference()`]) compute the same thing.
 
 #![allow(dead_code)]
 
