@@ -117,14 +117,18 @@ fn main() {
     let _ = writeln!(md, "# Benchmark results\n");
     let _ = writeln!(
         md,
-        "GPU: **{gpu}**. Medians of repeated runs, host wall time; `launch` includes the stream synchronize. \
-Reproduce: `bash ../shared/gpu/pack.sh`, then on the GPU machine `bash .gpu/run.sh benches` and \
-`python3 benches/pytorch_graphs.py`, then `bash benches/compile_time.sh` and \
-`cargo run -p cuda-graph-bench --bin bench_report` here. `cuda_graph` rows come from `cuda_graph!` graphs of \
-10 to 10000 nodes, except `exec_update` and `reinstantiate` (template edits, which the macro \
-leaves to `inner_mut()`: measured through the runtime API). `build`, `instantiate`, \
-`node_setter` and `param_setter` of the floor are measured interleaved with cuda-graph's, \
-on the same kernel function, so both see the same machine state.\n"
+        "GPU: **{gpu}** (every row of the tables below; the MLP and CG sections name their own). \
+Medians of repeated runs, host wall time; `launch` includes the stream synchronize. \
+Reproduce: build the benches in release and run them on a GPU machine (`cargo bench -p \
+cuda-graph-bench`, which writes `docs/bench/raw/*.json`) and `python3 benches/pytorch_graphs.py`, \
+then `bash benches/compile_time.sh` and `cargo run -p cuda-graph-bench --bin bench_report` \
+here. `cuda_graph` rows come from `cuda_graph!` graphs of 10 to 10000 nodes, except \
+`exec_update` and `reinstantiate` (template edits, which the macro leaves to the runtime's \
+`GraphExec` that the generated graph derefs to: measured through the runtime API). \
+`cuda_graph` rows are instantiated with width capping (the default), the raw floor without: \
+on the fan-outs of 1000 and 10000 nodes that is why cuda-graph's `instantiate` and `launch` \
+are below 1. `build`, `instantiate`, `node_setter` and `param_setter` of the floor are measured \
+interleaved with cuda-graph's, on the same kernel function, so both see the same machine state.\n"
     );
     let _ = writeln!(md, "![launch time per node](launch.svg)\n");
 
@@ -467,7 +471,9 @@ Per call it checks the handle, writes the argument into the executable graph's s
 The argument bytes live inside the shadow (no allocation, no pointer to follow) and the path is inlined into the \
 caller. What is left is the price of the shadow copies, without which a failed edit could not be undone and an \
 update would lose the edit. The floor itself moves by 10-20% between runs, and the ratio with it: over the \
-benchmark runs of 2026-11-22 (six, on code from before and after the last changes to this path) the cells read between 1.06x and 1.17x.",
+benchmark runs of 2026-11-22 (six) the cells read between 1.06x and 1.17x. This table is one run of 2026-11-23, \
+after the generated setters became generic runtime items (`set_input`, `commit`, `Resend`); whether the higher \
+cells are that change or the run was not separated (no same-run comparison of the two versions yet).",
         setter_ns.0, setter_ns.1, setter_raw.0, setter_raw.1
     );
     let sums: Vec<String> = cells()
@@ -509,7 +515,10 @@ is now one loop over the nodes of a kernel (not a statement per node), so the 10
 instruction cache. Per node it touches the executable graph's shadow and the template's (about 340 bytes \
 together, against the floor's 40-byte parameter block). Our reading, not verified with hardware counters (the GPU \
 machine has no perf): at 1000 nodes the floor's data stays in the core's L2 cache and cuda-graph's does not; at \
-10000 neither does, and the ratio falls back."
+10000 neither does, and the ratio falls back. Before the generated setters became generic runtime items (runs of \
+2026-11-22) the cells read 1.03-1.36x; per node the generic path now also looks the node up again, copies its \
+arguments into the scratch block and writes the changed ones under a mask, so that an edit made through the \
+node's view stays. Not yet measured apart."
         );
     }
     m
