@@ -17,6 +17,7 @@ mod cond;
 pub mod kw {
     syn::custom_keyword!(graph);
     syn::custom_keyword!(kernel);
+    syn::custom_keyword!(define);
     syn::custom_keyword!(buffer);
     syn::custom_keyword!(host_buffer);
     syn::custom_keyword!(param);
@@ -54,6 +55,7 @@ pub struct GraphDef {
 #[allow(clippy::large_enum_variant)] // built once per macro call
 pub enum Item {
     Source(LitStr),
+    Define(DefineDecl),
     Kernel(KernelDecl),
     Buffer(BufferDecl),
     Temp(TempDecl),
@@ -106,10 +108,31 @@ pub struct BodyDef {
 
 pub struct KernelDecl {
     pub name: Ident,
+    /// `kernel ln_f32 = layernorm<f32, 256>;`: the kernel's name in C, when the graph names it
+    /// otherwise (two instances of one template need two names).
+    pub c_name: Option<Ident>,
+    /// `<f32, 256>`: the arguments of a template kernel, and the spans of `<` and `>`.
+    pub targs: Option<((Span, Span), Vec<TemplateArg>)>,
     /// `None`: no parameter list, the signature comes from the CUDA source.
     pub params: Option<Vec<KernelParam>>,
     /// `in "file.cu"`: the CUDA source it is declared in.
     pub source: Option<LitStr>,
+}
+
+/// A template argument of a kernel: a Rust type (given to C as its C spelling), or a value
+/// (a literal, possibly negative, or a path to a constant of the surrounding scope is not
+/// allowed: C needs the value at compile time).
+#[allow(clippy::large_enum_variant)] // a few per kernel, built once per macro call
+pub enum TemplateArg {
+    Type(Type),
+    Value { text: String, span: Span },
+}
+
+/// `define NAME;` or `define NAME = value;`: a macro the CUDA source is read and built with.
+pub struct DefineDecl {
+    pub name: Ident,
+    /// The value as C sees it (`1` when none is given), and its span.
+    pub value: Option<(String, Span)>,
 }
 
 pub struct KernelParam {
@@ -269,6 +292,24 @@ impl Parse for Item {
             Item::Source(input.parse()?)
         } else if la.peek(kw::kernel) {
             Item::Kernel(input.parse()?)
+        } else if la.peek(kw::define) && !input.peek2(Token![=]) {
+            input.parse::<kw::define>()?;
+            let name = input.parse()?;
+            let value = if input.peek(Token![=]) {
+                input.parse::<Token![=]>()?;
+                let neg = input.parse::<Option<Token![-]>>()?;
+                let lit: syn::Lit = input.parse()?;
+                let text = match &lit {
+                    syn::Lit::Str(s) => s.value(),
+                    syn::Lit::Bool(b) => if b.value { "1" } else { "0" }.to_owned(),
+                    other => quote::ToTokens::to_token_stream(other).to_string(),
+                };
+                let sign = if neg.is_some() { "-" } else { "" };
+                Some((format!("{sign}{text}"), lit.span()))
+            } else {
+                None
+            };
+            Item::Define(DefineDecl { name, value })
         } else if la.peek(kw::buffer) || la.peek(kw::host_buffer) {
             let mut b: BufferDecl = input.parse()?;
             b.disjoint = disjoint.is_some();
@@ -340,6 +381,26 @@ impl Parse for KernelDecl {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         input.parse::<kw::kernel>()?;
         let name = input.parse()?;
+        let c_name = if input.peek(Token![=]) {
+            input.parse::<Token![=]>()?;
+            Some(input.parse()?)
+        } else {
+            None
+        };
+        let targs = if input.peek(Token![<]) {
+            let open = input.parse::<Token![<]>()?;
+            let mut args = Vec::new();
+            while !input.peek(Token![>]) {
+                args.push(input.parse::<TemplateArg>()?);
+                if !input.peek(Token![>]) {
+                    input.parse::<Token![,]>()?;
+                }
+            }
+            let close = input.parse::<Token![>]>()?;
+            Some(((open.span, close.span), args))
+        } else {
+            None
+        };
         let params = if input.peek(syn::token::Paren) {
             let content;
             parenthesized!(content in input);
@@ -356,9 +417,41 @@ impl Parse for KernelDecl {
         };
         Ok(KernelDecl {
             name,
+            c_name,
+            targs,
             params,
             source,
         })
+    }
+}
+
+impl Parse for TemplateArg {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        if input.peek(Token![-]) || input.peek(syn::Lit) {
+            let neg = input.parse::<Option<Token![-]>>()?;
+            let lit: syn::Lit = input.parse()?;
+            let text = match &lit {
+                syn::Lit::Bool(b) => b.value.to_string(),
+                syn::Lit::Int(i) => format!("{}{}", i.base10_digits(), c_int_suffix(i.suffix())),
+                other => quote::ToTokens::to_token_stream(other).to_string(),
+            };
+            let sign = if neg.is_some() { "-" } else { "" };
+            return Ok(TemplateArg::Value {
+                text: format!("{sign}{text}"),
+                span: lit.span(),
+            });
+        }
+        Ok(TemplateArg::Type(input.parse()?))
+    }
+}
+
+/// The C suffix of a Rust integer literal's suffix (`256u32` is `256u`).
+fn c_int_suffix(rust: &str) -> &'static str {
+    match rust {
+        "u32" | "usize" | "u16" | "u8" => "u",
+        "i64" | "isize" => "ll",
+        "u64" => "ull",
+        _ => "",
     }
 }
 

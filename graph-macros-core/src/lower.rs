@@ -99,11 +99,28 @@ pub fn camel_case(name: &str) -> String {
 pub fn primitive(ty: &syn::Type) -> Option<String> {
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => {
-            let id = p.path.get_ident()?.to_string();
-            crate::csrc::c_of(&id).map(|_| id)
+            // `f32`, or a type of the crate's by its last segment (`half::f16`, `Float2`).
+            let last = p.path.segments.last()?;
+            if !last.arguments.is_none() {
+                return None;
+            }
+            let id = last.ident.to_string();
+            let primitive = p.path.get_ident().is_some();
+            let crate_type = matches!(id.as_str(), "f16" | "bf16" | "Cond")
+                || crate::csrc::VECTOR_TYPES.iter().any(|v| v.rust == id);
+            (primitive || crate_type)
+                .then(|| crate::csrc::c_of(&id).map(|_| id))
+                .flatten()
         }
         _ => None,
     }
+}
+
+/// Whether `ty` is the runtime's untyped element (`Void`, `buffer::Void`): a `void*`
+/// parameter, which takes a buffer of any element type.
+pub fn is_void(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "Void" && s.arguments.is_none()))
 }
 
 /// Another graph of the same macro call, as a node that makes it a child sees it: the inputs of

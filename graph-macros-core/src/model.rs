@@ -77,6 +77,12 @@ pub struct Kernel {
     pub source: Option<usize>,
     /// Its declaration had an error (reported): nodes launching it are left out silently.
     pub broken: bool,
+    /// For a kernel with C++ linkage: the name the module finds it by (its qualified name,
+    /// with template arguments for a template instance); `None`: its own name.
+    pub load: Option<String>,
+    /// Rust types whose size must be a C type's (checked where the expansion compiles): the
+    /// type, the size, and the message if not.
+    pub sizes: Vec<(Type, usize, String)>,
 }
 
 /// A buffer declaration.
@@ -340,6 +346,10 @@ pub struct Graph {
     pub hidden: BTreeSet<String>,
     /// The CUDA source files read (where they were found).
     pub sources: Vec<std::path::PathBuf>,
+    /// Files they include (`#include "..."`): the name as written and where it was found.
+    pub headers: Vec<(String, std::path::PathBuf)>,
+    /// The macros the graph defines for its sources (`define NAME = value;`).
+    pub defines: Vec<(String, String)>,
 }
 
 impl Graph {

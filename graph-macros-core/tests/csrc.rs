@@ -5,7 +5,7 @@
 //! stays out of the GPU pack (`shared/gpu/pack.sh` leaves out tests whose source names trybuild)
 //! and runs in CI.
 
-use cuda_graph_macros_core::csrc::{parse, CType, Linkage};
+use cuda_graph_macros_core::csrc::{parse, parse_file, CType, Linkage};
 use proptest::prelude::*;
 
 /// A file shaped like real kernel sources: a license header, includes, macros, device helpers,
@@ -58,7 +58,7 @@ KERNEL void via_macro(int32_t a, uint64_t b, const int8_t c[], long long d) {}
 extern "C" __global__ void dead(float* z) {}
 #endif
 
-#ifdef USE_HALF
+#if __CUDA_ARCH__ >= 800
 extern "C" __global__ void maybe(float* z) {}
 #endif
 
@@ -88,7 +88,8 @@ fn every_extern_c_kernel_of_a_realistic_file_is_found() {
             ("takes_struct", Linkage::C),
         ]
     );
-    assert_eq!(src.function_macros, vec!["IDX".to_owned()]);
+    // `common.cuh` cannot be read (no file to look beside).
+    assert_eq!(src.notes.len(), 1, "{:?}", src.notes);
 
     let saxpy = &src.kernels[1];
     assert_eq!(saxpy.line, 22);
@@ -163,14 +164,14 @@ fn every_extern_c_kernel_of_a_realistic_file_is_found() {
     ));
     assert_eq!(
         src.kernels[5].conditional.as_deref(),
-        Some("#ifdef USE_HALF")
+        Some("#if __CUDA_ARCH__ >= 800")
     );
     let st = &src.kernels[7];
     assert!(matches!(&st.params[0].ty, CType::Other(t) if t == "Params"));
     assert!(matches!(
         &st.params[1].ty,
         CType::Pointer {
-            rust: None,
+            rust: Some("Float2"),
             constant: true,
             ..
         }
@@ -224,8 +225,22 @@ fn piece() -> impl Strategy<Value = String> {
         "#ifdef X\n",
         "#define K extern \"C\" __global__\n",
         "#define F(a) a\n",
+        "#define G(a, b) a##b\n",
+        "#define S(a) #a\n",
+        "#define R R\n",
+        "#define V(...) __VA_ARGS__\n",
+        "#if defined(K) && (1 + 2 * 3 > 4) || !X\n",
+        "#elif 1 / 0\n",
+        "#include \"x.cuh\"\n",
+        "namespace",
+        "namespace a {",
+        "struct P { int a; float b[4]; };",
         "K",
         "F",
+        "G",
+        "S",
+        "R",
+        "V",
         "/*",
         "*/",
         "//",
@@ -334,4 +349,156 @@ extern "C" __global__ void nested(float* x) {}
             ("nested", 17, "`#if 0` at line 15 leaves out what follows"),
         ]
     );
+}
+
+/// Function-like macros as people write them: `#` strings, `##` pastes, variadic arguments,
+/// a macro that names itself (expanded once), macros in macro arguments.
+#[test]
+fn function_like_macros_are_expanded() {
+    let src = parse(
+        r#"#define KERNEL(name) extern "C" __global__ void name
+#define PASTE(a, b) a##b
+#define TYPED(T, name) __global__ void PASTE(name, _##T)(T* x, int n)
+#define ARGS(...) (__VA_ARGS__)
+#define LOOP LOOP
+#define WRAP(x) x
+KERNEL(plain)(float* y, unsigned n) { LOOP; }
+TYPED(float, scale) {}
+extern "C" __global__ void va ARGS(const double* a, double* b) {}
+WRAP(extern "C" __global__ void wrapped(int k)) {}
+"#,
+    );
+    let names: Vec<(&str, usize)> = src
+        .kernels
+        .iter()
+        .map(|k| (k.name.as_str(), k.params.len()))
+        .collect();
+    assert_eq!(
+        names,
+        [("plain", 2), ("scale_float", 2), ("va", 2), ("wrapped", 1)]
+    );
+    assert_eq!(src.kernels[0].linkage, Linkage::C);
+    assert_eq!(src.kernels[1].linkage, Linkage::Cpp);
+    assert!(matches!(
+        &src.kernels[2].params[0].ty,
+        CType::Pointer {
+            rust: Some("f64"),
+            constant: true,
+            ..
+        }
+    ));
+}
+
+/// `#if` expressions: arithmetic, comparisons, `defined`, the graph's defines, and what the
+/// reader cannot know (`__CUDA_ARCH__`'s value).
+#[test]
+fn conditions_are_evaluated_or_marked_unknown() {
+    let text = r#"#define VERSION 3
+#if VERSION * 2 >= 6 && defined(VERSION)
+extern "C" __global__ void a(int x) {}
+#endif
+#if (VERSION << 1) == 7 || !defined VERSION
+extern "C" __global__ void b(int x) {}
+#elif VERSION % 2
+extern "C" __global__ void c(int x) {}
+#endif
+#if defined(FROM_GRAPH) && FROM_GRAPH > 10
+extern "C" __global__ void d(int x) {}
+#endif
+#if __CUDA_ARCH__ >= 900
+extern "C" __global__ void e(int x) {}
+#endif
+#ifdef __CUDACC__
+extern "C" __global__ void f(int x) {}
+#endif
+"#;
+    let src = parse(text);
+    let live: Vec<&str> = src.kernels.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(live, ["a", "c", "e", "f"]);
+    assert_eq!(
+        src.kernels[2].conditional.as_deref(),
+        Some("#if __CUDA_ARCH__ >= 900")
+    );
+    let removed: Vec<&str> = src.removed.iter().map(|(k, _)| k.name.as_str()).collect();
+    assert_eq!(removed, ["b", "d"]);
+    let with = parse_file(text, None, &[("FROM_GRAPH".into(), "11".into())]);
+    assert!(with.kernels.iter().any(|k| k.name == "d"));
+    let low = parse_file(text, None, &[("FROM_GRAPH".into(), "2".into())]);
+    assert!(low.removed.iter().any(|(k, _)| k.name == "d"));
+}
+
+/// `#include "..."` relative to the including file (nested, with `#pragma once`), kernels and
+/// macros of headers, and a header that cannot be read named in a note.
+#[test]
+fn includes_are_read_beside_the_including_file() {
+    let dir = std::env::temp_dir().join(format!("cg-csrc-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("sub")).expect("temp dir");
+    std::fs::write(
+        dir.join("sub/defs.cuh"),
+        "#pragma once\n#include \"more.cuh\"\n#define KERNEL extern \"C\" __global__\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("sub/more.cuh"),
+        "#pragma once\nstruct Pair { float a; double b; };\nKERNEL_IN_HEADER\n",
+    )
+    .expect("write");
+    let main = "#define KERNEL_IN_HEADER extern \"C\" __global__ void in_header(int k) {}\n\
+#include \"sub/defs.cuh\"\n#include \"sub/defs.cuh\"\n#include \"missing.cuh\"\n\
+KERNEL void uses(const Pair* p) {}\n";
+    let path = dir.join("main.cu");
+    let src = parse_file(main, Some(&path), &[]);
+    let names: Vec<&str> = src.kernels.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(names, ["in_header", "uses"]);
+    assert_eq!(src.kernels[0].file.as_deref(), Some("more.cuh"));
+    assert_eq!(src.kernels[0].line, 3);
+    let inc: Vec<&str> = src.includes.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(inc, ["sub/defs.cuh", "more.cuh"]);
+    assert_eq!(src.notes.len(), 1);
+    assert!(src.notes[0].contains("missing.cuh"), "{:?}", src.notes);
+    let pair = src.structs.iter().find(|s| s.name == "Pair").expect("Pair");
+    assert_eq!(pair.layout, Some((16, 8)));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Namespaces, templates with defaults, and the layout of structs with arrays, vector types
+/// and nested structs.
+#[test]
+fn namespaces_templates_and_struct_layouts() {
+    let src = parse(
+        r#"namespace outer { namespace inner {
+template <typename T, int N = 4, bool FAST = true>
+__global__ void k(T* x, const T* __restrict__ y) {}
+} }
+namespace a::b { __global__ void nested(float* x) {} }
+typedef struct { char c; double d; int i; } Padded;
+struct Vecs { float4 v; float3 w; };
+struct Outer { Padded p; short s[3]; };
+struct __align__(16) Aligned { float x; };
+struct Unknown { Mystery m; };
+"#,
+    );
+    let k = &src.kernels[0];
+    assert_eq!(k.qualified(), "outer::inner::k");
+    assert_eq!(
+        k.template_header().as_deref(),
+        Some("template <typename T, int N = 4, bool FAST = true>")
+    );
+    let inst = k.instantiate(&["double".into()]).expect("defaults");
+    assert!(matches!(
+        &inst[1].ty,
+        CType::Pointer {
+            rust: Some("f64"),
+            constant: true,
+            ..
+        }
+    ));
+    assert!(k.instantiate(&[]).is_err());
+    assert_eq!(src.kernels[1].qualified(), "a::b::nested");
+    let layout = |n: &str| src.structs.iter().find(|s| s.name == n).expect(n).layout;
+    assert_eq!(layout("Padded"), Some((24, 8)));
+    assert_eq!(layout("Vecs"), Some((32, 16)));
+    assert_eq!(layout("Outer"), Some((32, 8)));
+    assert_eq!(layout("Aligned"), Some((16, 16)));
+    assert_eq!(layout("Unknown"), None);
 }

@@ -189,7 +189,25 @@ impl<T> BufMut<T> {
     pub fn read(self) -> Buf<T> {
         Buf::new(self.graph, self.index)
     }
+
+    /// The same buffer as untyped memory, for a kernel parameter declared `void*`.
+    pub fn untyped(self) -> BufMut<Void> {
+        BufMut::new(self.graph, self.index)
+    }
 }
+
+impl<T> Buf<T> {
+    /// The same buffer as untyped memory, for a kernel parameter declared `const void*`.
+    pub fn untyped(self) -> Buf<Void> {
+        Buf::new(self.graph, self.index)
+    }
+}
+
+/// The element type of untyped device memory: a kernel parameter declared `void*` takes a
+/// [`BufMut<Void>`], `const void*` a [`Buf<Void>`]; any buffer converts with `untyped()`.
+/// (`cuda_graph!` converts a buffer passed to such a parameter itself.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Void {}
 
 impl<T> HostBufMut<T> {
     /// The same slice, as a read-only handle.

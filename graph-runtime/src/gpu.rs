@@ -6,7 +6,6 @@
 use std::sync::Arc;
 
 use cudarc::driver::CudaContext;
-use cudarc::nvrtc::{self, CompileOptions};
 
 use crate::driver;
 use crate::error::{DriverFailure, ModuleError, NoGpu};
@@ -59,7 +58,8 @@ pub fn nvrtc_available() -> Result<(), NoGpu> {
 }
 
 /// Compiles CUDA C source with NVRTC for the context's device and loads it as a [`Module`],
-/// whose kernels know their parameter lists.
+/// whose kernels know their parameter lists. The same as [`compile_with`] and
+/// [`Compile::new`].
 ///
 /// ```no_run
 /// # fn main() -> Result<(), cuda_graph_runtime::Error> {
@@ -76,28 +76,140 @@ pub fn nvrtc_available() -> Result<(), NoGpu> {
 /// # drop(fill); Ok(()) }
 /// ```
 pub fn compile(ctx: &Arc<CudaContext>, src: &str) -> Result<Module, ModuleError> {
+    compile_with(ctx, src, &Compile::new())
+}
+
+/// How [`compile_with`] builds a source: headers it `#include`s by name, macros defined for it
+/// (`-D`), include directories, and the kernels with C++ linkage to find (their name
+/// expressions: `scale`, `ops::scale`, `layernorm<float, 256>`), which
+/// [`Module::function`] then finds by the same text.
+///
+/// By default the CUDA toolkit's include directory is searched when one is found
+/// (`$CUDA_HOME/include`, `$CUDA_PATH/include`, `/usr/local/cuda/include`), so
+/// `#include <cuda_fp16.h>` works as with nvcc.
+///
+/// ```no_run
+/// # fn main() -> Result<(), cuda_graph_runtime::Error> {
+/// use cuda_graph_runtime::kernel::Compile;
+/// let ctx = cuda_graph_runtime::context(0)?;
+/// let src = r#"#include "scale.cuh"
+///     template <typename T, int N> __global__ void scale(T* y) { y[threadIdx.x] *= T(N) * K; }"#;
+/// let opts = Compile::new()
+///     .header("scale.cuh", "#define K 2")
+///     .define("UNUSED", "1")
+///     .name_expression("scale<float, 3>");
+/// let module = cuda_graph_runtime::compile_with(&ctx, src, &opts)?;
+/// let k = module.function("scale<float, 3>")?;   // found by its lowered name
+/// # drop(k); Ok(()) }
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Compile<'s> {
+    headers: Vec<(&'s str, &'s str)>,
+    defines: Vec<(&'s str, &'s str)>,
+    names: Vec<&'s str>,
+    include_dirs: Vec<String>,
+    no_toolkit_includes: bool,
+}
+
+impl<'s> Compile<'s> {
+    /// No headers, macros or name expressions; the toolkit's include directory if found.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A header the source includes as `#include "name"`, given as text (NVRTC reads no
+    /// file for it).
+    pub fn header(mut self, name: &'s str, text: &'s str) -> Self {
+        self.headers.push((name, text));
+        self
+    }
+
+    /// Defines macro `name` as `value` (`-D name=value`; an empty value defines it as `1`).
+    pub fn define(mut self, name: &'s str, value: &'s str) -> Self {
+        self.defines.push((name, value));
+        self
+    }
+
+    /// A kernel with C++ linkage to find by this text in the module (NVRTC's name expression:
+    /// the kernel's qualified name, with template arguments for a template).
+    pub fn name_expression(mut self, expr: &'s str) -> Self {
+        self.names.push(expr);
+        self
+    }
+
+    /// A directory searched for `#include`d files.
+    pub fn include_dir(mut self, dir: impl Into<String>) -> Self {
+        self.include_dirs.push(dir.into());
+        self
+    }
+
+    /// Does not search the CUDA toolkit's include directory.
+    pub fn no_toolkit_includes(mut self) -> Self {
+        self.no_toolkit_includes = true;
+        self
+    }
+
+    fn options(&self, major: i32, minor: i32) -> Vec<String> {
+        let mut o = vec![format!("--gpu-architecture=compute_{major}{minor}")];
+        for (n, v) in &self.defines {
+            o.push(if v.is_empty() {
+                format!("-D{n}")
+            } else {
+                format!("-D{n}={v}")
+            });
+        }
+        for d in &self.include_dirs {
+            o.push(format!("--include-path={d}"));
+        }
+        if !self.no_toolkit_includes {
+            if let Some(d) = toolkit_include() {
+                o.push(format!("--include-path={d}"));
+            }
+        }
+        o
+    }
+}
+
+/// The CUDA toolkit's include directory, if one is found.
+fn toolkit_include() -> Option<String> {
+    let candidates = ["CUDA_HOME", "CUDA_PATH"]
+        .iter()
+        .filter_map(|v| std::env::var(v).ok())
+        .map(|d| format!("{d}/include"))
+        .chain(std::iter::once("/usr/local/cuda/include".to_owned()));
+    candidates
+        .into_iter()
+        .find(|d| std::path::Path::new(d).join("cuda_fp16.h").exists())
+}
+
+/// Compiles `src` with NVRTC as `opts` says, for the context's device, and loads it.
+/// A compile error is [`ModuleError::Compile`] with NVRTC's log.
+pub fn compile_with(
+    ctx: &Arc<CudaContext>,
+    src: &str,
+    opts: &Compile<'_>,
+) -> Result<Module, ModuleError> {
     nvrtc_available()?;
     let (major, minor) = ctx.compute_capability().map_err(|source| DriverFailure {
         call: "cuDeviceGetAttribute",
         node: None,
         source,
     })?;
-    let opts = CompileOptions {
-        options: vec![format!("--gpu-architecture=compute_{major}{minor}")],
-        ..Default::default()
-    };
-    let ptx = nvrtc::compile_ptx_with_opts(src, opts).map_err(|e| ModuleError::Compile {
-        log: match e {
-            nvrtc::CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
-            other => other.to_string(),
-        },
-    })?;
-    Module::from_ptx(ctx, &ptx.to_src())
+    let out = driver::nvrtc_compile(
+        src,
+        "source.cu",
+        &opts.headers,
+        &opts.options(major, minor),
+        &opts.names,
+    )
+    .map_err(|f| ModuleError::Compile { log: f.log })?;
+    let mut m = Module::from_ptx(ctx, &out.ptx)?;
+    m.add_lowered(out.lowered);
+    Ok(m)
 }
 
 /// [`compile`]s `src` for `ctx` on first use, and hands out the same module after: one module
-/// per context and source, kept for the process's life. What `cuda_graph!`'s
-/// `build_from_source` uses.
+/// per context and source, kept for the process's life.
 ///
 /// ```no_run
 /// # fn main() -> Result<(), cuda_graph_runtime::Error> {
@@ -112,17 +224,30 @@ pub fn compile_cached(
     ctx: &Arc<CudaContext>,
     src: &'static str,
 ) -> Result<Arc<Module>, ModuleError> {
-    type Cache = Vec<(usize, usize, Arc<Module>)>;
+    compile_cached_with(ctx, src, &Compile::new())
+}
+
+/// [`compile_with`] on first use for this context, source and options, the same module
+/// after (kept for the process's life). What `cuda_graph!`'s `build_from_source` uses.
+pub fn compile_cached_with(
+    ctx: &Arc<CudaContext>,
+    src: &'static str,
+    opts: &Compile<'static>,
+) -> Result<Arc<Module>, ModuleError> {
+    type Cache = Vec<(usize, usize, Compile<'static>, Arc<Module>)>;
     static CACHE: std::sync::Mutex<Cache> = std::sync::Mutex::new(Vec::new());
     // The cached module holds the context, so its address is never reused by another while
     // the entry exists.
     let key = (Arc::as_ptr(ctx) as usize, src.as_ptr() as usize);
     let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((.., m)) = cache.iter().find(|(c, s, _)| (*c, *s) == key) {
+    if let Some((.., m)) = cache
+        .iter()
+        .find(|(c, s, o, _)| (*c, *s) == key && o == opts)
+    {
         return Ok(m.clone());
     }
-    let m = Arc::new(compile(ctx, src)?);
-    cache.push((key.0, key.1, m.clone()));
+    let m = Arc::new(compile_with(ctx, src, opts)?);
+    cache.push((key.0, key.1, opts.clone(), m.clone()));
     Ok(m)
 }
 

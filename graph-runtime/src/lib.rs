@@ -41,12 +41,34 @@ mod module;
 
 pub use error::{Error, Result};
 pub use exec::GraphExec;
-pub use gpu::{compile, compile_cached, context, gpu_available, nvrtc_available};
+pub use gpu::{
+    compile, compile_cached, compile_cached_with, compile_with, context, gpu_available,
+    nvrtc_available,
+};
 pub use graph::Graph;
 pub use module::{Kernel, Module};
 
 /// cudarc, as this crate uses it.
 pub use cudarc;
+/// The `half` crate: `f16` (C `__half`) and `bf16` (C `__nv_bfloat16`) as buffer elements and
+/// kernel arguments.
+pub use half;
+
+/// CUDA's vector types as `#[repr(C)]` Rust types of the same layout: `float4` is
+/// [`Float4`](vector::Float4), `__half2` is [`Half2`](vector::Half2), ...
+///
+/// ```
+/// use cuda_graph_runtime::vector::Float4;
+/// assert_eq!(std::mem::size_of::<Float4>(), 16);
+/// let v = Float4::new(1.0, 2.0, 3.0, 4.0);
+/// assert_eq!(v.z, 3.0);
+/// ```
+pub mod vector {
+    pub use crate::driver::vector::{
+        BFloat162, Char4, Double2, Float2, Float3, Float4, Half2, Int2, Int3, Int4, LongLong2,
+        Short2, UChar4, UInt2, UInt3, UInt4, ULongLong2, UShort2,
+    };
+}
 pub use cudarc::driver::LaunchConfig;
 
 /// Buffers bound to a graph: the typed handles nodes take, and what a swapped binding leaves.
@@ -62,7 +84,7 @@ pub use cudarc::driver::LaunchConfig;
 /// # let _ = (xb, yb); Ok(()) }
 /// ```
 pub mod buffer {
-    pub use crate::bind::{Buf, BufMut, BufferId, DeviceBuf, HostBuf, HostBufMut};
+    pub use crate::bind::{Buf, BufMut, BufferId, DeviceBuf, HostBuf, HostBufMut, Void};
     pub use crate::exec::BufferSlot;
     pub use cudarc::driver::{CudaSlice, CudaViewMut};
 }
@@ -94,6 +116,7 @@ pub mod memcpy {
 /// ```
 pub mod kernel {
     pub use crate::args::{ArgAt, Cond, KernelArg, KernelArgs};
+    pub use crate::gpu::Compile;
     pub use crate::module::{Kernel, KernelRef};
 }
 

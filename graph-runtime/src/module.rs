@@ -31,6 +31,8 @@ pub struct Module {
     ctx: Arc<CudaContext>,
     inner: Arc<CudaModule>,
     params: HashMap<String, Arc<[usize]>>,
+    /// Name expressions registered when compiling, and the kernels' lowered names.
+    lowered: HashMap<String, String>,
     /// Kernels handed out so far: asking again gives a clone, which shares the limits read
     /// from the driver once (a graph built from this module again asks the driver nothing).
     loaded: Mutex<Vec<Kernel>>,
@@ -48,6 +50,7 @@ impl Clone for Module {
             ctx: self.ctx.clone(),
             inner: self.inner.clone(),
             params: self.params.clone(),
+            lowered: self.lowered.clone(),
             loaded: Mutex::new(loaded),
         }
     }
@@ -71,19 +74,60 @@ impl Module {
             ctx: ctx.clone(),
             inner,
             params,
+            lowered: HashMap::new(),
             loaded: Mutex::new(Vec::new()),
         })
     }
 
-    /// The kernel called `name` (its `extern "C"` name, or its mangled name).
+    /// Records the lowered names NVRTC gave the name expressions.
+    pub(crate) fn add_lowered(&mut self, lowered: Vec<(String, String)>) {
+        self.lowered.extend(lowered);
+    }
+
+    /// The module's entry for `name`: a name expression registered when compiling (its
+    /// lowered name), an entry of exactly that name, or the one entry with C++ linkage whose
+    /// qualified name is `name` (template arguments aside). Several such entries (overloads,
+    /// template instances) are [`ModuleError::Ambiguous`].
+    fn entry(&self, name: &str) -> Result<String, ModuleError> {
+        if let Some(l) = self.lowered.get(name) {
+            return Ok(l.clone());
+        }
+        if self.params.contains_key(name) || !is_cpp_name(name) {
+            return Ok(name.to_owned());
+        }
+        let base = strip_template_args(name);
+        let base = base.trim_start_matches("::");
+        let mut found: Vec<&String> = self
+            .params
+            .keys()
+            .filter(|e| demangled_name(e).as_deref() == Some(base))
+            .collect();
+        found.sort();
+        match found.as_slice() {
+            [one] => Ok((*one).clone()),
+            [] => Ok(name.to_owned()),
+            many => Err(ModuleError::Ambiguous {
+                name: name.to_owned(),
+                entries: many.iter().map(|s| (*s).clone()).collect(),
+            }),
+        }
+    }
+
+    /// The kernel called `name`: its `extern "C"` name, its mangled name, or, for a kernel
+    /// with C++ linkage, its qualified name (`ops::scale`) or the name expression it was
+    /// compiled with ([`Compile::name_expression`](crate::kernel::Compile::name_expression):
+    /// `layernorm<float, 256>`). In a module built elsewhere (PTX from nvcc), a qualified name
+    /// finds the one entry of that name; a template instance or an overload among several is
+    /// found by its mangled name only.
     pub fn function(&self, name: &str) -> Result<Kernel, ModuleError> {
         let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(k) = loaded.iter().find(|k| &*k.name == name) {
             return Ok(k.clone());
         }
+        let entry = self.entry(name)?;
         let func = self
             .inner
-            .load_function(name)
+            .load_function(&entry)
             .map_err(|source| ModuleError::NoKernel {
                 name: name.to_owned(),
                 source,
@@ -91,7 +135,7 @@ impl Module {
         let k = Kernel {
             func,
             name: Arc::from(name),
-            params: self.params.get(name).cloned(),
+            params: self.params.get(&entry).cloned(),
             info: Arc::default(),
         };
         loaded.push(k.clone());
@@ -193,6 +237,90 @@ impl From<CudaFunction> for Kernel {
     }
 }
 
+/// Whether `name` can only be a C++ name (qualified, or with template arguments).
+fn is_cpp_name(name: &str) -> bool {
+    name.contains("::") || name.contains('<')
+}
+
+/// `name` without its template arguments (`a::k<float, 2>` gives `a::k`).
+fn strip_template_args(name: &str) -> &str {
+    name.split('<').next().unwrap_or(name).trim()
+}
+
+/// The qualified name (without template arguments) of an Itanium-mangled function name:
+/// `_ZN3ops5scaleEPfi` gives `ops::scale`, `_Z4fillPff` gives `fill`,
+/// `_Z9layernormIfLi256EEvPT_` gives `layernorm`. `None` for other names.
+pub(crate) fn demangled_name(mangled: &str) -> Option<String> {
+    let rest = mangled.strip_prefix("_Z")?;
+    let b = rest.as_bytes();
+    let mut i = 0;
+    let nested = b.first() == Some(&b'N');
+    if nested {
+        i += 1;
+        while matches!(b.get(i), Some(b'K' | b'V' | b'r')) {
+            i += 1;
+        }
+    }
+    let mut parts = Vec::new();
+    loop {
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        let len: usize = rest[start..i].parse().ok()?;
+        let name = rest.get(i..i + len)?;
+        parts.push(name);
+        i += len;
+        if !nested {
+            break;
+        }
+        // Template arguments of this component: skip them (balanced `I` ... `E`).
+        if b.get(i) == Some(&b'I') {
+            i = skip_template_args(b, i)?;
+        }
+        match b.get(i) {
+            Some(b'E') => break,
+            Some(c) if c.is_ascii_digit() => continue,
+            _ => return None,
+        }
+    }
+    Some(parts.join("::"))
+}
+
+/// The index after the template arguments `I ... E` starting at `i`.
+fn skip_template_args(b: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    while i < b.len() {
+        match b[i] {
+            b'I' | b'N' | b'X' => depth += 1,
+            b'L' => {
+                // A literal: `L<type><value>E`; no nesting inside.
+                while i < b.len() && b[i] != b'E' {
+                    i += 1;
+                }
+            }
+            b'E' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            c if c.is_ascii_digit() => {
+                let start = i;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                let len: usize = std::str::from_utf8(&b[start..i]).ok()?.parse().ok()?;
+                i += len;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Every `.entry` of a PTX text with the sizes of its parameters.
 pub(crate) fn parse_entries(ptx: &str) -> HashMap<String, Vec<usize>> {
     let mut out = HashMap::new();
@@ -262,6 +390,31 @@ fn param_size(decl: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Qualified names of mangled kernels as nvcc and NVRTC lower them.
+    #[test]
+    fn demangles_the_qualified_name_of_a_kernel() {
+        let cases = [
+            ("_Z4fillPff", Some("fill")),
+            ("_ZN3ops5scaleEPfi", Some("ops::scale")),
+            ("_ZN1a1b4axpyEPKfPfj", Some("a::b::axpy")),
+            ("_Z9layernormIfLi256EEvPT_PKS0_i", Some("layernorm")),
+            ("_ZN2nn6reduceILi128EfEEvPKT0_PS1_", Some("nn::reduce")),
+            (
+                "_ZN2nn6detail3sumIN3foo3BarELb1EEEvPT_",
+                Some("nn::detail::sum"),
+            ),
+            ("saxpy", None),
+            ("_Z", None),
+            ("_Z99x", None),
+            ("_ZN3ops", None),
+        ];
+        for (m, want) in cases {
+            assert_eq!(demangled_name(m).as_deref(), want, "{m}");
+        }
+        assert_eq!(strip_template_args("ln<float, 256>"), "ln");
+        assert!(is_cpp_name("a::k") && is_cpp_name("k<int>") && !is_cpp_name("k"));
+    }
 
     #[test]
     fn reads_scalar_pointer_and_struct_parameters() {

@@ -1,16 +1,20 @@
 //! Reading kernel declarations from CUDA C source, at compile time.
 //!
-//! Not a C++ compiler: a lexer and a scanner that find `__global__` function declarations and
-//! their parameter lists, which is all the macro checks. It handles comments, string literals,
-//! `const`, `__restrict__`, default arguments, array parameters, attributes such as
-//! `__launch_bounds__(...)`, `extern "C"` on a declaration or around a block, `#if 0` blocks,
-//! and object-like macros (`#define KERNEL extern "C" __global__`). What it cannot decide it
-//! says: kernels inside a conditional it cannot evaluate, templates, kernels without C linkage,
-//! function-like macros it does not expand. It never panics on any input.
+//! Not a C++ compiler: a preprocessor (`#include "..."`, object-like and function-like macros,
+//! `#if` with integer expressions and `defined`), a lexer, and a scanner that finds
+//! `__global__` function declarations, their parameter lists, the namespaces around them and
+//! their template parameters, and the layout of the structs the file defines. What it cannot
+//! decide it says: kernels inside a conditional it cannot evaluate, headers it cannot read. It
+//! never panics on any input.
 
+mod layout;
 mod lex;
+mod pp;
 
-use lex::{lex, Kind, Tok};
+use std::path::{Path, PathBuf};
+
+pub use layout::{vector_type, CStruct, VECTOR_TYPES};
+use lex::{lex, Kind, Pre, Tok};
 
 /// A CUDA source file, as far as kernels go.
 #[derive(Debug, Default)]
@@ -19,8 +23,12 @@ pub struct Source {
     /// Kernels the preprocessor leaves out (`#if 0`, an `#ifndef` of a macro the file
     /// defines, ...), each with why.
     pub removed: Vec<(CKernel, String)>,
-    /// Function-like macros the file defines (not expanded).
-    pub function_macros: Vec<String>,
+    /// Files read through `#include "..."`: the name as written and where it was found.
+    pub includes: Vec<(String, PathBuf)>,
+    /// What the reader could not read (an include not found, ...), for messages.
+    pub notes: Vec<String>,
+    /// Structs (and typedefs of structs) the file defines, with their layout where known.
+    pub structs: Vec<CStruct>,
 }
 
 /// How a kernel is declared.
@@ -30,8 +38,21 @@ pub enum Linkage {
     C,
     /// C++ linkage: its name is mangled.
     Cpp,
-    /// A template: its parameter types depend on template arguments.
+    /// A template (C++ linkage): its parameter types depend on template arguments.
     Template,
+}
+
+/// A template parameter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TParam {
+    /// Its name (`T`, `BLOCK`).
+    pub name: String,
+    /// `None` for a type parameter (`typename T`), else the C type of a value parameter.
+    pub value: Option<String>,
+    /// Its default, as written.
+    pub default: Option<String>,
+    /// As written (`typename T`, `int BLOCK = 256`).
+    pub text: String,
 }
 
 /// One `__global__` function.
@@ -48,6 +69,83 @@ pub struct CKernel {
     pub conditional: Option<String>,
     /// Macro calls in the declaration that the reader does not expand.
     pub unexpanded: Vec<String>,
+    /// The namespaces around it, outermost first (`""` for an anonymous one).
+    pub namespace: Vec<String>,
+    /// Its template parameters, for a template.
+    pub template: Option<Vec<TParam>>,
+    /// The included file it is declared in (`None`: the file the graph names).
+    pub file: Option<String>,
+    /// Each parameter's tokens, for a template's parameters to be read again with its
+    /// arguments.
+    raw_params: Vec<Vec<Tok>>,
+}
+
+impl CKernel {
+    /// Its name with its namespaces (`ops::scale`).
+    pub fn qualified(&self) -> String {
+        let mut parts: Vec<&str> = self.namespace.iter().map(String::as_str).collect();
+        parts.push(&self.name);
+        parts.join("::")
+    }
+
+    /// Whether a namespace around it is anonymous (its name cannot be written outside).
+    pub fn in_anonymous_namespace(&self) -> bool {
+        self.namespace.iter().any(String::is_empty)
+    }
+
+    /// The template's header as written: `template <typename T, int BLOCK>`.
+    pub fn template_header(&self) -> Option<String> {
+        let t = self.template.as_ref()?;
+        let ps: Vec<&str> = t.iter().map(|p| p.text.as_str()).collect();
+        Some(format!("template <{}>", ps.join(", ")))
+    }
+
+    /// The parameters of the template instance whose arguments are `args` (C spellings, one
+    /// per template parameter; missing trailing ones take their defaults): each template
+    /// parameter's name replaced by its argument. `Err` says what does not fit.
+    pub fn instantiate(&self, args: &[String]) -> Result<Vec<CParam>, String> {
+        let Some(tps) = &self.template else {
+            return Ok(self.params.clone());
+        };
+        if args.len() > tps.len() {
+            return Err(format!(
+                "{} template argument{} given, but the template has {}",
+                args.len(),
+                if args.len() == 1 { "" } else { "s" },
+                tps.len()
+            ));
+        }
+        let mut values = Vec::new();
+        for (k, tp) in tps.iter().enumerate() {
+            match (args.get(k), &tp.default) {
+                (Some(a), _) => values.push(a.clone()),
+                (None, Some(d)) => values.push(d.clone()),
+                (None, None) => {
+                    return Err(format!(
+                        "template parameter `{}` has no argument and no default",
+                        tp.text
+                    ))
+                }
+            }
+        }
+        Ok(self
+            .raw_params
+            .iter()
+            .map(|toks| {
+                let mut out = Vec::new();
+                for t in toks {
+                    match tps
+                        .iter()
+                        .position(|tp| t.kind == Kind::Ident && tp.name == t.text)
+                    {
+                        Some(k) => out.extend(lex::tokens(&values[k], t.line)),
+                        None => out.push(t.clone()),
+                    }
+                }
+                parameter(&out)
+            })
+            .collect())
+    }
 }
 
 /// One parameter.
@@ -75,12 +173,22 @@ pub enum CType {
     Other(String),
 }
 
-/// Reads `text`.
+/// Reads `text` (no file: an `#include "..."` in it is not read).
 pub fn parse(text: &str) -> Source {
-    let mut function_macros = Vec::new();
-    let toks = lex(text, &mut function_macros);
+    parse_file(text, None, &[])
+}
+
+/// Reads `text`, the file at `path` (includes are looked up beside it), with the graph's
+/// `defines` (name, value) defined first.
+pub fn parse_file(text: &str, path: Option<&Path>, defines: &[(String, String)]) -> Source {
+    let mut pre = Pre::default();
+    for (n, v) in defines {
+        pre.macros.push(pp::object(n, v));
+    }
+    let toks = lex(text, path, None, &mut pre);
     let (live, gone): (Vec<Tok>, Vec<Tok>) = toks.into_iter().partition(|t| t.removed.is_none());
     let kernels = scan(&live);
+    let structs = layout::structs(&live);
     // Kernels of the branches left out, each with the reason its first token carries.
     let mut removed = Vec::new();
     let mut start = 0;
@@ -100,7 +208,9 @@ pub fn parse(text: &str) -> Source {
     Source {
         kernels,
         removed,
-        function_macros,
+        includes: pre.includes,
+        notes: pre.notes,
+        structs,
     }
 }
 
@@ -121,8 +231,9 @@ const ATTRIBUTES: &[&str] = &[
 fn scan(t: &[Tok]) -> Vec<CKernel> {
     let mut out = Vec::new();
     let is = |i: usize, s: &str| t.get(i).is_some_and(|x| x.text == s);
-    // Brace depth, and the depths at which `extern "C" {` blocks were opened.
+    // Brace depth, and the depths at which `extern "C" {` blocks and namespaces were opened.
     let (mut depth, mut c_blocks) = (0usize, Vec::new());
+    let mut namespaces: Vec<(usize, String)> = Vec::new();
     // `extern "C"` or `template<...>` seen before the declaration being read (token index).
     let (mut extern_c, mut template) = (None::<usize>, None::<usize>);
     let mut i = 0;
@@ -139,6 +250,24 @@ fn scan(t: &[Tok]) -> Vec<CKernel> {
             }
             continue;
         }
+        if x.text == "namespace" {
+            // `namespace a {`, `namespace a::b {`, `namespace {`; an alias (`= ...;`) is none.
+            let mut j = i + 1;
+            let mut name = String::new();
+            while t
+                .get(j)
+                .is_some_and(|y| y.kind == Kind::Ident || y.text == ":")
+            {
+                name.push_str(&t[j].text);
+                j += 1;
+            }
+            if is(j, "{") {
+                namespaces.push((depth, name));
+                depth += 1;
+                i = j + 1;
+                continue;
+            }
+        }
         if x.text == "template" && is(i + 1, "<") {
             template = Some(i);
             i = skip_angles(t, i + 1);
@@ -150,6 +279,9 @@ fn scan(t: &[Tok]) -> Vec<CKernel> {
                 depth = depth.saturating_sub(1);
                 if c_blocks.last() == Some(&depth) {
                     c_blocks.pop();
+                }
+                if namespaces.last().is_some_and(|(d, _)| *d == depth) {
+                    namespaces.pop();
                 }
                 extern_c = None;
                 template = None;
@@ -168,7 +300,13 @@ fn scan(t: &[Tok]) -> Vec<CKernel> {
                 };
                 let start = template.or(extern_c).unwrap_or(i);
                 let (kernel, next) = declaration(t, start, i + 1, linkage);
-                out.extend(kernel);
+                out.extend(kernel.map(|mut k| {
+                    if linkage != Linkage::C {
+                        k.namespace = namespaces.iter().map(|(_, n)| n.clone()).collect();
+                    }
+                    k.template = template.map(|at| template_params(t, at + 1));
+                    k
+                }));
                 extern_c = None;
                 template = None;
                 i = next;
@@ -179,6 +317,64 @@ fn scan(t: &[Tok]) -> Vec<CKernel> {
         i += 1;
     }
     out
+}
+
+/// The parameters of the template whose `<` is at `open`.
+fn template_params(t: &[Tok], open: usize) -> Vec<TParam> {
+    let end = skip_angles(t, open).saturating_sub(1).max(open + 1);
+    let inner = t.get(open + 1..end).unwrap_or_default();
+    let mut out = Vec::new();
+    let (mut d, mut start) = (0i32, 0);
+    let mut pieces = Vec::new();
+    for (k, x) in inner.iter().enumerate() {
+        match x.text.as_str() {
+            "(" | "[" | "{" | "<" => d += 1,
+            ")" | "]" | "}" | ">" => d -= 1,
+            "," if d <= 0 => {
+                pieces.push(&inner[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < inner.len() {
+        pieces.push(&inner[start..]);
+    }
+    for p in pieces {
+        let text = join(p);
+        let (decl, default) = match p.iter().position(|x| x.text == "=") {
+            Some(k) => (&p[..k], Some(join(&p[k + 1..]))),
+            None => (p, None),
+        };
+        let idents: Vec<&Tok> = decl.iter().filter(|x| x.kind == Kind::Ident).collect();
+        let name = idents.last().map(|x| x.text.clone()).unwrap_or_default();
+        let kind_words: Vec<&str> = idents
+            .iter()
+            .take(idents.len().saturating_sub(1))
+            .map(|x| x.text.as_str())
+            .collect();
+        let is_type = matches!(kind_words.first(), Some(&"typename" | &"class"));
+        out.push(TParam {
+            name,
+            value: (!is_type).then(|| kind_words.join(" ")),
+            default,
+            text,
+        });
+    }
+    out
+}
+
+/// Tokens joined as a C declaration reads.
+fn join(t: &[Tok]) -> String {
+    t.iter()
+        .map(|x| x.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(" *", "*")
+        .replace(" :: ", "::")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",")
 }
 
 /// The index after the `<...>` starting at `i` (which is `<`).
@@ -265,7 +461,8 @@ fn declaration(t: &[Tok], start: usize, from: usize, linkage: Linkage) -> (Optio
         .into_iter()
         .filter(|c| !ATTRIBUTES.contains(&c.as_str()))
         .collect();
-    let params = parameters(&t[open + 1..close.saturating_sub(1).max(open + 1)]);
+    let raw_params = split_params(&t[open + 1..close.saturating_sub(1).max(open + 1)]);
+    let params: Vec<CParam> = raw_params.iter().map(|p| parameter(p)).collect();
     let head: Vec<&str> = t[start..n]
         .iter()
         .filter(|x| !matches!(x.text.as_str(), "{"))
@@ -288,12 +485,16 @@ fn declaration(t: &[Tok], start: usize, from: usize, linkage: Linkage) -> (Optio
         linkage,
         conditional: t[n].cond.clone(),
         unexpanded,
+        namespace: Vec::new(),
+        template: None,
+        file: t[n].file.as_deref().map(str::to_owned),
+        raw_params,
     };
     (Some(kernel), body_end)
 }
 
-/// Splits a parameter list at its top-level commas and reads each parameter.
-fn parameters(t: &[Tok]) -> Vec<CParam> {
+/// Splits a parameter list at its top-level commas.
+fn split_params(t: &[Tok]) -> Vec<Vec<Tok>> {
     if t.is_empty() || (t.len() == 1 && t[0].text == "void") {
         return Vec::new();
     }
@@ -304,13 +505,13 @@ fn parameters(t: &[Tok]) -> Vec<CParam> {
             "(" | "[" | "{" | "<" => d += 1,
             ")" | "]" | "}" | ">" => d -= 1,
             "," if d <= 0 => {
-                out.push(parameter(&t[start..k]));
+                out.push(t[start..k].to_vec());
                 start = k + 1;
             }
             _ => {}
         }
     }
-    out.push(parameter(&t[start..]));
+    out.push(t[start..].to_vec());
     out
 }
 
@@ -352,6 +553,7 @@ const TYPE_WORDS: &[&str] = &[
     "__half",
     "half",
     "__nv_bfloat16",
+    "nv_bfloat16",
 ];
 
 fn parameter(t: &[Tok]) -> CParam {
@@ -464,9 +666,26 @@ fn rust_of(words: &[&str]) -> Option<&'static str> {
         "size_t" => "usize",
         "bool" => "bool",
         // A condition handle for conditional nodes (`typedef unsigned long long ...`).
-        "cudaGraphConditionalHandle" => "::cuda_graph::kernel::Cond",
-        _ => return None,
+        "cudaGraphConditionalHandle" => "Cond",
+        // Texture and surface objects are `unsigned long long` handles.
+        "cudaTextureObject_t" | "cudaSurfaceObject_t" => "u64",
+        "__half" | "half" => "f16",
+        "__nv_bfloat16" | "nv_bfloat16" => "bf16",
+        other => return vector_type(other).map(|v| v.rust),
     })
+}
+
+/// The path generated code names a Rust type by, from the short name [`CType`] holds
+/// (`f16` is `::cuda_graph::half::f16`, `Float2` is `::cuda_graph::vector::Float2`).
+pub fn rust_path(short: &str) -> String {
+    match short {
+        "f16" | "bf16" => format!("::cuda_graph::half::{short}"),
+        "Cond" => "::cuda_graph::kernel::Cond".to_owned(),
+        _ if VECTOR_TYPES.iter().any(|v| v.rust == short) => {
+            format!("::cuda_graph::vector::{short}")
+        }
+        _ => short.to_owned(),
+    }
 }
 
 /// The C spelling of a Rust scalar type, for prototypes written from Rust declarations.
@@ -486,6 +705,8 @@ pub fn c_of(rust: &str) -> Option<&'static str> {
         "isize" => "ptrdiff_t",
         "bool" => "bool",
         "Cond" | ":: cuda_graph :: kernel :: Cond" => "cudaGraphConditionalHandle",
-        _ => return None,
+        "f16" => "__half",
+        "bf16" => "__nv_bfloat16",
+        other => return VECTOR_TYPES.iter().find(|v| v.rust == other).map(|v| v.c),
     })
 }

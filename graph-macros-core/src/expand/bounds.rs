@@ -69,6 +69,9 @@ fn known_to_meet(ty: &syn::Type, what: &str) -> bool {
     const FILLABLE: &[&str] = &[
         "u8", "i8", "u16", "i16", "u32", "i32", "f32", "u64", "i64", "f64",
     ];
+    if crate::lower::is_void(ty) {
+        return true;
+    }
     match crate::lower::primitive(ty) {
         None => false,
         Some(p) if what == "memset" => FILLABLE.contains(&p.as_str()),

@@ -27,17 +27,35 @@ pub(super) fn source_items(
     let one_file = g.sources.len() == 1 && g.kernels.iter().all(|k| k.source == Some(0));
     if one_file {
         let path = &paths[0];
+        let headers = g.headers.iter().map(|(name, p)| {
+            let p = p.to_string_lossy().into_owned();
+            quote!(.header(#name, ::core::include_str!(#p)))
+        });
+        let defines = g.defines.iter().map(|(n, v)| quote!(.define(#n, #v)));
+        let names = g
+            .kernels
+            .iter()
+            .filter_map(|k| k.load.as_deref())
+            .map(|l| quote!(.name_expression(#l)));
         out.extend(quote! {
             /// The CUDA source the kernels are declared in, read at compile time.
             pub const SOURCE: &'static str = ::core::include_str!(#path);
 
+            /// How [`Self::SOURCE`] is compiled: the headers it includes (read at compile
+            /// time), the graph's `define`s, and the name expressions of its kernels with
+            /// C++ linkage.
+            pub fn compile_options() -> #rt::kernel::Compile<'static> {
+                #rt::kernel::Compile::new() #(#headers)* #(#defines)* #(#names)*
+            }
+
             /// Builds the template from [`Self::SOURCE`], compiled with NVRTC for `ctx`'s
-            /// device on first use and kept for the process's life (one module per context).
+            /// device (as [`Self::compile_options`] says) on first use and kept for the
+            /// process's life (one module per context).
             pub fn build_from_source(
                 ctx: &::std::sync::Arc<#rt::cudarc::driver::CudaContext>,
                 inputs: #inputs_name #inputs_lt,
             ) -> #rt::Result<Self> {
-                let module = #rt::compile_cached(ctx, Self::SOURCE)?;
+                let module = #rt::compile_cached_with(ctx, Self::SOURCE, &Self::compile_options())?;
                 Self::build(&module, inputs)
             }
         });
@@ -54,6 +72,9 @@ pub(super) fn prototypes(g: &Graph) -> String {
             .iter()
             .map(|(n, t)| {
                 let c = |ty: &syn::Type| {
+                    if crate::lower::is_void(ty) {
+                        return "void".to_owned();
+                    }
                     let text = ty.to_token_stream().to_string();
                     // A type with no C spelling known (a struct): its Rust name.
                     crate::csrc::c_of(&text).map_or(text.clone(), str::to_owned)
@@ -73,11 +94,23 @@ pub(super) fn prototypes(g: &Graph) -> String {
                 }
             })
             .collect();
-        out.push_str(&format!(
-            "extern \"C\" __global__ void {}({});\n",
-            k.name,
-            params.join(", ")
-        ));
+        match &k.load {
+            Some(l) if l.contains('<') => out.push_str(&format!(
+                "// {l}: a template instance\n__global__ void {}({});\n",
+                k.name,
+                params.join(", ")
+            )),
+            Some(l) if l.contains("::") => out.push_str(&format!(
+                "// {l}\n__global__ void {}({});\n",
+                k.name,
+                params.join(", ")
+            )),
+            _ => out.push_str(&format!(
+                "extern \"C\" __global__ void {}({});\n",
+                k.load.as_deref().unwrap_or(&k.name.to_string()),
+                params.join(", ")
+            )),
+        }
     }
     out
 }
@@ -174,7 +207,8 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
         );
         match cx.kernel_group(gi) {
             Some(k) => {
-                let name = g.kernels[k].name.to_string();
+                let k = &g.kernels[k];
+                let name = k.load.clone().unwrap_or_else(|| k.name.to_string());
                 quote!(let mut #var = __cg_module.kernels(#name, #n)?;)
             }
             None => quote!(let mut #var = ::std::vec::Vec::with_capacity(#n);),

@@ -112,11 +112,20 @@ pub fn graph(g: &Graph) -> TokenStream {
     };
     let source = build::source_items(g, &inputs_name, &inputs_lt);
     // Each CUDA file read, read by the compiler too: editing it rebuilds the crate.
-    let tracked = g.sources.iter().map(|p| {
-        let p = p.to_string_lossy().into_owned();
-        quote!(
-            const _: &[u8] = ::core::include_bytes!(#p);
-        )
+    let tracked = g
+        .sources
+        .iter()
+        .chain(g.headers.iter().map(|(_, p)| p))
+        .map(|p| {
+            let p = p.to_string_lossy().into_owned();
+            quote!(
+                const _: &[u8] = ::core::include_bytes!(#p);
+            )
+        });
+    // Rust types standing for C structs and vector types have the C type's size.
+    let sizes = g.kernels.iter().flat_map(|k| &k.sizes).map(|(t, n, msg)| {
+        let span = syn::spanned::Spanned::span(t);
+        quote::quote_spanned!(span=> const _: () = ::core::assert!(::core::mem::size_of::<#t>() == #n, #msg);)
     });
     let prototypes = build::prototypes(g);
     let temporaries = g.inputs.iter().filter_map(|i| {
@@ -167,6 +176,7 @@ pub fn graph(g: &Graph) -> TokenStream {
             use ::cuda_graph as __cg;
             use ::cuda_graph::__private::{AddMade as _, ModuleKernels as _, SendAgain as _};
             #(#tracked)*
+            #(#sizes)*
             // The constants and functions of the surrounding scope that the graph's expressions
             // name count as used here, so a program that never builds the graph gets no
             // dead-code warning for them.

@@ -295,7 +295,10 @@ pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
                             ParamTy::Scalar(_) => None,
                         };
                         let have = g.buffer(*input).elem.clone();
-                        if elem(pty).is_some() && elem(pty) == crate::lower::primitive(&have) {
+                        let void = matches!(pty, ParamTy::Slice { elem, .. } if crate::lower::is_void(elem));
+                        if void {
+                            quote_spanned!(*span=> #value.untyped())
+                        } else if elem(pty).is_some() && elem(pty) == crate::lower::primitive(&have) {
                             value
                         } else {
                             quote_spanned!(*span=> { let __cg_v: #ty = #value; __cg_v })

@@ -82,8 +82,20 @@ fn check_graph(
     let mut node_items = Vec::new();
     let mut kernel_decls = Vec::new();
     let mut graph_source: Option<syn::LitStr> = None;
+    let mut defines: Vec<(String, String)> = Vec::new();
     for item in g.items {
         match item {
+            Item::Define(d) => {
+                let name = d.name.to_string();
+                if defines.iter().any(|(n, _)| *n == name) {
+                    errors.at(
+                        d.name.span(),
+                        format!("`{name}` is defined twice; keep one `define {name} = ...;`"),
+                    );
+                } else {
+                    defines.push((name, d.value.map(|v| v.0).unwrap_or_default()));
+                }
+            }
             Item::Source(lit) => {
                 if graph_source.is_some() {
                     errors.at(
@@ -138,7 +150,14 @@ fn check_graph(
             );
         }
     }
-    let sources = check_kernel_decls(&mut kernels, kernel_decls, graph_source, dirs, errors);
+    let (sources, headers) = check_kernel_decls(
+        &mut kernels,
+        kernel_decls,
+        graph_source,
+        &defines,
+        dirs,
+        errors,
+    );
     let before = errors.len();
     let mut lower = Lower {
         kernels: &mut kernels,
@@ -177,6 +196,8 @@ fn check_graph(
         preds: Vec::new(),
         hidden: BTreeSet::new(),
         sources,
+        headers,
+        defines,
     };
     model.hidden = check_names(&model, errors);
     let before = errors.len();
@@ -211,16 +232,17 @@ fn check_kernel_decls(
     kernels: &mut Vec<Kernel>,
     decls: Vec<ast::KernelDecl>,
     graph_source: Option<syn::LitStr>,
+    defines: &[(String, String)],
     dirs: &Dirs,
     errors: &mut Errors,
-) -> Vec<std::path::PathBuf> {
+) -> (Vec<std::path::PathBuf>, Vec<(String, std::path::PathBuf)>) {
     let mut files: Vec<(String, Option<source::Loaded>)> = Vec::new();
     let mut open = |lit: &syn::LitStr, errors: &mut Errors| -> Option<usize> {
         let key = lit.value();
         if let Some(i) = files.iter().position(|(k, _)| *k == key) {
             return files[i].1.as_ref().map(|_| i);
         }
-        let loaded = source::load(lit, dirs, errors);
+        let loaded = source::load(lit, dirs, defines, errors);
         let ok = loaded.is_some();
         files.push((key, loaded));
         ok.then(|| files.len() - 1)
@@ -239,12 +261,12 @@ fn check_kernel_decls(
     let mut used: Vec<usize> = Vec::new();
     for (k, file, named) in resolved {
         let (params, source) = match (file, &k.params) {
-            (Some(f), params) => {
+            (Some(f), _) => {
                 let loaded = files[f]
                     .1
                     .as_ref()
                     .expect("an index of a file that was read");
-                let p = source::kernel_params(&k.name, params.as_deref(), loaded, errors);
+                let p = source::kernel_params(&k, loaded, errors);
                 let slot = match used.iter().position(|&u| u == f) {
                     Some(s) => s,
                     None => {
@@ -255,7 +277,14 @@ fn check_kernel_decls(
                 (p, Some(slot))
             }
             // The file could not be read (reported): check what the Rust declaration says.
-            (None, Some(params)) => (Some(rust_params(params)), None),
+            (None, Some(params)) => (
+                Some(source::Checked {
+                    params: rust_params(params),
+                    load: None,
+                    sizes: Vec::new(),
+                }),
+                None,
+            ),
             (None, None) if named => (None, None),
             (None, None) => {
                 errors.at(
@@ -269,7 +298,7 @@ fn check_kernel_decls(
             }
         };
         match params {
-            Some(params) => check_kernel_decl(kernels, k.name, params, source, errors),
+            Some(c) => check_kernel_decl(kernels, k.name, c, source, errors),
             // Left out, but declared: a node launching it is not told it is unknown.
             None => kernels.push(Kernel {
                 name: k.name,
@@ -277,12 +306,24 @@ fn check_kernel_decls(
                 used: true,
                 source: None,
                 broken: true,
+                load: None,
+                sizes: Vec::new(),
             }),
         }
     }
-    used.into_iter()
+    let mut headers: Vec<(String, std::path::PathBuf)> = Vec::new();
+    for &f in &used {
+        for h in &files[f].1.as_ref().expect("read").src.includes {
+            if !headers.contains(h) {
+                headers.push(h.clone());
+            }
+        }
+    }
+    let paths = used
+        .into_iter()
         .map(|f| files[f].1.as_ref().expect("read").path.clone())
-        .collect()
+        .collect();
+    (paths, headers)
 }
 
 fn rust_params(params: &[ast::KernelParam]) -> Vec<(Ident, ast::ParamTy)> {
@@ -296,10 +337,15 @@ fn rust_params(params: &[ast::KernelParam]) -> Vec<(Ident, ast::ParamTy)> {
 fn check_kernel_decl(
     kernels: &mut Vec<Kernel>,
     name: Ident,
-    params: Vec<(Ident, ast::ParamTy)>,
+    checked: source::Checked,
     source: Option<usize>,
     errors: &mut Errors,
 ) {
+    let source::Checked {
+        params,
+        load,
+        sizes,
+    } = checked;
     if kernels.iter().any(|o| o.name == name) {
         errors.at(
             name.span(),
@@ -338,6 +384,8 @@ fn check_kernel_decl(
         used: broken,
         source,
         broken,
+        load,
+        sizes,
     });
 }
 

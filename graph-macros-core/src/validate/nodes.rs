@@ -38,6 +38,7 @@ pub(super) fn check_nodes(cx: &mut Lower<'_>, items: Vec<Item>) -> Checked {
 fn declaration(item: &Item) -> Option<(Span, String)> {
     Some(match item {
         Item::Source(lit) => (lit.span(), "a source file".to_owned()),
+        Item::Define(d) => (d.name.span(), format!("define `{}`", d.name)),
         Item::Kernel(k) => (k.name.span(), format!("kernel `{}`", k.name)),
         Item::Buffer(b) => (b.name.span(), format!("buffer `{}`", b.name)),
         Item::Temp(t) => (t.name.span(), format!("temporary `{}`", t.name)),

@@ -10,7 +10,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Ident, LitStr, Type};
 
-use crate::ast::{KernelParam, ParamTy};
+use crate::ast::{KernelDecl, KernelParam, ParamTy, TemplateArg};
 use crate::csrc::{self, CKernel, CType, Linkage};
 use crate::lower::{closest, primitive, rust_param_names};
 use crate::model::Errors;
@@ -43,7 +43,12 @@ pub struct Loaded {
 }
 
 /// Reads the file `lit` names; an error at `lit` if it cannot be read or declares no kernel.
-pub(super) fn load(lit: &LitStr, dirs: &Dirs, errors: &mut Errors) -> Option<Loaded> {
+pub(super) fn load(
+    lit: &LitStr,
+    dirs: &Dirs,
+    defines: &[(String, String)],
+    errors: &mut Errors,
+) -> Option<Loaded> {
     let shown = lit.value();
     let rel = Path::new(&shown);
     let mut tried: Vec<PathBuf> = if rel.is_absolute() {
@@ -60,13 +65,13 @@ pub(super) fn load(lit: &LitStr, dirs: &Dirs, errors: &mut Errors) -> Option<Loa
     for path in &tried {
         match std::fs::read_to_string(path) {
             Ok(text) => {
-                let src = csrc::parse(&text);
+                let src = csrc::parse_file(&text, Some(path), defines);
                 if src.kernels.is_empty() {
                     let macros = macro_note(&src);
                     errors.at(
                         lit.span(),
                         format!(
-                            "`{shown}` declares no `__global__` kernel; a kernel the graph can launch is declared `extern \"C\" __global__ void name(...)`{macros}"
+                            "`{shown}` declares no `__global__` kernel; a kernel the graph can launch is declared `__global__ void name(...)`{macros}"
                         ),
                     );
                     return None;
@@ -95,17 +100,12 @@ pub(super) fn load(lit: &LitStr, dirs: &Dirs, errors: &mut Errors) -> Option<Loa
 }
 
 fn macro_note(src: &csrc::Source) -> String {
-    if src.function_macros.is_empty() {
+    if src.notes.is_empty() {
         String::new()
     } else {
-        let names: Vec<String> = src
-            .function_macros
-            .iter()
-            .map(|m| format!("`{m}`"))
-            .collect();
         format!(
-            " (the file defines function-like macros the checker does not expand: {})",
-            names.join(", ")
+            " (the checker could not read all of it: {})",
+            src.notes.join("; ")
         )
     }
 }
@@ -116,25 +116,32 @@ fn quote_c(file: &Loaded, k: &CKernel) -> String {
         Some(c) => format!(" (inside `{c}`, which the checker cannot evaluate)"),
         None => String::new(),
     };
-    format!("{}:{}: {}{cond}", file.shown, k.line, k.decl)
+    let shown = k.file.as_deref().unwrap_or(&file.shown);
+    format!("{shown}:{}: {}{cond}", k.line, k.decl)
 }
 
-/// The parameters of kernel `name` as the graph uses them: checked against `file` when the
-/// Rust declaration has them (`params`), taken from `file` when it has none. `None`, with
-/// errors reported, when they do not match or cannot be taken.
-pub(super) fn kernel_params(
-    name: &Ident,
-    params: Option<&[KernelParam]>,
-    file: &Loaded,
-    errors: &mut Errors,
-) -> Option<Vec<(Ident, ParamTy)>> {
-    let Some(c) = file.src.kernels.iter().find(|k| *name == k.name) else {
-        if let Some((k, why)) = file.src.removed.iter().find(|(k, _)| *name == k.name) {
+/// A kernel declaration checked against its source.
+pub(super) struct Checked {
+    pub params: Vec<(Ident, ParamTy)>,
+    /// The name the module finds it by, for a kernel with C++ linkage (or another C name).
+    pub load: Option<String>,
+    /// Rust types whose size must be a C type's: the type, the size, and the message.
+    pub sizes: Vec<(Type, usize, String)>,
+}
+
+/// The parameters of kernel `k` as the graph uses them: checked against `file` when the
+/// Rust declaration has them, taken from `file` when it has none; and, for a kernel with C++
+/// linkage, the name the module finds it by. `None`, with errors reported, when they do not
+/// match or cannot be taken.
+pub(super) fn kernel_params(k: &KernelDecl, file: &Loaded, errors: &mut Errors) -> Option<Checked> {
+    let name = k.c_name.as_ref().unwrap_or(&k.name);
+    let Some(c) = file.src.kernels.iter().find(|c| *name == c.name) else {
+        if let Some((c, why)) = file.src.removed.iter().find(|(c, _)| *name == c.name) {
             errors.at(
                 name.span(),
                 format!(
-                    "kernel `{name}` is declared in `{}` at line {}, but the preprocessor removes it: {why}; the module built from that file has no kernel `{name}`, so change the directive (or the macro it tests), or move the kernel out of it",
-                    file.shown, k.line
+                    "kernel `{name}` is declared in `{}` at line {}, but the preprocessor removes it: {why}; the module built from that file has no kernel `{name}`, so change the directive (or the macro it tests, or give it with `define NAME = value;` in the graph), or move the kernel out of it",
+                    c.file.as_deref().unwrap_or(&file.shown), c.line
                 ),
             );
             return None;
@@ -162,34 +169,189 @@ pub(super) fn kernel_params(
         );
         return None;
     };
-    match c.linkage {
-        Linkage::C => {}
-        Linkage::Template => {
+    let same: Vec<&CKernel> = file
+        .src
+        .kernels
+        .iter()
+        .filter(|o| o.name == c.name)
+        .collect();
+    if same.len() > 1 {
+        let all: Vec<String> = same.iter().map(|o| quote_c(file, o)).collect();
+        errors.at(
+            name.span(),
+            format!(
+                "`{}` declares {} kernels named `{name}` (overloads, or one per namespace); a graph launches one kernel per name, so rename all but one in C, or wrap the one you want in a kernel of its own name\n  {}",
+                file.shown,
+                same.len(),
+                all.join("\n  ")
+            ),
+        );
+        return None;
+    }
+    let (c, load) = match (c.linkage, &k.targs) {
+        (Linkage::C, None) => (c.clone(), k.c_name.as_ref().map(|n| n.to_string())),
+        (Linkage::Cpp, None) if c.in_anonymous_namespace() => {
             errors.at(
                 name.span(),
                 format!(
-                    "kernel `{name}` is a template in `{}`: its parameter types depend on template arguments, which the checker cannot know; declare an `extern \"C\"` kernel that calls it\n  {}",
+                    "kernel `{name}` is in an anonymous namespace in `{}`: its name cannot be written outside the file, so the module cannot be asked for it; move it out of the anonymous namespace\n  {}",
                     file.shown,
                     quote_c(file, c)
                 ),
             );
             return None;
         }
-        Linkage::Cpp => {
-            errors.at(
-                name.span(),
+        (Linkage::Cpp, None) => (c.clone(), Some(c.qualified())),
+        (Linkage::C | Linkage::Cpp, Some(((open, close), _))) => {
+            errors.range(
+                *open,
+                *close,
                 format!(
-                    "kernel `{name}` has C++ linkage in `{}`: its name is mangled, so the module has no kernel called `{name}`; declare it `extern \"C\" __global__`\n  {}",
+                    "kernel `{name}` is not a template in `{}`; remove the template arguments\n  {}",
                     file.shown,
                     quote_c(file, c)
                 ),
             );
             return None;
+        }
+        (Linkage::Template, None) => {
+            let header = c.template_header().unwrap_or_default();
+            let example: Vec<String> = c
+                .template
+                .iter()
+                .flatten()
+                .map(|p| match &p.value {
+                    None => "f32".to_owned(),
+                    Some(_) => p.default.clone().unwrap_or_else(|| "256".to_owned()),
+                })
+                .collect();
+            errors.at(
+                name.span(),
+                format!(
+                    "kernel `{name}` is a template in `{}`: `{header}`; give its arguments, as Rust types and literals: `kernel {}<{}>;`\n  {}",
+                    file.shown,
+                    k.name,
+                    example.join(", "),
+                    quote_c(file, c)
+                ),
+            );
+            return None;
+        }
+        (Linkage::Template, Some(((open, _), args))) => {
+            let (inst, expr) = instance(name, c, *open, args, file, errors)?;
+            (inst, Some(expr))
+        }
+    };
+    let mut sizes = Vec::new();
+    let params = match &k.params {
+        Some(params) => check(name, params, file, &c, &mut sizes, errors),
+        None => derive(name, file, &c, errors),
+    };
+    params.map(|params| Checked {
+        params,
+        load,
+        sizes,
+    })
+}
+
+/// The size of C type `c` (a struct the file defines, or a vector type), and where it is
+/// defined, when known.
+fn c_size(file: &Loaded, c: &str) -> Option<(usize, String)> {
+    if let Some(v) = csrc::vector_type(c) {
+        return Some((v.size, "a CUDA vector type".to_owned()));
+    }
+    let st = file.src.structs.iter().rev().find(|st| st.name == c)?;
+    let (size, _) = st.layout?;
+    let at = st.file.as_deref().unwrap_or(&file.shown);
+    Some((size, format!("defined at {at}:{}", st.line)))
+}
+
+/// The template instance `args` make of `c`: its parameters, and its name expression.
+fn instance(
+    name: &Ident,
+    c: &CKernel,
+    span: Span,
+    args: &[TemplateArg],
+    file: &Loaded,
+    errors: &mut Errors,
+) -> Option<(CKernel, String)> {
+    let tps = c.template.clone().unwrap_or_default();
+    let header = c.template_header().unwrap_or_default();
+    let mut texts = Vec::new();
+    let mut ok = true;
+    for (k, a) in args.iter().enumerate() {
+        let tp = tps.get(k);
+        match (a, tp) {
+            (_, None) => {
+                let at = match a {
+                    TemplateArg::Type(t) => t.span(),
+                    TemplateArg::Value { span, .. } => *span,
+                };
+                errors.at(
+                    at,
+                    format!(
+                        "kernel `{name}` takes {} template argument{} (`{header}`); remove this one",
+                        tps.len(),
+                        if tps.len() == 1 { "" } else { "s" }
+                    ),
+                );
+                ok = false;
+            }
+            (TemplateArg::Type(t), Some(tp)) if tp.value.is_none() => {
+                match primitive(t).and_then(|r| csrc::c_of(&r)) {
+                    Some(cty) => texts.push(cty.to_owned()),
+                    None => {
+                        errors.at(
+                            t.span(),
+                            format!(
+                                "template parameter `{}` of kernel `{name}` takes a type the checker can spell in C: a Rust scalar (`f32`, `u32`, `i64`, ...), `f16`, `bf16`, or a vector type (`Float4`, ...)",
+                                tp.text
+                            ),
+                        );
+                        ok = false;
+                    }
+                }
+            }
+            (TemplateArg::Value { text, .. }, Some(tp)) if tp.value.is_some() => {
+                texts.push(text.clone())
+            }
+            (a, Some(tp)) => {
+                let (at, want) = match a {
+                    TemplateArg::Type(t) => (t.span(), "a value (a literal such as `256`)"),
+                    TemplateArg::Value { span, .. } => (*span, "a type (such as `f32`)"),
+                };
+                errors.at(
+                    at,
+                    format!(
+                        "template parameter `{}` of kernel `{name}` takes {want} (`{header}`)",
+                        tp.text
+                    ),
+                );
+                ok = false;
+            }
         }
     }
-    match params {
-        Some(params) => check(name, params, file, c, errors),
-        None => derive(name, file, c, errors),
+    if !ok {
+        return None;
+    }
+    match c.instantiate(&texts) {
+        Ok(params) => {
+            let mut inst = c.clone();
+            inst.params = params;
+            inst.decl = format!("{} (with {})", c.decl, texts.join(", "));
+            let expr = format!("{}<{}>", c.qualified(), texts.join(", "));
+            Some((inst, expr))
+        }
+        Err(why) => {
+            errors.at(
+                span,
+                format!(
+                    "kernel `{name}` cannot be instantiated so: {why} (`{header}`)\n  {}",
+                    quote_c(file, c)
+                ),
+            );
+            None
+        }
     }
 }
 
@@ -198,6 +360,7 @@ fn check(
     params: &[KernelParam],
     file: &Loaded,
     c: &CKernel,
+    sizes: &mut Vec<(Type, usize, String)>,
     errors: &mut Errors,
 ) -> Option<Vec<(Ident, ParamTy)>> {
     if params.len() != c.params.len() {
@@ -217,6 +380,37 @@ fn check(
     }
     let mut ok = true;
     for (p, cp) in params.iter().zip(&c.params) {
+        // A Rust type standing for a C struct or vector type: its size must be the C one's.
+        let sized = match (&p.ty, &cp.ty) {
+            (ParamTy::Scalar(t), CType::Other(cty)) => Some((t, cty.as_str(), "by value")),
+            (ParamTy::Scalar(t), CType::Scalar { c: cty, .. }) if primitive(t).is_none() => {
+                Some((t, cty.as_str(), "by value"))
+            }
+            (
+                ParamTy::Slice { elem, .. },
+                CType::Pointer {
+                    pointee,
+                    rust: None,
+                    ..
+                },
+            ) if pointee != "void" => Some((elem, pointee.as_str(), "as a buffer's element")),
+            _ => None,
+        };
+        if let Some((t, cty, how)) = sized {
+            if let Some((n, at)) = c_size(file, cty) {
+                let rust = quote::ToTokens::to_token_stream(t)
+                    .to_string()
+                    .replace(' ', "");
+                sizes.push((
+                    t.clone(),
+                    n,
+                    format!(
+                        "parameter `{}` of kernel `{name}` passes `{rust}` {how} for C `{cty}` ({at}), which is {n} bytes; `{rust}` must be #[repr(C)] with the same fields",
+                        p.name
+                    ),
+                ));
+            }
+        }
         let fault = match (&p.ty, &cp.ty) {
             (ParamTy::Scalar(t), CType::Scalar { rust, .. }) => match primitive(t) {
                 Some(r) if r != *rust => Some((
@@ -318,57 +512,110 @@ fn derive(
 ) -> Option<Vec<(Ident, ParamTy)>> {
     let span = name.span();
     let mut out = Vec::new();
-    let mut ok = true;
     let names = rust_param_names(
         &c.params
             .iter()
             .map(|p| p.name.as_deref())
             .collect::<Vec<_>>(),
     );
-    for ((i, cp), pname) in c.params.iter().enumerate().zip(names) {
+    // Parameters whose Rust type the user must name: (C parameter, what to write).
+    let mut unknown: Vec<(&str, String)> = Vec::new();
+    // The declaration to suggest, one `name: type` per parameter.
+    let mut suggested: Vec<String> = Vec::new();
+    for (cp, pname) in c.params.iter().zip(names) {
         let ty = |t: &str| -> Type {
-            let mut ty: Type = syn::parse_str(t).expect("a Rust primitive type");
+            let mut ty: Type = syn::parse_str(&csrc::rust_path(t)).expect("a Rust type");
             set_span(&mut ty, span);
             ty
         };
         let pty = match &cp.ty {
-            CType::Scalar { rust, .. } => Some(ParamTy::Scalar(ty(rust))),
+            CType::Scalar { rust, .. } => {
+                suggested.push(format!("{pname}: {rust}"));
+                Some(ParamTy::Scalar(ty(rust)))
+            }
             CType::Pointer {
                 rust: Some(r),
                 constant,
                 ..
-            } => Some(ParamTy::Slice {
-                mutable: !constant,
-                elem: ty(r),
-                access: (span, span),
-            }),
-            CType::Pointer { pointee, .. } => {
-                errors.at(
-                    span,
-                    format!(
-                        "kernel `{name}` cannot take its parameters from `{}`: parameter {i} (`{}`) points at `{pointee}`, whose element type the checker does not know; declare the kernel with a Rust parameter list\n  {}",
-                        file.shown, cp.text, quote_c(file, c)
-                    ),
-                );
+            } => {
+                let amp = if *constant { "&" } else { "&mut " };
+                suggested.push(format!("{pname}: {amp}[{r}]"));
+                Some(ParamTy::Slice {
+                    mutable: !constant,
+                    elem: ty(r),
+                    access: (span, span),
+                })
+            }
+            CType::Pointer {
+                pointee, constant, ..
+            } if pointee == "void" => {
+                // Untyped memory: a buffer of any element type.
+                let amp = if *constant { "&" } else { "&mut " };
+                suggested.push(format!("{pname}: {amp}[Void]"));
+                Some(ParamTy::Slice {
+                    mutable: !constant,
+                    elem: ty("::cuda_graph::buffer::Void"),
+                    access: (span, span),
+                })
+            }
+            CType::Pointer {
+                pointee, constant, ..
+            } => {
+                let amp = if *constant { "&" } else { "&mut " };
+                let (elem, what) = {
+                    (
+                        rust_name(pointee),
+                        format!("points at `{pointee}`: name a #[repr(C)] Rust type for it"),
+                    )
+                };
+                suggested.push(format!("{pname}: {amp}[{elem}]"));
+                unknown.push((&cp.text, what));
                 None
             }
             CType::Other(t) => {
-                errors.at(
-                    span,
-                    format!(
-                        "kernel `{name}` cannot take its parameters from `{}`: parameter {i} (`{}`) is of type `{t}`, which the checker does not know; declare the kernel with a Rust parameter list\n  {}",
-                        file.shown, cp.text, quote_c(file, c)
-                    ),
-                );
+                suggested.push(format!("{pname}: {}", rust_name(t)));
+                unknown.push((
+                    &cp.text,
+                    format!("`{t}` by value: name a #[repr(C)] Rust type for it"),
+                ));
                 None
             }
         };
-        match pty {
-            Some(p) => out.push((Ident::new(&pname, span), p)),
-            None => ok = false,
+        if let Some(p) = pty {
+            out.push((Ident::new(&pname, span), p));
         }
     }
-    ok.then_some(out)
+    if unknown.is_empty() {
+        return Some(out);
+    }
+    let list: Vec<String> = unknown
+        .iter()
+        .map(|(text, what)| format!("`{text}` is {what}"))
+        .collect();
+    let list = list.join("; ").replace("is points at", "points at");
+    errors.at(
+        span,
+        format!(
+            "kernel `{name}` cannot take its parameters from `{}`: {list}; declare them, e.g. `kernel {name}({});`\n  {}",
+            file.shown,
+            suggested.join(", "),
+            quote_c(file, c)
+        ),
+    );
+    None
+}
+
+/// A Rust type name for C type `c` (`ScaleParams` stays, `my_params_t` is `MyParamsT`).
+fn rust_name(c: &str) -> String {
+    c.split(|ch: char| ch == '_' || ch.is_whitespace() || ch == ':')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut cs = w.chars();
+            cs.next()
+                .map(|f| f.to_uppercase().chain(cs).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 /// Gives every token of `ty` the span `span` (types made from the C source point at the

@@ -25,7 +25,9 @@ mod graph;
 mod host;
 mod mem;
 mod nodes;
+mod nvrtc;
 mod probe;
+pub(crate) mod vector;
 
 use std::ptr;
 
@@ -42,6 +44,7 @@ pub(crate) use graph::{CondKind, RawGraph, RawNode};
 pub(crate) use host::Callback;
 // Each kind's parameters (a new kind's come with it).
 pub(crate) use nodes::*;
+pub(crate) use nvrtc::compile as nvrtc_compile;
 pub(crate) use probe::{
     context_lost, device_limits, driver_present, driver_version, func_info, missing_symbol,
     nvrtc_present, FuncInfo, Limits,

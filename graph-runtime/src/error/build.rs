@@ -249,6 +249,15 @@ pub enum ModuleError {
         /// What the driver said.
         source: DriverError,
     },
+    /// Several kernels of the module have the C++ name asked for (overloads, or instances
+    /// of one template) and none was registered by that name when compiling.
+    #[error("several kernels are called `{name}` in the module ({}): ask for one by its mangled name, or compile with `Compile::name_expression(\"{name}<...>\")` and ask by that expression", entries.join(", "))]
+    Ambiguous {
+        /// The name asked for.
+        name: String,
+        /// The module's entries of that name (mangled).
+        entries: Vec<String>,
+    },
     /// A driver call failed.
     #[error(transparent)]
     Driver(#[from] DriverFailure),

@@ -1,0 +1,227 @@
+//! Sizes and alignments of C types: scalars, CUDA's vector types, and the structs a file
+//! defines (where every field's layout is known).
+
+use super::lex::{Kind, Tok};
+
+/// A CUDA vector type and the `#[repr(C)]` Rust type `cuda_graph::vector` has for it.
+#[derive(Debug, Clone, Copy)]
+pub struct Vector {
+    pub c: &'static str,
+    pub rust: &'static str,
+    pub size: usize,
+    pub align: usize,
+}
+
+const fn v(c: &'static str, rust: &'static str, size: usize, align: usize) -> Vector {
+    Vector {
+        c,
+        rust,
+        size,
+        align,
+    }
+}
+
+/// The vector types the checker knows (as `vector_types.h` lays them out).
+pub const VECTOR_TYPES: &[Vector] = &[
+    v("float2", "Float2", 8, 8),
+    v("float3", "Float3", 12, 4),
+    v("float4", "Float4", 16, 16),
+    v("double2", "Double2", 16, 16),
+    v("int2", "Int2", 8, 8),
+    v("int3", "Int3", 12, 4),
+    v("int4", "Int4", 16, 16),
+    v("uint2", "UInt2", 8, 8),
+    v("uint3", "UInt3", 12, 4),
+    v("uint4", "UInt4", 16, 16),
+    v("char4", "Char4", 4, 4),
+    v("uchar4", "UChar4", 4, 4),
+    v("short2", "Short2", 4, 4),
+    v("ushort2", "UShort2", 4, 4),
+    v("longlong2", "LongLong2", 16, 16),
+    v("ulonglong2", "ULongLong2", 16, 16),
+    v("__half2", "Half2", 4, 4),
+    v("half2", "Half2", 4, 4),
+    v("__nv_bfloat162", "BFloat162", 4, 4),
+];
+
+/// The vector type spelled `c`.
+pub fn vector_type(c: &str) -> Option<Vector> {
+    VECTOR_TYPES.iter().find(|v| v.c == c).copied()
+}
+
+/// A struct the file defines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CStruct {
+    /// Its name (the tag, or the typedef's name).
+    pub name: String,
+    /// 1-based line of its definition.
+    pub line: usize,
+    /// The included file it is defined in (`None`: the file the graph names).
+    pub file: Option<String>,
+    /// Size and alignment in bytes, when every field's is known.
+    pub layout: Option<(usize, usize)>,
+}
+
+/// Size and alignment of a scalar C type (canonical spelling).
+fn scalar(c: &str) -> Option<(usize, usize)> {
+    Some(match c {
+        "char" | "signed char" | "unsigned char" | "bool" | "int8_t" | "uint8_t" => (1, 1),
+        "short" | "unsigned short" | "int16_t" | "uint16_t" | "__half" | "half"
+        | "__nv_bfloat16" | "nv_bfloat16" => (2, 2),
+        "int" | "unsigned int" | "float" | "int32_t" | "uint32_t" => (4, 4),
+        "long" | "unsigned long" | "long long" | "unsigned long long" | "double" | "int64_t"
+        | "uint64_t" | "size_t" | "ptrdiff_t" => (8, 8),
+        _ => return None,
+    })
+}
+
+/// Size and alignment of the C type `words` (qualifiers removed), given the structs known.
+fn type_layout(words: &[&str], known: &[CStruct]) -> Option<(usize, usize)> {
+    let c = super::canonical(words)?;
+    scalar(&c)
+        .or_else(|| vector_type(&c).map(|v| (v.size, v.align)))
+        .or_else(|| known.iter().rev().find(|s| s.name == c)?.layout)
+}
+
+/// Every `struct Name { ... };`, `typedef struct [Tag] { ... } Name;` at any depth.
+pub(super) fn structs(t: &[Tok]) -> Vec<CStruct> {
+    let mut out: Vec<CStruct> = Vec::new();
+    let mut i = 0;
+    while i < t.len() {
+        let typedef = t[i].text == "typedef";
+        let at = if typedef { i + 1 } else { i };
+        if !t
+            .get(at)
+            .is_some_and(|x| x.text == "struct" || x.text == "class")
+        {
+            i += 1;
+            continue;
+        }
+        // `struct Tag {` or `struct {`, an `alignas(..)`/`__align__(..)` aside.
+        let mut j = at + 1;
+        let mut align_attr = None;
+        while t
+            .get(j)
+            .is_some_and(|x| x.text == "__align__" || x.text == "alignas")
+        {
+            align_attr = t.get(j + 2).and_then(|x| x.text.parse::<usize>().ok());
+            j += 4;
+        }
+        let tag = t
+            .get(j)
+            .filter(|x| x.kind == Kind::Ident)
+            .map(|x| x.text.clone());
+        if tag.is_some() {
+            j += 1;
+        }
+        if t.get(j).is_none_or(|x| x.text != "{") {
+            i += 1;
+            continue;
+        }
+        let close = match_brace(t, j);
+        let layout = fields(&t[j + 1..close.min(t.len())], &out).map(|(size, align)| {
+            let align = align_attr.map_or(align, |a| a.max(align));
+            (size.div_ceil(align) * align, align)
+        });
+        let line = t[at].line;
+        let file = t[at].file.as_deref().map(str::to_owned);
+        let name = if typedef {
+            t.get(close + 1)
+                .filter(|x| x.kind == Kind::Ident)
+                .map(|x| x.text.clone())
+                .or(tag.clone())
+        } else {
+            tag.clone()
+        };
+        for n in [tag, name].into_iter().flatten() {
+            if !out.iter().any(|s| s.name == n && s.line == line) {
+                out.push(CStruct {
+                    name: n,
+                    line,
+                    file: file.clone(),
+                    layout,
+                });
+            }
+        }
+        i = close + 1;
+    }
+    out
+}
+
+fn match_brace(t: &[Tok], open: usize) -> usize {
+    let mut d = 0usize;
+    for (k, x) in t.iter().enumerate().skip(open) {
+        match x.text.as_str() {
+            "{" => d += 1,
+            "}" => {
+                d -= 1;
+                if d == 0 {
+                    return k;
+                }
+            }
+            _ => {}
+        }
+    }
+    t.len()
+}
+
+/// Size (unpadded at the end) and alignment of a struct body's fields, when all are known.
+fn fields(body: &[Tok], known: &[CStruct]) -> Option<(usize, usize)> {
+    let (mut size, mut align) = (0usize, 1usize);
+    for decl in body.split(|x| x.text == ";") {
+        if decl.is_empty() {
+            continue;
+        }
+        // Methods, nested definitions, bit-fields and access specifiers: layout unknown.
+        if decl.iter().any(|x| {
+            matches!(
+                x.text.as_str(),
+                "(" | "{" | "}" | ":" | "static" | "virtual"
+            )
+        }) {
+            return None;
+        }
+        // `T a, *b, c[4]`: the base type is the words before the first declarator.
+        let declarators: Vec<&[Tok]> = decl.split(|x| x.text == ",").collect();
+        let first = declarators[0];
+        let name_at = first
+            .iter()
+            .rposition(|x| x.kind == Kind::Ident)
+            .filter(|&k| k > 0)?;
+        let base: Vec<&str> = first[..name_at]
+            .iter()
+            .filter(|x| x.kind == Kind::Ident)
+            .map(|x| x.text.as_str())
+            .filter(|w| !matches!(*w, "const" | "volatile" | "struct" | "__restrict__"))
+            .collect();
+        for (k, d) in declarators.iter().enumerate() {
+            let d: &[Tok] = if k == 0 { &first[name_at..] } else { d };
+            let pointer = d.iter().any(|x| x.text == "*")
+                || (k == 0 && first[..name_at].iter().any(|x| x.text == "*"));
+            let (mut s, a) = if pointer {
+                (8, 8)
+            } else {
+                type_layout(&base, known)?
+            };
+            // Array extents.
+            let mut n = 0;
+            while n < d.len() {
+                if d[n].text == "[" {
+                    let count: usize = d
+                        .get(n + 1)?
+                        .text
+                        .trim_end_matches(['u', 'U'])
+                        .parse()
+                        .ok()?;
+                    s = s.checked_mul(count)?;
+                    n += 3;
+                } else {
+                    n += 1;
+                }
+            }
+            size = size.div_ceil(a) * a + s;
+            align = align.max(a);
+        }
+    }
+    (size > 0).then_some((size, align))
+}

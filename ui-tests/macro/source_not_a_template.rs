@@ -1,0 +1,22 @@
+use cuda_graph::cuda_graph;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Params {
+    scale: f32,
+    n: i32,
+    bias: f64,
+}
+unsafe impl cuda_graph::cudarc::driver::DeviceRepr for Params {}
+
+cuda_graph! {
+    graph G {
+        source "cu/cpp.cu";
+        kernel apply<f32>(y: &mut [f32], p: Params);
+        buffer mut y: f32;
+        param p: Params;
+        step = apply<<<1, 32>>>(y, p);
+    }
+}
+
+fn main() {}

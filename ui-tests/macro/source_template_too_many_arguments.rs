@@ -1,0 +1,12 @@
+use cuda_graph::cuda_graph;
+
+cuda_graph! {
+    graph G {
+        source "cu/cpp.cu";
+        kernel fill<f32, 256, 2>;
+        buffer mut y: f32;
+        step = fill<<<1, 32>>>(y, 1.0, 32);
+    }
+}
+
+fn main() {}
