@@ -502,3 +502,37 @@ struct Unknown { Mystery m; };
     assert_eq!(layout("Aligned"), Some((16, 16)));
     assert_eq!(layout("Unknown"), None);
 }
+
+/// Aliases of plain types (`typedef`, `using`) are read through in parameter types; a
+/// parameter named like one keeps its name.
+#[test]
+fn type_aliases_are_resolved_in_parameters() {
+    let src = parse(
+        r#"typedef unsigned int uint;
+using index_t = int64_t;
+typedef float real;
+typedef real value_t;
+extern "C" __global__ void k(const value_t* x, uint n, index_t stride, real* real_out) {}
+"#,
+    );
+    let p = &src.kernels[0].params;
+    assert!(matches!(
+        &p[0].ty,
+        CType::Pointer {
+            rust: Some("f32"),
+            constant: true,
+            ..
+        }
+    ));
+    assert!(matches!(&p[1].ty, CType::Scalar { rust: "u32", .. }));
+    assert!(matches!(&p[2].ty, CType::Scalar { rust: "i64", .. }));
+    assert_eq!(p[3].name.as_deref(), Some("real_out"));
+    assert!(matches!(
+        &p[3].ty,
+        CType::Pointer {
+            rust: Some("f32"),
+            constant: false,
+            ..
+        }
+    ));
+}

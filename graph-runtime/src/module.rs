@@ -33,6 +33,8 @@ pub struct Module {
     params: HashMap<String, Arc<[usize]>>,
     /// Name expressions registered when compiling, and the kernels' lowered names.
     lowered: HashMap<String, String>,
+    /// Every `.entry` of the PTX (those whose parameter sizes are unknown too).
+    entries: Vec<String>,
     /// Kernels handed out so far: asking again gives a clone, which shares the limits read
     /// from the driver once (a graph built from this module again asks the driver nothing).
     loaded: Mutex<Vec<Kernel>>,
@@ -51,6 +53,7 @@ impl Clone for Module {
             inner: self.inner.clone(),
             params: self.params.clone(),
             lowered: self.lowered.clone(),
+            entries: self.entries.clone(),
             loaded: Mutex::new(loaded),
         }
     }
@@ -75,6 +78,7 @@ impl Module {
             inner,
             params,
             lowered: HashMap::new(),
+            entries: entry_names(ptx),
             loaded: Mutex::new(Vec::new()),
         })
     }
@@ -125,6 +129,13 @@ impl Module {
             return Ok(k.clone());
         }
         let entry = self.entry(name)?;
+        // Not in the PTX: no driver call (it would fail, and tools report the failed call).
+        if !self.entries.is_empty() && !self.entries.contains(&entry) {
+            return Err(ModuleError::NoKernel {
+                name: name.to_owned(),
+                source: driver::not_found(),
+            });
+        }
         let func = self
             .inner
             .load_function(&entry)
@@ -235,6 +246,17 @@ impl From<CudaFunction> for Kernel {
             info: Arc::default(),
         }
     }
+}
+
+/// The name of every `.entry` of a PTX text.
+fn entry_names(ptx: &str) -> Vec<String> {
+    ptx.split(".entry")
+        .skip(1)
+        .filter_map(|rest| {
+            let name = rest.split('(').next()?.trim();
+            (!name.is_empty() && !name.contains(char::is_whitespace)).then(|| name.to_owned())
+        })
+        .collect()
 }
 
 /// Whether `name` can only be a C++ name (qualified, or with template arguments).
@@ -413,6 +435,8 @@ mod tests {
             assert_eq!(demangled_name(m).as_deref(), want, "{m}");
         }
         assert_eq!(strip_template_args("ln<float, 256>"), "ln");
+        let ptx = ".visible .entry _Z4fillPff(\n.param .u64 a\n)\n.entry plain(\n)\n";
+        assert_eq!(entry_names(ptx), ["_Z4fillPff", "plain"]);
         assert!(is_cpp_name("a::k") && is_cpp_name("k<int>") && !is_cpp_name("k"));
     }
 

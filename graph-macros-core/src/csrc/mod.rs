@@ -187,7 +187,8 @@ pub fn parse_file(text: &str, path: Option<&Path>, defines: &[(String, String)])
     }
     let toks = lex(text, path, None, &mut pre);
     let (live, gone): (Vec<Tok>, Vec<Tok>) = toks.into_iter().partition(|t| t.removed.is_none());
-    let kernels = scan(&live);
+    let aliases = aliases(&live);
+    let kernels = scan(&live, &aliases);
     let structs = layout::structs(&live);
     // Kernels of the branches left out, each with the reason its first token carries.
     let mut removed = Vec::new();
@@ -199,7 +200,7 @@ pub fn parse_file(text: &str, path: Option<&Path>, defines: &[(String, String)])
                 .iter()
                 .take_while(|t| t.removed == why)
                 .count();
-        for k in scan(&gone[start..end]) {
+        for k in scan(&gone[start..end], &aliases) {
             let why = why.as_deref().unwrap_or_default().to_owned();
             removed.push((k, why));
         }
@@ -227,8 +228,70 @@ const ATTRIBUTES: &[&str] = &[
     "__forceinline__",
 ];
 
+/// Type aliases of plain types: `typedef unsigned int uint;`, `using index_t = int64_t;`
+/// (not of pointers, functions or structs).
+fn aliases(t: &[Tok]) -> Vec<(String, Vec<Tok>)> {
+    let mut out: Vec<(String, Vec<Tok>)> = Vec::new();
+    let plain = |ts: &[Tok]| {
+        !ts.is_empty()
+            && ts.iter().all(|x| {
+                x.kind == Kind::Ident
+                    && !matches!(x.text.as_str(), "struct" | "enum" | "union" | "class")
+            })
+    };
+    for (i, x) in t.iter().enumerate() {
+        if x.text != "typedef" && x.text != "using" {
+            continue;
+        }
+        let Some(end) = t[i..].iter().take(12).position(|y| y.text == ";") else {
+            continue;
+        };
+        let stmt = &t[i + 1..i + end];
+        if x.text == "typedef" {
+            if let Some((name, ty)) = stmt.split_last() {
+                if name.kind == Kind::Ident && plain(ty) {
+                    out.push((name.text.clone(), ty.to_vec()));
+                }
+            }
+        } else if x.text == "using"
+            && stmt.len() >= 3
+            && stmt[0].kind == Kind::Ident
+            && stmt[1].text == "="
+            && plain(&stmt[2..])
+        {
+            out.push((stmt[0].text.clone(), stmt[2..].to_vec()));
+        }
+    }
+    out
+}
+
+/// `toks` with every alias replaced by what it names (aliases of aliases too).
+fn resolve(toks: &[Tok], aliases: &[(String, Vec<Tok>)], depth: usize) -> Vec<Tok> {
+    let mut out = Vec::with_capacity(toks.len());
+    for x in toks {
+        match aliases
+            .iter()
+            .rev()
+            .find(|(n, _)| x.kind == Kind::Ident && *n == x.text)
+        {
+            Some((_, ty)) if depth < 8 => {
+                let ty: Vec<Tok> = ty
+                    .iter()
+                    .map(|y| Tok {
+                        line: x.line,
+                        ..y.clone()
+                    })
+                    .collect();
+                out.extend(resolve(&ty, aliases, depth + 1));
+            }
+            _ => out.push(x.clone()),
+        }
+    }
+    out
+}
+
 /// Finds the `__global__` functions.
-fn scan(t: &[Tok]) -> Vec<CKernel> {
+fn scan(t: &[Tok], aliases: &[(String, Vec<Tok>)]) -> Vec<CKernel> {
     let mut out = Vec::new();
     let is = |i: usize, s: &str| t.get(i).is_some_and(|x| x.text == s);
     // Brace depth, and the depths at which `extern "C" {` blocks and namespaces were opened.
@@ -299,7 +362,7 @@ fn scan(t: &[Tok]) -> Vec<CKernel> {
                     Linkage::Cpp
                 };
                 let start = template.or(extern_c).unwrap_or(i);
-                let (kernel, next) = declaration(t, start, i + 1, linkage);
+                let (kernel, next) = declaration(t, start, i + 1, linkage, aliases);
                 out.extend(kernel.map(|mut k| {
                     if linkage != Linkage::C {
                         k.namespace = namespaces.iter().map(|(_, n)| n.clone()).collect();
@@ -424,7 +487,13 @@ fn skip_group(t: &[Tok], i: usize) -> usize {
 
 /// Reads the declaration whose `__global__` token ends just before `from`; returns the kernel
 /// (if the declaration is one) and the index to go on scanning from (after its body, if any).
-fn declaration(t: &[Tok], start: usize, from: usize, linkage: Linkage) -> (Option<CKernel>, usize) {
+fn declaration(
+    t: &[Tok],
+    start: usize,
+    from: usize,
+    linkage: Linkage,
+    aliases: &[(String, Vec<Tok>)],
+) -> (Option<CKernel>, usize) {
     // The last `name (...)` before the body or `;` is the function; any earlier one is an
     // attribute or a macro call.
     let mut last: Option<(usize, usize, usize)> = None; // name, open, close (exclusive)
@@ -461,7 +530,11 @@ fn declaration(t: &[Tok], start: usize, from: usize, linkage: Linkage) -> (Optio
         .into_iter()
         .filter(|c| !ATTRIBUTES.contains(&c.as_str()))
         .collect();
-    let raw_params = split_params(&t[open + 1..close.saturating_sub(1).max(open + 1)]);
+    let raw_params: Vec<Vec<Tok>> =
+        split_params(&t[open + 1..close.saturating_sub(1).max(open + 1)])
+            .iter()
+            .map(|p| resolve_types(p, aliases))
+            .collect();
     let params: Vec<CParam> = raw_params.iter().map(|p| parameter(p)).collect();
     let head: Vec<&str> = t[start..n]
         .iter()
@@ -491,6 +564,26 @@ fn declaration(t: &[Tok], start: usize, from: usize, linkage: Linkage) -> (Optio
         raw_params,
     };
     (Some(kernel), body_end)
+}
+
+/// A parameter's tokens with the aliases in its type resolved (its name kept: a parameter
+/// named like an alias is still its name).
+fn resolve_types(p: &[Tok], aliases: &[(String, Vec<Tok>)]) -> Vec<Tok> {
+    if aliases.is_empty() {
+        return p.to_vec();
+    }
+    // The last identifier is the name when more than one identifier or a `*` precedes it.
+    let decl_end = p.iter().position(|x| x.text == "=").unwrap_or(p.len());
+    let last = p[..decl_end].iter().rposition(|x| x.kind == Kind::Ident);
+    let named = last.is_some_and(|l| l > 0);
+    match last {
+        Some(l) if named => {
+            let mut out = resolve(&p[..l], aliases, 0);
+            out.extend_from_slice(&p[l..]);
+            out
+        }
+        _ => resolve(p, aliases, 0),
+    }
 }
 
 /// Splits a parameter list at its top-level commas.
@@ -668,7 +761,9 @@ fn rust_of(words: &[&str]) -> Option<&'static str> {
         // A condition handle for conditional nodes (`typedef unsigned long long ...`).
         "cudaGraphConditionalHandle" => "Cond",
         // Texture and surface objects are `unsigned long long` handles.
-        "cudaTextureObject_t" | "cudaSurfaceObject_t" => "u64",
+        "cudaTextureObject_t" | "cudaSurfaceObject_t" | "CUtexObject" | "CUsurfObject" => "u64",
+        // `long` on every platform CUDA supports (LP64).
+        "clock_t" => "i64",
         "__half" | "half" => "f16",
         "__nv_bfloat16" | "nv_bfloat16" => "bf16",
         other => return vector_type(other).map(|v| v.rust),

@@ -47,7 +47,7 @@ pub(crate) use nodes::*;
 pub(crate) use nvrtc::compile as nvrtc_compile;
 pub(crate) use probe::{
     context_lost, device_limits, driver_present, driver_version, func_info, missing_symbol,
-    nvrtc_present, FuncInfo, Limits,
+    not_found, nvrtc_present, FuncInfo, Limits,
 };
 
 pub(crate) use sys::CUcontext;

@@ -77,6 +77,11 @@ pub(crate) fn driver_version() -> CallResult<u32> {
 }
 
 /// Whether libnvrtc can be loaded.
+/// The driver's "named symbol not found", for a kernel known to be missing without asking.
+pub(crate) fn not_found() -> cudarc::driver::DriverError {
+    cudarc::driver::DriverError(sys::CUresult::CUDA_ERROR_NOT_FOUND)
+}
+
 pub(crate) fn nvrtc_present() -> bool {
     // SAFETY: only tries to load the library.
     unsafe { cudarc::nvrtc::sys::is_culib_present() }
