@@ -239,6 +239,9 @@ fn aliases(t: &[Tok]) -> Vec<(String, Vec<Tok>)> {
                     && !matches!(x.text.as_str(), "struct" | "enum" | "union" | "class")
             })
     };
+    // A name the checker knows itself (`cudaGraphConditionalHandle` is a condition handle,
+    // not the `unsigned long long` it is declared as) keeps its meaning.
+    let known = |n: &str| rust_of(&[n]).is_some();
     for (i, x) in t.iter().enumerate() {
         if x.text != "typedef" && x.text != "using" {
             continue;
@@ -249,7 +252,7 @@ fn aliases(t: &[Tok]) -> Vec<(String, Vec<Tok>)> {
         let stmt = &t[i + 1..i + end];
         if x.text == "typedef" {
             if let Some((name, ty)) = stmt.split_last() {
-                if name.kind == Kind::Ident && plain(ty) {
+                if name.kind == Kind::Ident && plain(ty) && !known(&name.text) {
                     out.push((name.text.clone(), ty.to_vec()));
                 }
             }
@@ -258,6 +261,7 @@ fn aliases(t: &[Tok]) -> Vec<(String, Vec<Tok>)> {
             && stmt[0].kind == Kind::Ident
             && stmt[1].text == "="
             && plain(&stmt[2..])
+            && !known(&stmt[0].text)
         {
             out.push((stmt[0].text.clone(), stmt[2..].to_vec()));
         }
