@@ -47,6 +47,8 @@ pub struct Input {
 
 pub struct GraphDef {
     pub attrs: Vec<Attribute>,
+    /// `#[programmatic]` on the graph: every edge that can be programmatic becomes one.
+    pub programmatic: Option<Span>,
     pub vis: Visibility,
     pub name: Ident,
     pub items: Vec<Item>,
@@ -210,6 +212,8 @@ pub struct Launch {
 }
 
 pub struct EdgeChain {
+    /// `#[programmatic]`: its edges are programmatic (the attribute's span).
+    pub programmatic: Option<Span>,
     pub groups: Vec<Vec<Ident>>,
     /// `arrows[i]` joins `groups[i]` and `groups[i + 1]`.
     pub arrows: Vec<Span>,
@@ -227,7 +231,15 @@ impl Parse for Input {
 
 impl Parse for GraphDef {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let attrs = input.call(Attribute::parse_outer)?;
+        let mut attrs = input.call(Attribute::parse_outer)?;
+        let mut programmatic = None;
+        attrs.retain(|a| {
+            let p = matches!(a.meta, syn::Meta::Path(_)) && a.path().is_ident("programmatic");
+            if p {
+                programmatic = Some(a.path().get_ident().expect("checked").span());
+            }
+            !p
+        });
         let vis = input.parse()?;
         input.parse::<kw::graph>()?;
         let name = input.parse()?;
@@ -239,6 +251,7 @@ impl Parse for GraphDef {
         }
         Ok(GraphDef {
             attrs,
+            programmatic,
             vis,
             name,
             items,
@@ -250,7 +263,7 @@ impl Parse for Item {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         // Doc comments are allowed (and ignored) on every item; `#[disjoint]` on buffers,
         // `#[concurrent]` on nodes.
-        let (mut disjoint, mut concurrent) = (None, None);
+        let (mut disjoint, mut concurrent, mut programmatic) = (None, None, None);
         for attr in input.call(Attribute::parse_outer)? {
             if attr.path().is_ident("doc") {
                 continue;
@@ -264,9 +277,13 @@ impl Parse for Item {
                 concurrent = Some(attr.path().get_ident().expect("checked").span());
                 continue;
             }
+            if plain && attr.path().is_ident("programmatic") {
+                programmatic = Some(attr.path().get_ident().expect("checked").span());
+                continue;
+            }
             return Err(syn::Error::new_spanned(
                 attr,
-                "the attributes inside a graph are `#[disjoint]`, on a buffer whose nodes touch disjoint parts, and `#[concurrent]`, on a node that width capping must not order",
+                "the attributes inside a graph are `#[disjoint]`, on a buffer whose nodes touch disjoint parts, `#[concurrent]`, on a node that width capping must not order, and `#[programmatic]`, on edges between kernels that may overlap",
             ));
         }
         let la = input.lookahead1();
@@ -275,6 +292,16 @@ impl Parse for Item {
                 return Err(syn::Error::new(
                     span,
                     "`#[disjoint]` goes on a buffer declaration",
+                ));
+            }
+        }
+        if let Some(span) = programmatic {
+            let edges =
+                (input.peek(Ident) && !input.peek2(Token![=])) || input.peek(syn::token::Bracket);
+            if !edges {
+                return Err(syn::Error::new(
+                    span,
+                    "`#[programmatic]` goes on edges between kernel nodes (`#[programmatic] a -> b;`), or on the graph",
                 ));
             }
         }
@@ -357,7 +384,9 @@ impl Parse for Item {
                 n.concurrent = concurrent.is_some();
                 Item::Node(n)
             } else {
-                Item::Edges(input.parse()?)
+                let mut chain: EdgeChain = input.parse()?;
+                chain.programmatic = programmatic;
+                Item::Edges(chain)
             }
         } else {
             return Err(la.error());
@@ -708,7 +737,11 @@ impl Parse for EdgeChain {
         if arrows.is_empty() {
             return Err(input.error("expected `->` (an edge `a -> b`) or `=` (a node `a = ...`)"));
         }
-        Ok(EdgeChain { groups, arrows })
+        Ok(EdgeChain {
+            programmatic: None,
+            groups,
+            arrows,
+        })
     }
 }
 

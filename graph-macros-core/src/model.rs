@@ -83,6 +83,18 @@ pub struct Kernel {
     /// Rust types whose size must be a C type's (checked where the expansion compiles): the
     /// type, the size, and the message if not.
     pub sizes: Vec<(Type, usize, String)>,
+    /// What its CUDA source says about programmatic dependent launch (`None`: no source).
+    pub pdl: Option<Pdl>,
+}
+
+/// What a kernel's CUDA source says about programmatic dependent launch.
+#[derive(Debug, Clone)]
+pub struct Pdl {
+    /// `Ok` when it waits for its predecessors before it uses any pointer; else why not, in
+    /// words, quoting the C line.
+    pub waits: Result<(), String>,
+    /// Whether it triggers its dependents' launch on some path.
+    pub triggers: bool,
 }
 
 /// A buffer declaration.
@@ -334,8 +346,15 @@ pub struct Graph {
     pub inputs: Vec<Input>,
     pub conds: Vec<Cond>,
     pub nodes: Vec<Node>,
-    /// Node names, kinds and the accepted edges (node `i` of the topology is `nodes[i]`).
+    /// Node names, kinds and the accepted edges (node `i` of the topology is `nodes[i]`);
+    /// the programmatic ones are marked there.
     pub topo: Topology,
+    /// Edges written `#[programmatic]`, with their arrow (checked after every edge is in).
+    pub programmatic: Vec<(u32, u32, proc_macro2::Span)>,
+    /// `#[programmatic]` on the graph: every edge that can be one becomes programmatic.
+    pub auto_programmatic: bool,
+    /// Warnings (a correct graph that could be better): where, and what.
+    pub warnings: Vec<(proc_macro2::Span, String)>,
     /// Node indices in the order `build` adds them: every node after its dependencies, and
     /// the nodes of a conditional body right after their conditional node.
     pub order: Vec<usize>,

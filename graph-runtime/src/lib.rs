@@ -132,5 +132,5 @@ pub mod kernel {
 /// # Ok::<(), cuda_graph_runtime::topology::TopologyError>(())
 /// ```
 pub mod topology {
-    pub use cuda_graph_topology::{NodeKind, Reach, Topology, TopologyError};
+    pub use cuda_graph_topology::{NodeKind, Port, Reach, Topology, TopologyError};
 }

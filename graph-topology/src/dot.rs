@@ -1,5 +1,5 @@
 //! DOT text of a topology: nodes labelled with their names and kinds, conditional bodies as
-//! clusters, width capping's ordering edges dashed.
+//! clusters, programmatic edges bold with their port, width capping's ordering edges dashed.
 
 use std::fmt::Write as _;
 
@@ -13,9 +13,13 @@ impl Topology {
         let _ = writeln!(s, "  rankdir=TB;");
         self.dot_scope(&mut s, 0, 1);
         for &(a, b) in &self.edges {
+            let style = match self.programmatic_port(a, b) {
+                Some(p) => format!(" [style=bold, label={}]", quote(p.as_str())),
+                None => String::new(),
+            };
             let _ = writeln!(
                 s,
-                "  {} -> {};",
+                "  {} -> {}{style};",
                 quote(&self.names[a as usize]),
                 quote(&self.names[b as usize])
             );

@@ -11,9 +11,11 @@
 #![deny(missing_docs)]
 
 mod dot;
+mod programmatic;
 mod scope;
 mod width;
 
+pub use programmatic::Port;
 pub use width::Capping;
 
 use std::collections::HashMap;
@@ -141,6 +143,16 @@ pub enum TopologyError {
         /// Target node.
         to: String,
     },
+    /// A programmatic edge whose ends are not both kernels.
+    #[error("the edge `{from}` -> `{to}` cannot be programmatic: `{node}` is not a kernel (programmatic dependent launch is between kernels)")]
+    NotKernels {
+        /// Source node.
+        from: String,
+        /// Target node.
+        to: String,
+        /// The end that is not a kernel.
+        node: String,
+    },
     /// An edge between nodes of different scopes (a conditional body and what is outside it).
     #[error(
         "the edge `{from} -> {to}` crosses the boundary of a conditional body: `{from}` is in \
@@ -192,6 +204,8 @@ pub struct Topology {
     ordering: Vec<(u32, u32)>,
     /// User edges the capping makes redundant, left out of the driver graph while capped.
     left_out: Vec<(u32, u32)>,
+    /// Edges of `edges` that are programmatic (see `programmatic.rs`), with their port.
+    programmatic: Vec<(u32, u32, Port)>,
     /// The scope of each node (see `scope.rs`); empty while every node is in scope 0.
     scopes: Vec<u32>,
     /// Conditional bodies: scope `k` is `bodies[k - 1]`.
@@ -412,6 +426,7 @@ impl Topology {
             });
         };
         self.edges.remove(pos);
+        self.programmatic.retain(|&(a, b, _)| (a, b) != (from, to));
         if let Some(succ) = self.succ.get_mut() {
             succ[from as usize].retain(|&s| s != to);
         }
@@ -437,7 +452,13 @@ impl Topology {
         let (mut a, mut b) = (self.edges.clone(), other.edges.clone());
         a.sort_unstable();
         b.sort_unstable();
-        (a != b).then(|| "its edges differ".to_owned())
+        if a != b {
+            return Some("its edges differ".to_owned());
+        }
+        let (mut a, mut b) = (self.programmatic.clone(), other.programmatic.clone());
+        a.sort_unstable();
+        b.sort_unstable();
+        (a != b).then(|| "its programmatic edges differ".to_owned())
     }
 
     /// A path `start, ..., goal` along edges, if there is one. Costs only what it visits.

@@ -189,6 +189,8 @@ impl Topology {
                 &mut through,
             ));
         }
+        // A programmatic edge says more than order: it stays.
+        redundant.retain(|&(a, b)| self.programmatic_port(a, b).is_none());
         Capping { added, redundant }
     }
 

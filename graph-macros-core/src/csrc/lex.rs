@@ -72,6 +72,8 @@ pub(super) struct Pre {
     pub(super) includes: Vec<(String, PathBuf)>,
     /// What could not be read or expanded, for messages.
     pub(super) notes: Vec<String>,
+    /// The text of every included file, by the name it was included as.
+    pub(super) texts: Vec<(String, String)>,
     /// Files with `#pragma once` already read.
     once: Vec<PathBuf>,
     depth: usize,
@@ -409,6 +411,7 @@ fn include(
         Ok(text) => {
             if !pre.includes.iter().any(|(_, p)| *p == file) {
                 pre.includes.push((name.clone(), file.clone()));
+                pre.texts.push((name.clone(), text.clone()));
             }
             pre.depth += 1;
             let toks = lex(&text, Some(&file), Some(name.as_str().into()), pre);

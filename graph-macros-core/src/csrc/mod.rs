@@ -9,6 +9,7 @@
 
 mod layout;
 mod lex;
+pub mod pdl;
 mod pp;
 
 use std::path::{Path, PathBuf};
@@ -29,6 +30,19 @@ pub struct Source {
     pub notes: Vec<String>,
     /// Structs (and typedefs of structs) the file defines, with their layout where known.
     pub structs: Vec<CStruct>,
+    /// `__device__` functions with a body: what programmatic-launch checks follow into.
+    pub(crate) device_fns: Vec<CKernel>,
+    /// The text of the file and of every file it includes (`None`: the file itself), by line,
+    /// for messages that quote C.
+    lines: Vec<(Option<String>, Vec<String>)>,
+}
+
+impl Source {
+    /// Line `line` (1-based) of the file (`None`) or of the included file `file`, trimmed.
+    pub fn line(&self, file: Option<&str>, line: usize) -> Option<&str> {
+        let (_, lines) = self.lines.iter().find(|(f, _)| f.as_deref() == file)?;
+        lines.get(line.checked_sub(1)?).map(|l| l.trim())
+    }
 }
 
 /// How a kernel is declared.
@@ -78,6 +92,8 @@ pub struct CKernel {
     /// Each parameter's tokens, for a template's parameters to be read again with its
     /// arguments.
     raw_params: Vec<Vec<Tok>>,
+    /// The tokens of its body (empty for a declaration without one).
+    pub(crate) body: Vec<Tok>,
 }
 
 impl CKernel {
@@ -189,6 +205,11 @@ pub fn parse_file(text: &str, path: Option<&Path>, defines: &[(String, String)])
     let (live, gone): (Vec<Tok>, Vec<Tok>) = toks.into_iter().partition(|t| t.removed.is_none());
     let aliases = aliases(&live);
     let kernels = scan(&live, &aliases);
+    let device_fns = device_functions(&live, &aliases);
+    let mut lines = vec![(None, text.lines().map(str::to_owned).collect())];
+    for (name, text) in std::mem::take(&mut pre.texts) {
+        lines.push((Some(name), text.lines().map(str::to_owned).collect()));
+    }
     let structs = layout::structs(&live);
     // Kernels of the branches left out, each with the reason its first token carries.
     let mut removed = Vec::new();
@@ -212,7 +233,25 @@ pub fn parse_file(text: &str, path: Option<&Path>, defines: &[(String, String)])
         includes: pre.includes,
         notes: pre.notes,
         structs,
+        device_fns,
+        lines,
     }
+}
+
+/// Every `__device__` function with a body.
+fn device_functions(t: &[Tok], aliases: &[(String, Vec<Tok>)]) -> Vec<CKernel> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < t.len() {
+        if t[i].text == "__device__" {
+            let (f, next) = declaration(t, i, i + 1, Linkage::Cpp, aliases);
+            out.extend(f.filter(|f| !f.body.is_empty()));
+            i = next.max(i + 1);
+            continue;
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Attributes that may stand between `__global__` and the kernel's name, with or without a
@@ -519,10 +558,12 @@ fn declaration(
             _ => j += 1,
         }
     }
-    let body_end = if t.get(j).is_some_and(|x| x.text == "{") {
-        skip_group(t, j)
+    let has_body = t.get(j).is_some_and(|x| x.text == "{");
+    let body_end = if has_body { skip_group(t, j) } else { j + 1 };
+    let body = if has_body {
+        t[j + 1..body_end.saturating_sub(1).max(j + 1)].to_vec()
     } else {
-        j + 1
+        Vec::new()
     };
     let Some((n, open, close)) = last else {
         return (None, body_end);
@@ -566,6 +607,7 @@ fn declaration(
         template: None,
         file: t[n].file.as_deref().map(str::to_owned),
         raw_params,
+        body,
     };
     (Some(kernel), body_end)
 }

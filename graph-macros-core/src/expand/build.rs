@@ -233,6 +233,17 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
             let j = proc_macro2::Literal::usize_unsuffixed(j);
             quote!(__cg_g.keep_concurrent(&#var[#j])?;)
         });
+    let handle = |ni: u32| {
+        let (gi, j) = cx.groups.of[ni as usize];
+        let var = Cx::group_var(gi);
+        let j = proc_macro2::Literal::usize_unsuffixed(j);
+        quote!(&#var[#j])
+    };
+    let rt = rt();
+    let programmatic = g.topo.programmatic_edges().iter().map(|&(a, b, _)| {
+        let (a, b) = (handle(a), handle(b));
+        quote!(__cg_g.add_programmatic_edge(#a, #b, #rt::topology::Port::Programmatic)?;)
+    });
     quote! {
         #(#defaults)*
         #(#scopes)*
@@ -240,6 +251,7 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
         #(#vecs)*
         #adds
         #(#concurrent)*
+        #(#programmatic)*
         let nodes = __CgNodes { #(#fields),* };
     }
 }

@@ -122,6 +122,17 @@ pub fn graph(g: &Graph) -> TokenStream {
                 const _: &[u8] = ::core::include_bytes!(#p);
             )
         });
+    // Warnings: a deprecated item used at the offending token is the way a stable proc macro
+    // warns (`programmatic_edge_without_trigger: <why>`).
+    let warnings = g.warnings.iter().enumerate().map(|(k, (span, msg))| {
+        let item = syn::Ident::new(&format!("programmatic_edge_without_trigger_{k}"), *span);
+        quote::quote_spanned!(*span=>
+            #[deprecated(note = #msg)]
+            #[allow(non_camel_case_types)]
+            struct #item;
+            let _ = #item;
+        )
+    });
     // Rust types standing for C structs and vector types have the C type's size.
     let sizes = g.kernels.iter().flat_map(|k| &k.sizes).map(|(t, n, msg)| {
         let span = syn::spanned::Spanned::span(t);
@@ -177,6 +188,7 @@ pub fn graph(g: &Graph) -> TokenStream {
             use ::cuda_graph::__private::{AddMade as _, ModuleKernels as _, SendAgain as _};
             #(#tracked)*
             #(#sizes)*
+            #(#warnings)*
             // The constants and functions of the surrounding scope that the graph's expressions
             // name count as used here, so a program that never builds the graph gets no
             // dead-code warning for them.

@@ -37,6 +37,9 @@ pub(super) fn check_edges(
         for &a in groups[k].iter().flatten() {
             for &b in groups[k + 1].iter().flatten() {
                 let Err(e) = model.topo.add_edge(a, b) else {
+                    if chain.programmatic.is_some() {
+                        model.programmatic.push((a, b, *arrow));
+                    }
                     continue;
                 };
                 let msg = match e {
@@ -52,6 +55,87 @@ pub(super) fn check_edges(
                     other => other.to_string(),
                 };
                 errors.at(*arrow, msg);
+            }
+        }
+    }
+}
+
+/// Programmatic edges: each written `#[programmatic]` joins two kernel nodes whose target's
+/// CUDA source waits for its predecessors before it uses a pointer (else an error at the
+/// arrow); a predecessor that never triggers gets a warning (correct, but no overlap). With
+/// `#[programmatic]` on the graph, every plain edge between kernels whose target waits and
+/// whose source triggers becomes programmatic too.
+pub(super) fn check_programmatic(model: &mut Graph, errors: &mut Errors) {
+    use crate::model::NodeOp;
+    let kernel_of = |model: &Graph, i: u32| match &model.nodes[i as usize].op {
+        NodeOp::Launch(l) => Some(l.kernel),
+        _ => None,
+    };
+    let requests = std::mem::take(&mut model.programmatic);
+    for &(a, b, arrow) in &requests {
+        let (na, nb) = (&model.nodes[a as usize].name, &model.nodes[b as usize].name);
+        let (ka, kb) = match (kernel_of(model, a), kernel_of(model, b)) {
+            (Some(ka), Some(kb)) => (ka, kb),
+            (ka, _) => {
+                let other = if ka.is_none() { na } else { nb };
+                errors.at(
+                    arrow,
+                    format!(
+                        "a programmatic edge joins two kernel nodes, but `{other}` is a {}; write this edge without `#[programmatic]`",
+                        model.topo.kind(if ka.is_none() { a } else { b }).as_str()
+                    ),
+                );
+                continue;
+            }
+        };
+        let (ka, kb) = (&model.kernels[ka], &model.kernels[kb]);
+        let Some(target) = &kb.pdl else {
+            errors.at(
+                arrow,
+                format!(
+                    "the programmatic edge `{na} -> {nb}` lets `{nb}` start before `{na}` finishes, which is safe only if kernel `{}` waits for it first, and kernel `{}` has no CUDA source here to show that; declare it from its `.cu` file (`source \"kernels.cu\";`)",
+                    kb.name, kb.name
+                ),
+            );
+            continue;
+        };
+        if let Err(why) = &target.waits {
+            errors.at(
+                arrow,
+                format!(
+                    "the programmatic edge `{na} -> {nb}` lets `{nb}` start before `{na}` finishes, but {why}"
+                ),
+            );
+            continue;
+        }
+        if !ka.pdl.as_ref().is_some_and(|p| p.triggers) {
+            model.warnings.push((
+                arrow,
+                format!(
+                    "kernel `{}` (node `{na}`) never triggers its dependents (`cudaTriggerProgrammaticLaunchCompletion()` or `griddepcontrol.launch_dependents`): the programmatic edge `{na} -> {nb}` is correct, but `{nb}` starts only as `{na}`'s blocks exit, with little overlap; trigger in `{}` once it no longer needs to hold `{nb}` back",
+                    ka.name, ka.name
+                ),
+            ));
+        }
+        let _ = model
+            .topo
+            .set_programmatic(a, b, cuda_graph_topology::Port::Programmatic);
+    }
+    if model.auto_programmatic {
+        let edges = model.topo.edges().to_vec();
+        for (a, b) in edges {
+            let (Some(ka), Some(kb)) = (kernel_of(model, a), kernel_of(model, b)) else {
+                continue;
+            };
+            let waits = model.kernels[kb]
+                .pdl
+                .as_ref()
+                .is_some_and(|p| p.waits.is_ok());
+            let triggers = model.kernels[ka].pdl.as_ref().is_some_and(|p| p.triggers);
+            if waits && triggers && model.topo.programmatic_port(a, b).is_none() {
+                let _ = model
+                    .topo
+                    .set_programmatic(a, b, cuda_graph_topology::Port::Programmatic);
             }
         }
     }

@@ -198,6 +198,9 @@ fn check_graph(
         sources,
         headers,
         defines,
+        programmatic: Vec::new(),
+        auto_programmatic: g.programmatic.is_some(),
+        warnings: Vec::new(),
     };
     model.hidden = check_names(&model, errors);
     let before = errors.len();
@@ -210,6 +213,7 @@ fn check_graph(
         conds::check_conds(&model, errors);
     }
     if !node_errors && !edge_errors {
+        edges::check_programmatic(&mut model, errors);
         edges::check_races(&model, errors);
         temps::check_initialised(&model, errors);
     }
@@ -282,6 +286,7 @@ fn check_kernel_decls(
                     params: rust_params(params),
                     load: None,
                     sizes: Vec::new(),
+                    pdl: None,
                 }),
                 None,
             ),
@@ -308,6 +313,7 @@ fn check_kernel_decls(
                 broken: true,
                 load: None,
                 sizes: Vec::new(),
+                pdl: None,
             }),
         }
     }
@@ -345,6 +351,7 @@ fn check_kernel_decl(
         params,
         load,
         sizes,
+        pdl,
     } = checked;
     if kernels.iter().any(|o| o.name == name) {
         errors.at(
@@ -386,6 +393,7 @@ fn check_kernel_decl(
         broken,
         load,
         sizes,
+        pdl,
     });
 }
 

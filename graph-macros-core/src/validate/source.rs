@@ -127,6 +127,59 @@ pub(super) struct Checked {
     pub load: Option<String>,
     /// Rust types whose size must be a C type's: the type, the size, and the message.
     pub sizes: Vec<(Type, usize, String)>,
+    /// What its source says about programmatic dependent launch.
+    pub pdl: Option<crate::model::Pdl>,
+}
+
+/// `file:line: text` of a C line, as messages quote it.
+fn c_line(file: &Loaded, k: &CKernel, line: usize) -> String {
+    let shown = k.file.as_deref().unwrap_or(&file.shown);
+    match file.src.line(k.file.as_deref(), line) {
+        Some(text) => format!("{shown}:{line}: {text}"),
+        None => format!("{shown}:{line}"),
+    }
+}
+
+/// Whether kernel `c` may take a programmatic edge (it waits for its predecessors before it
+/// uses a pointer), and whether it triggers its dependents, from its source.
+fn pdl_facts(file: &Loaded, c: &CKernel) -> crate::model::Pdl {
+    use csrc::pdl::Wait;
+    let name = &c.name;
+    let waits = match csrc::pdl::wait(&file.src, c) {
+        Wait::Proven { .. } => Ok(()),
+        Wait::NoBody => Err(format!(
+            "`{}` declares kernel `{name}` without its body, so the wait cannot be seen; name the file that defines it",
+            c.file.as_deref().unwrap_or(&file.shown)
+        )),
+        Wait::Never { conditional: None } => Err(format!(
+            "kernel `{name}` never waits for its predecessors: call `cudaGridDependencySynchronize()` (or `asm volatile(\"griddepcontrol.wait;\" ::: \"memory\")`) at the top of its body, before it touches memory\n  {}",
+            quote_c(file, c)
+        )),
+        Wait::Never {
+            conditional: Some((line, how)),
+        } => Err(format!(
+            "kernel `{name}` waits for its predecessors only inside `{how}`: on the path that skips it, it would read memory its predecessor is still writing; move the wait out of the `{how}`, to the top of the body\n  {}",
+            c_line(file, c, line)
+        )),
+        Wait::UsedBefore {
+            param,
+            line,
+            wait,
+            conditional,
+        } => Err(format!(
+            "kernel `{name}` uses `{param}` before it waits for its predecessors{}: it could read memory its predecessor is still writing; move the wait to the top of the body, before the first use\n  {}",
+            match (wait, conditional) {
+                (Some(w), _) => format!(" (the wait is at line {w})"),
+                (None, Some((l, how))) => format!(" (its only wait, at line {l}, is inside `{how}`, which some paths skip)"),
+                (None, None) => " (it never waits)".to_owned(),
+            },
+            c_line(file, c, line)
+        )),
+    };
+    crate::model::Pdl {
+        waits,
+        triggers: csrc::pdl::triggers(&file.src, c),
+    }
 }
 
 /// The parameters of kernel `k` as the graph uses them: checked against `file` when the
@@ -243,6 +296,7 @@ pub(super) fn kernel_params(k: &KernelDecl, file: &Loaded, errors: &mut Errors) 
         }
     };
     let mut sizes = Vec::new();
+    let pdl = Some(pdl_facts(file, &c));
     let params = match &k.params {
         Some(params) => check(name, params, file, &c, &mut sizes, errors),
         None => derive(name, file, &c, errors),
@@ -251,6 +305,7 @@ pub(super) fn kernel_params(k: &KernelDecl, file: &Loaded, errors: &mut Errors) 
         params,
         load,
         sizes,
+        pdl,
     })
 }
 

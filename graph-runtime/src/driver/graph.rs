@@ -246,6 +246,57 @@ impl<'a> RawGraph<'a> {
         })
     }
 
+    /// Adds the programmatic edge `from -> to` (two kernel nodes of scope `s`) through `port`;
+    /// a plain edge between them (`plain`) is replaced.
+    pub fn add_programmatic_edge(
+        &mut self,
+        s: u32,
+        from: RawNode,
+        to: RawNode,
+        port: cuda_graph_topology::Port,
+        plain: bool,
+    ) -> CallResult<()> {
+        let g = self.graph_of(s);
+        let data = edge_data(port);
+        in_context(self.ctx.cu_ctx(), || {
+            if plain {
+                // SAFETY: both are nodes of this live graph joined by a plain edge.
+                check("cuGraphRemoveDependencies", unsafe {
+                    sys::cuGraphRemoveDependencies(g, &from.0, &to.0, 1)
+                })?;
+            }
+            // SAFETY: both are nodes of this live graph; the one-element arrays and the edge
+            // data live on the stack for the call.
+            let added = check("cuGraphAddDependencies_v2", unsafe {
+                sys::cuGraphAddDependencies_v2(g, &from.0, &to.0, &data, 1)
+            });
+            if added.is_err() && plain {
+                // Put the plain edge back: the graph stays as it was.
+                // SAFETY: as above.
+                let _ = unsafe { sys::cuGraphAddDependencies(g, &from.0, &to.0, 1) };
+            }
+            added
+        })
+    }
+
+    /// Removes the programmatic edge `from -> to` (of scope `s`, through `port`).
+    pub fn remove_programmatic_edge(
+        &mut self,
+        s: u32,
+        from: RawNode,
+        to: RawNode,
+        port: cuda_graph_topology::Port,
+    ) -> CallResult<()> {
+        let g = self.graph_of(s);
+        let data = edge_data(port);
+        // SAFETY: as in `add_programmatic_edge`.
+        in_context(self.ctx.cu_ctx(), || {
+            check("cuGraphRemoveDependencies_v2", unsafe {
+                sys::cuGraphRemoveDependencies_v2(g, &from.0, &to.0, &data, 1)
+            })
+        })
+    }
+
     /// Removes the edge `from -> to` between nodes of scope `s`.
     pub fn remove_edge(&mut self, s: u32, from: RawNode, to: RawNode) -> CallResult<()> {
         let g = self.graph_of(s);
@@ -328,6 +379,20 @@ impl Drop for RawGraph<'_> {
 }
 
 /// The driver handles of `deps`, or null for none.
+/// The edge data of a programmatic edge through `port`.
+fn edge_data(port: cuda_graph_topology::Port) -> sys::CUgraphEdgeData {
+    let from_port = match port {
+        cuda_graph_topology::Port::Programmatic => sys::CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC,
+        cuda_graph_topology::Port::LaunchOrder => sys::CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER,
+    } as u8;
+    sys::CUgraphEdgeData {
+        from_port,
+        to_port: 0,
+        type_: sys::CUgraphDependencyType::CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC as u8,
+        reserved: [0; 5],
+    }
+}
+
 pub(super) fn nodes(deps: &[RawNode]) -> *const CUgraphNode {
     // `RawNode` is `repr(transparent)` over `CUgraphNode`: the slice is the array the driver
     // reads.

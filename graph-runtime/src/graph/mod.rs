@@ -236,6 +236,69 @@ impl<'a> Graph<'a> {
         Ok(self.topo.add_edge(a, b)?)
     }
 
+    /// Makes `from -> to` a programmatic edge (programmatic dependent launch, compute
+    /// capability 9.0 or newer): `to` may start before `from` finishes, when every block of
+    /// `from` has triggered or exited ([`Port::Programmatic`](crate::topology::Port)) or
+    /// started ([`Port::LaunchOrder`](crate::topology::Port)). A plain edge between them is
+    /// replaced; without one, the edge is added (the same checks as [`add_edge`](Self::add_edge)).
+    /// Both must be kernel nodes.
+    ///
+    /// `to`'s kernel must wait (`cudaGridDependencySynchronize()`, `griddepcontrol.wait`)
+    /// before it reads what `from` writes, or it races: the runtime cannot see kernel code
+    /// (`cuda_graph!` proves the wait from the CUDA source). On failure the graph is as it was.
+    ///
+    /// ```no_run
+    /// # fn demo(g: &mut cuda_graph_runtime::Graph<'_>,
+    /// #         a: cuda_graph_runtime::node::KernelNode<(u32,)>,
+    /// #         b: cuda_graph_runtime::node::KernelNode<(u32,)>) -> cuda_graph_runtime::Result<()> {
+    /// use cuda_graph_runtime::topology::Port;
+    /// g.add_programmatic_edge(&a, &b, Port::Programmatic)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn add_programmatic_edge(
+        &mut self,
+        from: &dyn Dep,
+        to: &dyn Dep,
+        port: cuda_graph_topology::Port,
+    ) -> Result<(), BuildError> {
+        let (a, b) = (self.index_of(from)?, self.index_of(to)?);
+        self.uncap()?;
+        let plain = self.topo.edges().contains(&(a, b));
+        if !plain {
+            self.topo.check_edge(a, b)?;
+        }
+        // The kinds first (no driver call for an edge that cannot be programmatic).
+        let mut probe = cuda_graph_topology::Topology::new();
+        let pa = probe.add_node("from", self.topo.kind(a))?;
+        let pb = probe.add_node("to", self.topo.kind(b))?;
+        probe.add_edge(pa, pb)?;
+        if let Err(e) = probe.set_programmatic(pa, pb, port) {
+            return Err(match e {
+                cuda_graph_topology::TopologyError::NotKernels { node, .. } => {
+                    cuda_graph_topology::TopologyError::NotKernels {
+                        from: self.topo.name(a).to_owned(),
+                        to: self.topo.name(b).to_owned(),
+                        node: if node == "from" {
+                            self.topo.name(a).to_owned()
+                        } else {
+                            self.topo.name(b).to_owned()
+                        },
+                    }
+                    .into()
+                }
+                other => other.into(),
+            });
+        }
+        let (ra, rb) = (self.nodes[a as usize].raw, self.nodes[b as usize].raw);
+        self.raw
+            .add_programmatic_edge(self.topo.scope(a), ra, rb, port, plain)?;
+        if !plain {
+            self.topo.add_edge(a, b)?;
+        }
+        self.version += 1;
+        Ok(self.topo.set_programmatic(a, b, port)?)
+    }
+
     /// Removes the edge `from -> to`.
     pub fn remove_edge(&mut self, from: &dyn Dep, to: &dyn Dep) -> Result<(), BuildError> {
         let (a, b) = (self.index_of(from)?, self.index_of(to)?);
@@ -244,7 +307,12 @@ impl<'a> Graph<'a> {
             return Ok(self.topo.remove_edge(a, b)?);
         }
         let (ra, rb) = (self.nodes[a as usize].raw, self.nodes[b as usize].raw);
-        self.raw.remove_edge(self.topo.scope(a), ra, rb)?;
+        match self.topo.programmatic_port(a, b) {
+            Some(port) => self
+                .raw
+                .remove_programmatic_edge(self.topo.scope(a), ra, rb, port)?,
+            None => self.raw.remove_edge(self.topo.scope(a), ra, rb)?,
+        }
         self.version += 1;
         Ok(self.topo.remove_edge(a, b)?)
     }

@@ -1,0 +1,50 @@
+//! Programmatic edges: one written `#[programmatic]` into a kernel that waits, and, with
+//! `#[programmatic]` on the graph, every edge whose target waits and whose source triggers.
+//! The DOT shows them bold.
+#![deny(warnings)]
+use cuda_graph::cuda_graph;
+
+cuda_graph! {
+    graph Explicit {
+        source "../macro/cu/pdl.cu";
+        kernel produce;
+        kernel consume;
+        buffer mut y: f32;
+        buffer mut z: f32;
+        param n: i32;
+        a = produce<<<4, 256>>>(y, n);
+        b = consume<<<4, 256>>>(y, z, n);
+        #[programmatic]
+        a -> b;
+    }
+
+    #[programmatic]
+    graph Auto {
+        source "../macro/cu/pdl.cu";
+        kernel produce;
+        kernel no_trigger;
+        kernel consume;
+        kernel consume_late;
+        buffer mut y: f32;
+        buffer mut z: f32;
+        buffer mut w: f32;
+        buffer mut v: f32;
+        param n: i32;
+        a = produce<<<4, 256>>>(y, n);
+        b = consume<<<4, 256>>>(y, z, n);
+        c = no_trigger<<<4, 256>>>(w, n);
+        d = consume<<<4, 256>>>(w, v, n);
+        e = consume_late<<<4, 256>>>(z, y, n);
+        a -> b -> e;
+        c -> d;
+    }
+}
+
+fn main() {
+    assert!(Explicit::DOT.contains("\"a\" -> \"b\" [style=bold, label=\"programmatic\"];"));
+    // `produce` triggers and `consume` waits: upgraded. `no_trigger` never triggers, and
+    // `consume_late` reads before it waits: both stay plain.
+    assert!(Auto::DOT.contains("\"a\" -> \"b\" [style=bold, label=\"programmatic\"];"));
+    assert!(Auto::DOT.contains("\"c\" -> \"d\";"));
+    assert!(Auto::DOT.contains("\"b\" -> \"e\";"));
+}
