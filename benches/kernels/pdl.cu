@@ -1,8 +1,9 @@
 // Kernels written for programmatic dependent launch: each lets its dependent launch at once
 // (the trigger) and waits for its predecessor before it touches memory (the wait). Without a
-// programmatic edge both are no-ops, so the same kernels serve the plain-edge floor.
-#define PDL_TRIGGER() cudaTriggerProgrammaticLaunchCompletion()
-#define PDL_WAIT() cudaGridDependencySynchronize()
+// programmatic edge both are no-ops, so the same kernels serve the plain-edge floor. The PTX
+// instructions themselves (sm_90): NVRTC declares no runtime wrappers for them.
+#define PDL_TRIGGER() asm volatile("griddepcontrol.launch_dependents;")
+#define PDL_WAIT() asm volatile("griddepcontrol.wait;" ::: "memory")
 
 // One small step of a chain: 32 threads add one.
 extern "C" __global__ void pdl_step(float* y) {

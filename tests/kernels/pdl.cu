@@ -1,9 +1,17 @@
 // Kernels for the programmatic-edge tests: each triggers its dependent at once, then waits for
-// its predecessor before it touches memory.
+// its predecessor before it touches memory. NVRTC declares no runtime wrappers for the two
+// PTX instructions: helpers here (the macro follows calls into them), or `asm` inline.
+__device__ __forceinline__ void let_dependents_start() {
+  asm volatile("griddepcontrol.launch_dependents;");
+}
+__device__ __forceinline__ void wait_for_predecessor() {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+
 extern "C" __global__ void affine(const float* in, float* out, float a, float b, int n) {
-  cudaTriggerProgrammaticLaunchCompletion();
+  let_dependents_start();
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  cudaGridDependencySynchronize();
+  wait_for_predecessor();
   if (i < n) out[i] = in[i] * a + b;
 }
 
