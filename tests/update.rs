@@ -451,3 +451,51 @@ fn fan_out_of_1000_kernels_then_fan_in() {
         }
     }
 }
+
+/// Setter edits reach the template when it is next needed, merged with template-side edits of
+/// other arguments of the same node: through an in-place update, a re-instantiation, and a
+/// template taken back with `into_graph`.
+#[test]
+fn setter_edits_and_template_edits_of_one_node_merge() {
+    let gpu = gpu_or_skip!();
+    let iota_k = gpu.f("iota_u32");
+    let affine = gpu.f("affine_u32");
+    let mut y = gpu.poisoned(N);
+    let n = N as u32;
+    let mut g = Graph::new(&gpu.ctx).unwrap();
+    let yb = g.bind_mut(&mut y).unwrap();
+    let fill = g
+        .add_kernel("fill", &[], &iota_k, cfg(N), (yb, 0u32, n))
+        .unwrap();
+    let scale = g
+        .add_kernel("scale", &[&fill], &affine, cfg(N), (yb, 2u32, 0u32, n))
+        .unwrap();
+    let mut exec = g.instantiate().unwrap();
+    let run = |exec: &mut cuda_graph::GraphExec<'_>| {
+        exec.launch(&gpu.stream).unwrap();
+        gpu.read(exec.buffer(yb).unwrap())
+    };
+    let affine_of = |mul: u32, add: u32| (0..n).map(|i| i * mul + add).collect::<Vec<_>>();
+    // The multiplier through the executable graph, the addend through the template.
+    exec.node(scale).unwrap().set_arg::<1>(5).unwrap();
+    assert_eq!(run(&mut exec), affine_of(5, 0));
+    exec.graph_mut()
+        .node(scale)
+        .unwrap()
+        .set_arg::<2>(7)
+        .unwrap();
+    assert_eq!(exec.update().unwrap(), UpdatePath::InPlace);
+    assert_eq!(run(&mut exec), affine_of(5, 7));
+    // A setter edit, then a topology change: the new executable graph keeps it.
+    exec.node(scale).unwrap().set_arg::<2>(1).unwrap();
+    exec.graph_mut().add_empty("extra", &[&scale]).unwrap();
+    assert!(matches!(
+        exec.update().unwrap(),
+        UpdatePath::Reinstantiated { .. }
+    ));
+    assert_eq!(run(&mut exec), affine_of(5, 1));
+    // A setter edit, then the template taken back and instantiated again.
+    exec.node(scale).unwrap().set_arg::<1>(3).unwrap();
+    let mut again = exec.into_graph().instantiate().unwrap();
+    assert_eq!(run(&mut again), affine_of(3, 1));
+}
