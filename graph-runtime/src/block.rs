@@ -151,31 +151,6 @@ impl ArgBlock {
         std::ptr::eq(self.offsets, offsets) || *self.offsets == *offsets
     }
 
-    /// Copies argument `i` of `source` (a block of the same layout) into this block.
-    pub(crate) fn copy_arg(&mut self, i: usize, source: &Self) {
-        if i >= self.offsets.count || !self.has_layout(source.offsets) {
-            return;
-        }
-        let start = self.offsets.at[i];
-        let end = if i + 1 < self.offsets.count {
-            self.offsets.at[i + 1]
-        } else {
-            self.offsets.bytes
-        };
-        let src = source.words();
-        let dst = self.words_mut();
-        assert!(end <= src.len() * 16 && end <= dst.len() * 16 && start <= end);
-        // SAFETY: both ranges lie inside their blocks (asserted above) and the blocks are
-        // distinct objects, so they do not overlap.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                (src.as_ptr() as *const u8).add(start),
-                (dst.as_mut_ptr() as *mut u8).add(start),
-                end - start,
-            )
-        }
-    }
-
     /// Copies `source` into this block, reusing its storage when the layouts match.
     pub(crate) fn assign(&mut self, source: &Self) {
         if std::ptr::eq(self.offsets, source.offsets) || self.offsets == source.offsets {

@@ -121,17 +121,7 @@ impl<'a> GraphExec<'a> {
     /// The template, to edit before [`update`](Self::update): add nodes and edges, or change
     /// parameters on the template side. Nothing here reaches the executable graph until then.
     pub fn graph_mut(&mut self) -> &mut Graph<'a> {
-        self.catch_up();
         &mut self.graph
-    }
-
-    /// The template takes the edits the setters made here and deferred (kernel arguments
-    /// and launch configurations), so it holds everything the executable graph does.
-    pub(crate) fn catch_up(&mut self) {
-        let (core, graph) = (&mut self.core, &mut self.graph);
-        for s in core.stores.all_mut() {
-            s.catch_up(&mut graph.stores, &mut graph.nodes);
-        }
     }
 
     /// Bytes of graph-owned memory (temporaries, allocation nodes) the graph holds, all together.
@@ -140,8 +130,7 @@ impl<'a> GraphExec<'a> {
     }
 
     /// Waits for every launch, then gives the template back.
-    pub fn into_graph(mut self) -> Graph<'a> {
-        self.catch_up();
+    pub fn into_graph(self) -> Graph<'a> {
         let GraphExec { core, graph, .. } = self;
         drop(core);
         graph

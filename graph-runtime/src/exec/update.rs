@@ -168,9 +168,9 @@ impl<'a> GraphExec<'a> {
     /// cheapest way first: `cuGraphExecUpdate_v2` in place, or, if the driver refuses (the
     /// topology changed, say), a new instantiation. Says which path it took.
     ///
-    /// Edits made through [`node`](Self::node) are kept: the template takes them first. If the update fails, the executable graph is left as it was and still launches.
+    /// Edits made through [`node`](Self::node) are kept: they were written into the template
+    /// too. If the update fails, the executable graph is left as it was and still launches.
     pub fn update(&mut self) -> Result<UpdatePath, UpdateError> {
-        self.catch_up();
         self.graph.flush()?;
         let refused = if self.core.version != self.graph.version {
             // Nodes or edges changed: the driver would refuse; go straight to instantiation.

@@ -53,11 +53,6 @@ pub(crate) struct KernelShadow {
     /// The function's own limits.
     max_threads: u32,
     max_dynamic_smem: u32,
-    /// On an executable graph's shadow: the arguments (bit `i`) and the launch configuration
-    /// (`CONFIG`) edited here that the template's shadow has not taken yet. The template
-    /// catches up when it is next needed (`GraphExec::graph_mut`, `update`), not on every
-    /// setter call: the setters' hot path touches one shadow, as the driver call does.
-    behind: u64,
 }
 
 impl KernelShadow {
@@ -104,7 +99,6 @@ impl KernelShadow {
             enabled: true,
             max_threads: info.max_threads,
             max_dynamic_smem: info.max_dynamic_smem,
-            behind: 0,
         };
         k.check(&cfg, limits)
             .map_err(|limit| BuildError::InvalidLaunch {
@@ -180,7 +174,6 @@ impl Clone for KernelShadow {
             enabled: self.enabled,
             max_threads: self.max_threads,
             max_dynamic_smem: self.max_dynamic_smem,
-            behind: 0,
         }
     }
 
@@ -197,23 +190,6 @@ impl Clone for KernelShadow {
 
 impl<'a> Shadow<'a> for KernelShadow {
     const KIND: NodeKind = NodeKind::Kernel;
-
-    fn catch_up(&mut self, template: &mut Self) -> bool {
-        let behind = std::mem::take(&mut self.behind);
-        if behind == 0 {
-            return false;
-        }
-        if behind & super::CONFIG != 0 {
-            template.cfg = self.cfg;
-        }
-        let mut args = behind & !super::CONFIG;
-        while args != 0 {
-            let i = args.trailing_zeros() as usize;
-            template.args.copy_arg(i, &self.args);
-            args &= args - 1;
-        }
-        true
-    }
 
     fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
         g.add_kernel(deps, &self.launch, &self.cfg, &self.args)
@@ -278,9 +254,7 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
             k.args.put(I, old);
             return Err(e.at(Some(cx.topo.name(cx.index))).into());
         }
-        if cx.mirror.is_some() {
-            k.behind |= 1 << I;
-        }
+        cx.mirror(|m| m.args.put(I, raw));
         Ok(())
     }
 
@@ -311,9 +285,12 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
             .map_err(|e| e.at(Some(cx.topo.name(cx.index))))?;
         std::mem::swap(&mut k.args, scratch);
         k.cfg = cfg;
-        if cx.mirror.is_some() {
-            k.behind |= which | super::CONFIG;
-        }
+        let bindings = cx.bindings;
+        cx.mirror(|m| {
+            // Cannot fail: the handles resolved a moment ago.
+            let _ = args.write_where(bindings, &mut m.args, which);
+            m.cfg = cfg;
+        });
         Ok(())
     }
 

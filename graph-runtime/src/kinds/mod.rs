@@ -108,12 +108,6 @@ pub(crate) trait Shadow<'a>: Clone + Send + Sync + Sized + Stored<'a> {
     ) -> CallResult<RawNode>;
     /// Sends these parameters to node `n` of the target.
     fn apply(&self, t: &mut Target<'_, 'a>, n: RawNode) -> CallResult<()>;
-    /// On an executable graph's shadow: hands the edits the template's shadow has not taken
-    /// yet over to it (`template`); whether there were any. (Kernels defer that from their
-    /// setters; other kinds write both shadows at once.)
-    fn catch_up(&mut self, _template: &mut Self) -> bool {
-        false
-    }
     /// Whether the node runs (kernel, memset and memcpy nodes can be disabled on an
     /// executable graph).
     fn enabled(&self) -> bool {
@@ -281,9 +275,6 @@ pub(crate) trait StoreOps<'a> {
     /// After an update, this (executable graph's) store takes the template's parameters of the
     /// nodes edited on the template side (`stale`), and the shadows of nodes added since.
     fn adopt(&mut self, template: &Stores<'a>, nodes: &mut [NodeRec]);
-    /// This (executable graph's) store hands the edits its setters deferred over to the
-    /// template's, and marks those nodes for sending to the template's driver graph.
-    fn catch_up(&mut self, template: &mut Stores<'a>, nodes: &mut [NodeRec]);
 }
 
 fn named(topo: &Topology, i: u32) -> impl Fn(CallError) -> DriverFailure + '_ {
@@ -334,20 +325,6 @@ impl<'a, S: Shadow<'a>> StoreOps<'a> for Store<S> {
                 .map_err(named(topo, i))?;
         }
         Ok(())
-    }
-
-    fn catch_up(&mut self, template: &mut Stores<'a>, nodes: &mut [NodeRec]) {
-        let theirs = S::store_mut(template);
-        for ((mine, t), &i) in self
-            .items
-            .iter_mut()
-            .zip(&mut theirs.items)
-            .zip(&self.nodes)
-        {
-            if mine.catch_up(t) {
-                nodes[i as usize].dirty = true;
-            }
-        }
     }
 
     fn adopt(&mut self, template: &Stores<'a>, nodes: &mut [NodeRec]) {
