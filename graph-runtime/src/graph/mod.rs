@@ -268,16 +268,26 @@ impl<'a> Graph<'a> {
             self.topo.check_edge(a, b)?;
         }
         // The kinds first (no driver call for an edge that cannot be programmatic).
-        if let Some(&other) = [a, b]
-            .iter()
-            .find(|&&i| self.topo.kind(i) != cuda_graph_topology::NodeKind::Kernel)
-        {
-            return Err(cuda_graph_topology::TopologyError::NotKernels {
-                from: self.topo.name(a).to_owned(),
-                to: self.topo.name(b).to_owned(),
-                node: self.topo.name(other).to_owned(),
-            }
-            .into());
+        let mut probe = cuda_graph_topology::Topology::new();
+        let pa = probe.add_node("from", self.topo.kind(a))?;
+        let pb = probe.add_node("to", self.topo.kind(b))?;
+        probe.add_edge(pa, pb)?;
+        if let Err(e) = probe.set_programmatic(pa, pb, port) {
+            return Err(match e {
+                cuda_graph_topology::TopologyError::NotKernels { node, .. } => {
+                    cuda_graph_topology::TopologyError::NotKernels {
+                        from: self.topo.name(a).to_owned(),
+                        to: self.topo.name(b).to_owned(),
+                        node: if node == "from" {
+                            self.topo.name(a).to_owned()
+                        } else {
+                            self.topo.name(b).to_owned()
+                        },
+                    }
+                    .into()
+                }
+                other => other.into(),
+            });
         }
         let (ra, rb) = (self.nodes[a as usize].raw, self.nodes[b as usize].raw);
         self.raw
