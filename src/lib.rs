@@ -64,7 +64,7 @@ pub mod __private {
     use cuda_graph_runtime::error::{BuildError, EditError, ModuleError};
     use cuda_graph_runtime::kernel::KernelArgs;
     use cuda_graph_runtime::memcpy::{MemcpyDst, MemcpySrc};
-    use cuda_graph_runtime::node::{Dep, KernelNode, MemcpyNode, MemsetNode, MemsetValue};
+    use cuda_graph_runtime::node::{Dep, KernelNode, MemcpyNode, MemsetNode, MemsetValue, NodeId};
     pub use cuda_graph_runtime::node::{SendAgain, CONFIG};
     use cuda_graph_runtime::{Graph, GraphExec, Kernel, LaunchConfig, Module};
 
@@ -164,20 +164,120 @@ pub mod __private {
         fn resend(&mut self, group: usize, j: usize, which: u64) -> Result<(), EditError>;
         /// The nodes that use input `input`.
         fn users(input: usize) -> &'static Users;
+        /// The number of nodes of handle group `group` (asked only of the groups of a repeat
+        /// block's nodes, whose length the graph learns when it is built).
+        fn len(&self, _group: usize) -> usize {
+            0
+        }
     }
 
     /// Nodes that use one input: per handle group, a range of its nodes and which of their
     /// parts use it (as [`SendAgain`] takes them: a kernel's arguments as bits, its launch
-    /// configuration as `CONFIG`).
+    /// configuration as `CONFIG`). A range ending at `usize::MAX` is the whole group (a repeat
+    /// block's node, one per iteration).
     pub type Users = [(usize, ::core::ops::Range<usize>, u64)];
 
     fn resend_all<E: Resend>(e: &mut E, users: &Users) -> Result<(), EditError> {
         for (group, js, which) in users {
-            for j in js.clone() {
+            let end = if js.end == usize::MAX {
+                e.len(*group)
+            } else {
+                js.end
+            };
+            for j in js.start..end {
                 e.resend(*group, j, *which)?;
             }
         }
         Ok(())
+    }
+
+    /// The node `d` names.
+    pub fn id(d: &dyn Dep) -> NodeId {
+        d.node_id()
+    }
+
+    /// `ids` as dependencies.
+    pub fn deps(ids: &[NodeId]) -> Vec<&dyn Dep> {
+        ids.iter().map(|d| d as &dyn Dep).collect()
+    }
+
+    /// The name of iteration `l` of a repeat block's node `name`: `name[l]`.
+    pub fn iteration_name(name: &str, l: usize) -> String {
+        format!("{name}[{l}]")
+    }
+
+    /// An integer as a count or an index: what a repeat count or a stack index may be written
+    /// as.
+    pub trait Count: Copy {
+        /// The value, if it is a `usize`; else the value as it is, for the message.
+        fn count(self) -> Result<usize, i128>;
+    }
+    macro_rules! counts {
+        ($($t:ty),*) => {$(
+            impl Count for $t {
+                fn count(self) -> Result<usize, i128> {
+                    usize::try_from(self).map_err(|_| self as i128)
+                }
+            }
+        )*};
+    }
+    counts!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+    /// Repeat block `block`'s count, as a number of iterations.
+    pub fn repeat_count(block: &str, n: impl Count) -> Result<usize, BuildError> {
+        n.count().map_err(|count| BuildError::RepeatCount {
+            block: block.to_owned(),
+            count,
+        })
+    }
+
+    /// Checks that stack `input` holds the `expected` buffers it is declared with.
+    pub fn stack_len(input: &str, found: usize, expected: impl Count) -> Result<(), BuildError> {
+        let expected = expected.count().unwrap_or(usize::MAX);
+        if found == expected {
+            return Ok(());
+        }
+        Err(BuildError::StackLength {
+            input: input.to_owned(),
+            expected,
+            found,
+        })
+    }
+
+    /// Checks that `index` (node `node`'s, in `iteration` of its repeat block if any) names a
+    /// buffer of stack `input`, which holds `len`.
+    pub fn stack_index(
+        input: &str,
+        node: &str,
+        iteration: Option<usize>,
+        index: impl Count,
+        len: usize,
+    ) -> Result<(), BuildError> {
+        match index.count() {
+            Ok(i) if i < len => Ok(()),
+            r => Err(BuildError::StackIndex {
+                input: input.to_owned(),
+                index: r.map_or_else(|v| v, |i| i as i128),
+                len,
+                node: node.to_owned(),
+                iteration,
+            }),
+        }
+    }
+
+    /// `index` as a position in a stack (checked by [`stack_index`] when the graph was built).
+    pub fn at(index: impl Count) -> usize {
+        index.count().unwrap_or(usize::MAX)
+    }
+
+    /// The view of iteration `l` of a repeat block's node `name` (whose handles are
+    /// `handles`, one per iteration).
+    pub fn iteration<H: Copy>(handles: &[H], name: &str, l: usize) -> Result<H, EditError> {
+        handles.get(l).copied().ok_or_else(|| EditError::NoIteration {
+            node: name.to_owned(),
+            iteration: l,
+            count: handles.len(),
+        })
     }
 
     /// After input `input` changed (`undo` puts it back): sends every node that uses it again.
@@ -264,6 +364,22 @@ pub mod __private {
                 kernel,
                 nodes: Vec::with_capacity(n),
             }
+        }
+
+        /// Adds a node called `name` after `deps`, with the launch configuration and arguments
+        /// `made` (what graphs with repeat blocks use: their nodes' positions are known only
+        /// when they are built).
+        pub fn add_with_deps(
+            &mut self,
+            g: &mut Graph<'_>,
+            name: &str,
+            deps: &[NodeId],
+            made: (LaunchConfig, A),
+        ) -> Result<(), BuildError> {
+            let deps = super::__private::deps(deps);
+            let n = g.add_kernel(name, &deps, self.kernel.clone(), made.0, made.1)?;
+            self.nodes.push(n);
+            Ok(())
         }
 
         /// Adds nodes, each after the nodes at the positions listed, with the launch

@@ -38,6 +38,8 @@ pub mod kw {
     syn::custom_keyword!(reads);
     syn::custom_keyword!(writes);
     syn::custom_keyword!(switch);
+    syn::custom_keyword!(repeat);
+    syn::custom_keyword!(carry);
 }
 
 /// Everything inside `cuda_graph! { ... }`.
@@ -101,6 +103,17 @@ pub struct Conditional {
     pub bodies: Vec<BodyDef>,
 }
 
+/// A repeat block: `name = repeat l in 0..count { nodes and edges, carry edges }`.
+pub struct RepeatDef {
+    /// The `repeat` keyword, where errors about the block's iterations point.
+    pub keyword: Span,
+    /// The loop variable.
+    pub var: Ident,
+    /// The count: the end of `0..count`.
+    pub count: Expr,
+    pub body: BodyDef,
+}
+
 pub struct BodyDef {
     pub items: Vec<Item>,
     pub brace: Span,
@@ -159,6 +172,9 @@ pub struct BufferDecl {
     pub host: bool,
     pub mutable: bool,
     pub name: Ident,
+    /// `buffer w[count]: T;`: a stack of `count` buffers (one per iteration of a repeat
+    /// block), and the brackets' span.
+    pub count: Option<(Expr, Span)>,
     pub elem: Type,
 }
 
@@ -194,6 +210,7 @@ pub enum Op {
     Record(Ident),
     Wait(Ident),
     Conditional(Conditional),
+    Repeat(RepeatDef),
     Capture {
         work: Ident,
         reads: Vec<Ident>,
@@ -214,6 +231,8 @@ pub struct Launch {
 pub struct EdgeChain {
     /// `#[programmatic]`: its edges are programmatic (the attribute's span).
     pub programmatic: Option<Span>,
+    /// `carry a -> b;` (the keyword's span): iteration `l`'s `a` before iteration `l + 1`'s `b`.
+    pub carry: Option<Span>,
     pub groups: Vec<Vec<Ident>>,
     /// `arrows[i]` joins `groups[i]` and `groups[i + 1]`.
     pub arrows: Vec<Span>,
@@ -376,6 +395,18 @@ impl Parse for Item {
                 None
             };
             Item::Cond(CondDecl { name, default })
+        } else if la.peek(kw::carry) && input.peek2(Ident) || input.peek(kw::carry) && input.peek2(syn::token::Bracket) {
+            let kw = input.parse::<kw::carry>()?;
+            let mut chain: EdgeChain = input.parse()?;
+            if chain.arrows.len() > 1 {
+                return Err(syn::Error::new(
+                    chain.arrows[1],
+                    "a carry edge joins one iteration to the next: write one arrow, `carry a -> b;`",
+                ));
+            }
+            chain.carry = Some(kw.span);
+            chain.programmatic = programmatic;
+            Item::Edges(chain)
         } else if la.peek(Token![/]) {
             return Err(input.error("comments inside `cuda_graph!` are `//` line comments"));
         } else if la.peek(Ident) || la.peek(syn::token::Bracket) {
@@ -394,7 +425,7 @@ impl Parse for Item {
         if matches!(
             &item,
             Item::Node(NodeDecl {
-                op: Op::Conditional(_),
+                op: Op::Conditional(_) | Op::Repeat(_),
                 ..
             })
         ) {
@@ -517,6 +548,19 @@ impl Parse for BufferDecl {
         };
         let mutable = input.parse::<Option<Token![mut]>>()?.is_some();
         let name = input.parse()?;
+        let count = if input.peek(syn::token::Bracket) {
+            let content;
+            let brackets = bracketed!(content in input);
+            if content.is_empty() {
+                return Err(syn::Error::new(
+                    brackets.span.join(),
+                    "a stack of buffers needs its count: `buffer w[n]: T;` (a param or a literal)",
+                ));
+            }
+            Some((content.parse()?, brackets.span.join()))
+        } else {
+            None
+        };
         input.parse::<Token![:]>()?;
         let elem = input.parse()?;
         Ok(BufferDecl {
@@ -524,6 +568,7 @@ impl Parse for BufferDecl {
             host,
             mutable,
             name,
+            count,
             elem,
         })
     }
@@ -644,9 +689,11 @@ impl Parse for Op {
             })
         } else if la.peek(Token![if]) || la.peek(Token![while]) || la.peek(kw::switch) {
             Ok(Op::Conditional(input.parse()?))
+        } else if la.peek(kw::repeat) {
+            Ok(Op::Repeat(input.parse()?))
         } else if la.peek(Ident) {
             Err(input.error(
-                "expected a kernel launch `kernel<<<grid, block>>>(args)`, or one of `memset`, `memcpy`, `host`, `empty`, `child`, `record`, `wait`, `capture`, `if`, `while`, `switch`",
+                "expected a kernel launch `kernel<<<grid, block>>>(args)`, or one of `memset`, `memcpy`, `host`, `empty`, `child`, `record`, `wait`, `capture`, `if`, `while`, `switch`, `repeat`",
             ))
         } else {
             Err(la.error())
@@ -739,6 +786,7 @@ impl Parse for EdgeChain {
         }
         Ok(EdgeChain {
             programmatic: None,
+            carry: None,
             groups,
             arrows,
         })

@@ -22,6 +22,13 @@ pub(crate) struct Groups {
     pub members: Vec<Vec<usize>>,
 }
 
+impl Groups {
+    /// Whether group `gi` holds a repeat block's node (one handle per iteration).
+    pub fn repeated(&self, g: &Graph, gi: usize) -> bool {
+        g.block_of(self.members[gi][0]).is_some()
+    }
+}
+
 /// The library, as code inside the expansion's `const _` block names it (`__cg`, an alias of
 /// `::cuda_graph` made there): its public paths (`__cg::node::...`), and `__cg::__private`
 /// for what only generated code uses.
@@ -97,6 +104,15 @@ impl<'g> Cx<'g> {
         match &self.g.nodes[self.groups.members[gi][0]].op {
             crate::model::NodeOp::Launch(l) => Some(l.kernel),
             _ => None,
+        }
+    }
+
+    /// The loop variable of the repeat block node `ni` is in (as written: user expressions name
+    /// it), or `__cg_l` outside any block (never used there).
+    pub fn loop_var(&self, ni: usize) -> Ident {
+        match self.g.block_of(ni).and_then(|b| self.g.repeat(b)) {
+            Some(r) => r.var.clone(),
+            None => format_ident!("__cg_l"),
         }
     }
 

@@ -136,6 +136,8 @@ pub enum KnownInput {
         host: bool,
         mutable: bool,
         elem: syn::Type,
+        /// A stack of buffers (`buffer w[n]: T;`).
+        stack: bool,
     },
     Param(syn::Type),
     Callback,
@@ -158,6 +160,7 @@ impl KnownGraph {
                             host: b.host,
                             mutable: b.mutable,
                             elem: b.elem.clone(),
+                            stack: b.count.is_some(),
                         },
                     ),
                     Item::Param(p) => (p.name.clone(), KnownInput::Param(p.ty.clone())),
@@ -187,6 +190,20 @@ pub struct Lower<'m> {
     /// The graph's name, for messages.
     pub graph: String,
     pub errors: &'m mut Errors,
+    /// While the nodes of a repeat block's body are lowered: the block.
+    pub iter: Option<Iter>,
+    /// Every repeat block's loop variable and block name, for messages.
+    pub loop_vars: Vec<(String, String)>,
+}
+
+/// The repeat block whose body is being lowered: its loop variable, its node index (`None`
+/// when the block itself was left out, for an error), its count as written.
+#[derive(Clone)]
+pub struct Iter {
+    pub var: Ident,
+    pub block: Option<usize>,
+    pub name: Ident,
+    pub count: Expr,
 }
 
 impl Lower<'_> {
@@ -260,6 +277,15 @@ impl Lower<'_> {
             );
             return None;
         }
+        if b.stack.is_some() {
+            self.errors.at(
+                id.span(),
+                format!(
+                    "`{id}` is a stack of buffers (`buffer {id}[..]`), and {what} takes one buffer; only kernel arguments take a buffer of a stack (`{id}[l]`)"
+                ),
+            );
+            return None;
+        }
         if writable && !b.mutable {
             let kw = if b.host { "host_buffer" } else { "buffer" };
             self.errors.once(
@@ -282,8 +308,13 @@ impl Lower<'_> {
     pub fn value(&mut self, uses: &mut Uses, e: Expr, what: &str) -> Option<Value> {
         let mut ok = true;
         let mut params = BTreeSet::new();
+        let mut iter = false;
         for id in free_idents(e.to_token_stream()) {
             let name = id.to_string();
+            if self.iter.as_ref().is_some_and(|it| it.var == id) {
+                iter = true;
+                continue;
+            }
             match self.find(&id) {
                 Some(i) if matches!(self.inputs[i].kind, InputKind::Param(_)) => {
                     self.inputs[i].used = true;
@@ -300,6 +331,18 @@ impl Lower<'_> {
                     self.errors.at(
                         id.span(),
                         format!("`{name}` is {d}{note}; {what} can use params and constants only"),
+                    );
+                    ok = false;
+                }
+                None if self.loop_vars.iter().any(|(v, _)| *v == name) => {
+                    let (_, block) = self
+                        .loop_vars
+                        .iter()
+                        .find(|(v, _)| *v == name)
+                        .expect("checked");
+                    self.errors.at(
+                        id.span(),
+                        format!("`{name}` is the loop variable of repeat block `{block}`, known only inside its body; {what} here cannot use it"),
                     );
                     ok = false;
                 }
@@ -324,7 +367,11 @@ impl Lower<'_> {
             }
         }
         uses.params.extend(params.iter().copied());
-        ok.then_some(Value { expr: e, params })
+        ok.then_some(Value {
+            expr: e,
+            params,
+            iter,
+        })
     }
 }
 

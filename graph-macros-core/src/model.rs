@@ -107,6 +107,9 @@ pub struct Buffer {
     /// Graph-owned memory (`temp`): its length, an expression of params and constants. Not an
     /// input of `build`: allocation and free nodes are placed around the nodes that use it.
     pub temp: Option<Value>,
+    /// A stack of buffers (`buffer w[count]: T;`, one per iteration of a repeat block): its
+    /// count, an expression of params and constants, and where it is written.
+    pub stack: Option<(Value, Span)>,
 }
 
 /// What an input is.
@@ -159,16 +162,71 @@ pub struct Input {
 pub struct Value {
     pub expr: Expr,
     pub params: BTreeSet<usize>,
+    /// Whether it uses the loop variable of the repeat block it is in.
+    pub iter: bool,
+}
+
+impl Value {
+    /// The value if it is an integer literal.
+    pub fn literal(&self) -> Option<i128> {
+        literal(&self.expr)
+    }
+}
+
+/// `e` if it is an integer literal (possibly negative).
+pub fn literal(e: &Expr) -> Option<i128> {
+    match e {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse().ok(),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => literal(&u.expr).map(|v| -v),
+        Expr::Paren(p) => literal(&p.expr),
+        _ => None,
+    }
+}
+
+/// Which buffer of a stack a kernel argument takes: `w[l + offset]` (the loop variable of the
+/// repeat block the node is in, plus a literal), or an expression of params and constants
+/// (which may use the loop variable otherwise).
+pub enum StackIndex {
+    Iter(i64),
+    Value(Value),
+}
+
+/// A stack index as the race checks compare them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    /// `l + c`: another buffer in each iteration.
+    Iter(i64),
+    /// A literal: the same buffer in every iteration.
+    Const(i128),
+    /// Anything else: any buffer, as far as the checks know.
+    Any,
+}
+
+impl StackIndex {
+    pub fn slot(&self) -> Slot {
+        match self {
+            StackIndex::Iter(c) => Slot::Iter(*c),
+            StackIndex::Value(v) => match v.literal() {
+                Some(c) => Slot::Const(c),
+                None => Slot::Any,
+            },
+        }
+    }
 }
 
 /// A kernel argument.
 #[allow(clippy::large_enum_variant)] // a few per graph, built once per macro call
 pub enum Arg {
-    /// A buffer; `read` when a writable buffer goes to a read-only parameter.
+    /// A buffer; `read` when a writable buffer goes to a read-only parameter; `index` for one
+    /// buffer of a stack.
     Buffer {
         input: usize,
         read: bool,
         span: Span,
+        index: Option<StackIndex>,
     },
     Value(Value),
     /// A condition handle (a `cond`), which the kernel sets.
@@ -261,6 +319,29 @@ pub struct Conditional {
     pub first: u32,
 }
 
+/// A repeat block: its nodes (scope `scope` of the topology) run `count` times, iteration
+/// `l + 1`'s after iteration `l`'s where a carry edge says so.
+pub struct Repeat {
+    /// The `repeat` keyword, where errors about its iterations point.
+    pub keyword: Span,
+    pub var: Ident,
+    pub count: Value,
+    pub scope: u32,
+    /// Carry edges (node indices), with the arrow written.
+    pub carry: Vec<(u32, u32, Span)>,
+    /// Carry edges written `#[programmatic]`, with where (checked after every edge is in).
+    pub requested: Vec<(u32, u32, Span)>,
+    /// Carry edges that are programmatic.
+    pub programmatic: Vec<(u32, u32)>,
+}
+
+impl Repeat {
+    /// The count, if it is a literal.
+    pub fn literal(&self) -> Option<i128> {
+        self.count.literal()
+    }
+}
+
 /// What a node does: one variant per node kind.
 #[allow(clippy::large_enum_variant)] // a few per graph, built once per macro call
 pub enum NodeOp {
@@ -273,6 +354,8 @@ pub enum NodeOp {
     Record(usize),
     Wait(usize),
     Conditional(Conditional),
+    /// A repeat block, standing for all its iterations.
+    Repeat(Repeat),
     /// The allocation of temporary (input) `usize`, placed from the graph's structure.
     MemAlloc(usize),
     /// Its free.
@@ -301,6 +384,7 @@ impl NodeOp {
             NodeOp::Record(_) => NodeKind::EventRecord,
             NodeOp::Wait(_) => NodeKind::EventWait,
             NodeOp::Conditional(_) => NodeKind::Conditional,
+            NodeOp::Repeat(_) => NodeKind::Repeat,
             NodeOp::MemAlloc(_) => NodeKind::MemAlloc,
             NodeOp::MemFree(_) => NodeKind::MemFree,
             NodeOp::Captured(_) => NodeKind::Captured,
@@ -318,6 +402,9 @@ pub struct Uses {
     pub writes: BTreeSet<usize>,
     /// Condition handles passed to it (a kernel sets them).
     pub conds: BTreeSet<usize>,
+    /// Which buffers of stacks it uses: the stack (input index), the buffer, and whether it
+    /// writes it.
+    pub slots: Vec<(usize, Slot, bool)>,
 }
 
 impl Uses {
@@ -369,6 +456,9 @@ pub struct Graph {
     pub headers: Vec<(String, std::path::PathBuf)>,
     /// The macros the graph defines for its sources (`define NAME = value;`).
     pub defines: Vec<(String, String)>,
+    /// Params that size the graph (a repeat count, a stack's count or index): they get no
+    /// setter, since a new value would need another graph.
+    pub structural: BTreeSet<usize>,
 }
 
 impl Graph {
@@ -378,6 +468,20 @@ impl Graph {
             .kind
             .buffer()
             .expect("validation resolved this index to a buffer")
+    }
+
+    /// The repeat block node `i` is in (the node of the block), if any.
+    pub fn block_of(&self, i: usize) -> Option<usize> {
+        let o = self.topo.owner(self.topo.scope(i as u32))? as usize;
+        matches!(self.nodes[o].op, NodeOp::Repeat(_)).then_some(o)
+    }
+
+    /// The repeat block `i` is, if it is one.
+    pub fn repeat(&self, i: usize) -> Option<&Repeat> {
+        match &self.nodes[i].op {
+            NodeOp::Repeat(r) => Some(r),
+            _ => None,
+        }
     }
 
     /// The edges, as node indices.

@@ -139,6 +139,25 @@ graph Fan {
 }
 "#;
 
+/// A repeat block: stacks indexed by the loop variable, a carry edge, a param used inside.
+const REPEAT: &str = r#"
+graph Layers {
+    kernel lincomb_u32(a: &[u32], ka: u32, b: &[u32], kb: u32, out: &mut [u32], n: u32);
+    kernel iota_u32(y: &mut [u32], base: u32, n: u32);
+    buffer w[layers]: u32;
+    buffer mut x: u32;
+    param layers: u32;
+    param n: u32;
+    init = iota_u32<<<1, 32>>>(x, 1, n);
+    body = repeat l in 0..layers {
+        mix = lincomb_u32<<<1, 32>>>(x, 3, w[l], l as u32, x, n);
+        carry mix -> mix;
+    }
+    last = iota_u32<<<1, 32>>>(x, 2, n);
+    init -> body -> last;
+}
+"#;
+
 fn expand(src: &str) -> String {
     let tokens = src.parse().expect("valid tokens");
     let (graphs, errors) = cuda_graph_macros_core::check(tokens).expect("parses");
@@ -189,4 +208,9 @@ fn temporaries() {
 #[test]
 fn literal_columns() {
     check("columns", COLUMNS);
+}
+
+#[test]
+fn repeat_block() {
+    check("repeat_block", REPEAT);
 }

@@ -258,6 +258,8 @@ pub(crate) enum Access<'a> {
     Parent(End<'a>),
     /// Graph-owned memory, made by an allocation node: it exists only during launches.
     Owned,
+    /// A part of another binding of this graph (a strided stack's element), which tracks it.
+    Part,
 }
 
 /// One bound buffer.
@@ -282,7 +284,9 @@ impl<'a> Binding<'a> {
             Access::Host(h) => End::Host(*h),
             Access::HostMut(h) => End::Host(h.ptr()),
             Access::Parent(e) => *e,
-            Access::Device(_) | Access::DeviceMut(_) | Access::Owned => End::Device(self.addr),
+            Access::Device(_) | Access::DeviceMut(_) | Access::Owned | Access::Part => {
+                End::Device(self.addr)
+            }
         }
     }
 }
@@ -346,6 +350,17 @@ impl<'a> Bindings<'a> {
         })
     }
 
+    /// Elements `offset .. offset + len` of binding `of` (a device buffer of this graph, of
+    /// element type `T`), as a binding of their own.
+    pub(crate) fn bind_part<T>(&mut self, of: u32, offset: usize, len: usize) -> u32 {
+        let addr = self.list[of as usize].addr + (offset * std::mem::size_of::<T>()) as u64;
+        self.push(Binding {
+            access: Access::Part,
+            addr,
+            len,
+        })
+    }
+
     pub(crate) fn bind_host_mut<T: Copy + Send + Sync + 'static>(&mut self, s: &'a mut [T]) -> u32 {
         let (addr, len) = (s.as_mut_ptr() as u64, s.len());
         self.push(Binding {
@@ -369,6 +384,9 @@ impl<'a> Bindings<'a> {
         };
         if matches!(slot.access, Access::Owned) {
             return Err(HandleError::GraphOwned.into());
+        }
+        if matches!(slot.access, Access::Part) {
+            return Err(HandleError::StackPart.into());
         }
         match (&slot.access, &new.access) {
             (Access::Device(_), Access::Device(_))
@@ -445,6 +463,7 @@ impl<'a> Bindings<'a> {
             Access::Device(s) => s.as_any(),
             Access::DeviceMut(s) => s.as_any(),
             Access::Owned => return Err(HandleError::GraphOwned),
+            Access::Part => return Err(HandleError::StackPart),
             _ => return Err(HandleError::ParentBuffer),
         };
         Ok(any
@@ -459,6 +478,7 @@ impl<'a> Bindings<'a> {
         let any = match &mut self.list[index as usize].access {
             Access::DeviceMut(s) => s.as_any_mut(),
             Access::Owned => return Err(HandleError::GraphOwned),
+            Access::Part => return Err(HandleError::StackPart),
             _ => return Err(HandleError::ParentBuffer),
         };
         Ok(any
@@ -509,9 +529,11 @@ impl<'a> Bindings<'a> {
                 match &mut first.access {
                     Access::Device(s) => s.guard_read(stream, &mut next),
                     Access::DeviceMut(s) => s.guard_write(stream, &mut next),
-                    Access::Host(_) | Access::HostMut(_) | Access::Parent(_) | Access::Owned => {
-                        next()
-                    }
+                    Access::Host(_)
+                    | Access::HostMut(_)
+                    | Access::Parent(_)
+                    | Access::Owned
+                    | Access::Part => next(),
                 }
             }
         }

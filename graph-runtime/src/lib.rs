@@ -12,8 +12,9 @@
 //! - `error`, `id`: errors per operation, graph and node identities;
 //! - `driver` (with `block`, the argument block): every CUDA driver call, and the owning types
 //!   that keep alive what the driver points at: the only `unsafe` code;
-//! - `bind` (bound buffers), `args` (kernel arguments), `capture` (what captured work sees),
-//!   `module` (kernels that know their parameter lists), `gpu` (finding a GPU, NVRTC);
+//! - `bind` (bound buffers), `stack` (stacks of buffers, one per iteration of a repeat block),
+//!   `args` (kernel arguments), `capture` (what captured work sees), `module` (kernels that know
+//!   their parameter lists), `gpu` (finding a GPU, NVRTC);
 //! - `kinds`: one module per node kind: its typed handle ([`node::KernelNode`], ...), its shadow
 //!   (the node's parameters, kept because CUDA cannot read them back), how it is added and sent
 //!   to the driver, and its setter view ([`node::KernelMut`], ...);
@@ -38,6 +39,7 @@ mod graph;
 mod id;
 mod kinds;
 mod module;
+mod stack;
 
 pub use error::{Error, Result};
 pub use exec::GraphExec;
@@ -86,6 +88,7 @@ pub use cudarc::driver::LaunchConfig;
 pub mod buffer {
     pub use crate::bind::{Buf, BufMut, BufferId, DeviceBuf, HostBuf, HostBufMut, Void};
     pub use crate::exec::BufferSlot;
+    pub use crate::stack::{Stack, StackMut};
     pub use cudarc::driver::{CudaSlice, CudaViewMut};
 }
 

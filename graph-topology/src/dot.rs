@@ -1,5 +1,6 @@
 //! DOT text of a topology: nodes labelled with their names and kinds, conditional bodies as
-//! clusters, programmatic edges bold with their port, width capping's ordering edges dashed.
+//! clusters, programmatic edges bold with their port, width capping's ordering edges dashed,
+//! a repeat block's carry edges (iteration `l` to `l + 1`) dashed blue.
 
 use std::fmt::Write as _;
 
@@ -20,6 +21,14 @@ impl Topology {
             let _ = writeln!(
                 s,
                 "  {} -> {}{style};",
+                quote(&self.names[a as usize]),
+                quote(&self.names[b as usize])
+            );
+        }
+        for &(a, b) in &self.carries {
+            let _ = writeln!(
+                s,
+                "  {} -> {} [style=dashed, color=blue, label=\"next\", constraint=false];",
                 quote(&self.names[a as usize]),
                 quote(&self.names[b as usize])
             );

@@ -50,6 +50,9 @@ pub enum NodeKind {
     MemFree,
     /// Work captured from a stream (a library call), run as a child graph.
     Captured,
+    /// A block of nodes written once and run `n` times in order (`cuda_graph!`'s `repeat`):
+    /// how the macro sees the block; the driver graph holds each iteration's nodes instead.
+    Repeat,
 }
 
 impl NodeKind {
@@ -68,6 +71,7 @@ impl NodeKind {
             NodeKind::MemAlloc => "mem alloc",
             NodeKind::MemFree => "mem free",
             NodeKind::Captured => "captured",
+            NodeKind::Repeat => "repeat",
         }
     }
 
@@ -101,6 +105,7 @@ impl NodeKind {
             NodeKind::MemAlloc => "invtrapezium",
             NodeKind::MemFree => "trapezium",
             NodeKind::Captured => "box3d",
+            NodeKind::Repeat => "doubleoctagon",
         }
     }
 }
@@ -169,6 +174,14 @@ pub enum TopologyError {
         /// Where the target is.
         to_scope: String,
     },
+    /// A carry edge whose ends are not both in the body of one repeat block.
+    #[error("the carry edge `{from} -> {to}` must join two nodes of one repeat block's body")]
+    CarryOutsideRepeat {
+        /// Source node.
+        from: String,
+        /// Target node.
+        to: String,
+    },
     /// A node cannot depend on itself.
     #[error("node `{node}` cannot depend on itself")]
     SelfEdge {
@@ -208,8 +221,10 @@ pub struct Topology {
     programmatic: Vec<(u32, u32, Port)>,
     /// The scope of each node (see `scope.rs`); empty while every node is in scope 0.
     scopes: Vec<u32>,
-    /// Conditional bodies: scope `k` is `bodies[k - 1]`.
+    /// Conditional bodies and repeat blocks' bodies: scope `k` is `bodies[k - 1]`.
     bodies: Vec<scope::Body>,
+    /// Carry edges of repeat blocks (see [`Topology::add_carry`]): drawn, not in `edges`.
+    carries: Vec<(u32, u32)>,
 }
 
 /// A node's name: borrowed for the program's life (names written in `cuda_graph!`), or shared.

@@ -3,6 +3,13 @@
 //! `k`, owned by one conditional node of the scope around it. Edges stay inside one scope (the
 //! driver keeps a body in a graph of its own).
 //!
+//! A repeat block (`NodeKind::Repeat`, what `cuda_graph!` makes of `repeat l in 0..n { .. }`)
+//! owns one body the same way: its nodes, written once, stand for every iteration's. Between
+//! two nodes of the body, the edges order one iteration; carry edges
+//! ([`add_carry`](Topology::add_carry)) order iteration `l`'s source before iteration
+//! `l + 1`'s target. What runs in parallel across iterations is the macro's to decide; here,
+//! as for a conditional, the block stands for all its iterations towards the nodes outside.
+//!
 //! Two nodes of different scopes run one after the other exactly when the nodes that hold them
 //! in their closest common scope are ordered, or hold them in different branches of one
 //! conditional (an IF/ELSE or a SWITCH runs one branch per launch). Within one body, a WHILE's
@@ -51,6 +58,36 @@ impl Topology {
     /// Number of bodies.
     pub fn body_count(&self) -> usize {
         self.bodies.len()
+    }
+
+    /// Adds a carry edge of a repeat block: iteration `l`'s `from` runs before iteration
+    /// `l + 1`'s `to` (`from == to` is allowed). Both must be in the body of one repeat node.
+    /// Carry edges are not edges of this topology (no cycle can close through them); they are
+    /// kept for [`carries`](Self::carries) and drawing.
+    pub fn add_carry(&mut self, from: u32, to: u32) -> Result<(), TopologyError> {
+        let s = self.scope(from);
+        let repeat = self
+            .owner(s)
+            .is_some_and(|o| self.kind(o) == crate::NodeKind::Repeat);
+        if !repeat || self.scope(to) != s {
+            return Err(TopologyError::CarryOutsideRepeat {
+                from: self.name(from).to_owned(),
+                to: self.name(to).to_owned(),
+            });
+        }
+        if self.carries.contains(&(from, to)) {
+            return Err(TopologyError::DuplicateEdge {
+                from: self.name(from).to_owned(),
+                to: self.name(to).to_owned(),
+            });
+        }
+        self.carries.push((from, to));
+        Ok(())
+    }
+
+    /// The carry edges of every repeat block, in the order they were added.
+    pub fn carries(&self) -> &[(u32, u32)] {
+        &self.carries
     }
 
     /// Records that the node just added (index `i`) is in scope `s`.

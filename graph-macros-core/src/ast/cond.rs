@@ -4,7 +4,7 @@
 use syn::parse::{Parse, ParseStream};
 use syn::{braced, Ident, Token};
 
-use super::{kw, BodyDef, CondOp, Conditional};
+use super::{kw, BodyDef, CondOp, Conditional, RepeatDef};
 
 impl Parse for Conditional {
     fn parse(input: ParseStream) -> syn::Result<Self> {
@@ -58,7 +58,49 @@ impl Parse for Conditional {
     }
 }
 
-/// `{ items }`: a conditional body.
+impl Parse for RepeatDef {
+    /// `repeat l in 0..count { ... }`: the count is an expression of params and constants.
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let keyword = input.parse::<kw::repeat>()?.span;
+        let var: Ident = input.parse()?;
+        input.parse::<Token![in]>()?;
+        let range = syn::Expr::parse_without_eager_brace(input)?;
+        let syn::Expr::Range(r) = range else {
+            return Err(syn::Error::new_spanned(
+                range,
+                "a repeat block runs over a range from 0: `repeat l in 0..n { ... }`",
+            ));
+        };
+        if let syn::RangeLimits::Closed(dots) = r.limits {
+            return Err(syn::Error::new_spanned(
+                dots,
+                "write the count as a half-open range, `0..n` (iterations 0 to n - 1)",
+            ));
+        }
+        let zero = matches!(r.start.as_deref(), Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })) if i.base10_digits() == "0");
+        if !zero {
+            let msg = "a repeat block counts from 0: write `0..n`, and offset with the loop variable in expressions (`l + 1`)";
+            return Err(match &r.start {
+                Some(s) => syn::Error::new_spanned(s, msg),
+                None => syn::Error::new(keyword, msg),
+            });
+        }
+        let Some(count) = r.end else {
+            return Err(syn::Error::new(
+                keyword,
+                "a repeat block needs its count: `repeat l in 0..n { ... }`",
+            ));
+        };
+        Ok(RepeatDef {
+            keyword,
+            var,
+            count: *count,
+            body: parse_body(input)?,
+        })
+    }
+}
+
+/// `{ items }`: a conditional body, or a repeat block's.
 fn parse_body(input: ParseStream) -> syn::Result<BodyDef> {
     let content;
     let brace = braced!(content in input);

@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 
 use crate::gen::{rt, Cx};
 use crate::kinds;
-use crate::model::{Graph, ParamTy};
+use crate::model::{Graph, NodeOp, ParamTy};
 
 /// What a graph whose kernels all come from one CUDA file gets: `SOURCE` and
 /// `build_from_source`.
@@ -140,18 +140,23 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
         .enumerate()
         .filter(|(_, c)| c.conditional.is_some())
     {
+        // A setter in a repeat block makes it before the block.
         let first = cond
             .setters
             .iter()
             .chain(&cond.conditional)
-            .min_by_key(|&&ni| pos[ni]);
-        if let Some(&ni) = first {
+            .map(|&ni| g.block_of(ni).unwrap_or(ni))
+            .min_by_key(|&ni| pos[ni]);
+        if let Some(ni) = first {
             create_at[ni].push(c);
         }
     }
     let mut adds = TokenStream::new();
     let mut scope = 0u32;
     let mut k = 0;
+    // With repeat blocks, positions are known only when the graph is built: every node names
+    // its dependencies by handle (`expand::repeat`).
+    let dynamic = g.nodes.iter().any(|n| matches!(n.op, NodeOp::Repeat(_)));
     while k < g.order.len() {
         let ni = g.order[k];
         let (gi, _) = cx.groups.of[ni];
@@ -172,7 +177,22 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
             adds.extend(quote!(__cg_g.enter_scope(#at);));
             scope = here;
         }
-        if matches!(g.nodes[ni].op, crate::model::NodeOp::Launch(_)) {
+        if g.repeat(ni).is_some() {
+            let body: Vec<usize> = g.order[k + 1..]
+                .iter()
+                .copied()
+                .take_while(|&m| g.block_of(m) == Some(ni))
+                .collect();
+            k += 1 + body.len();
+            adds.extend(super::repeat::block(cx, ni, &body));
+            continue;
+        }
+        if dynamic {
+            k += 1;
+            adds.extend(super::repeat::add_one(cx, ni));
+            continue;
+        }
+        if matches!(g.nodes[ni].op, NodeOp::Launch(_)) {
             let run: Vec<usize> = std::iter::once(ni)
                 .chain(g.order[k + 1..].iter().copied().take_while(|&m| {
                     cx.groups.of[m].0 == gi && g.nodes[m].scope == here && create_at[m].is_empty()
@@ -189,22 +209,34 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
             let ja = proc_macro2::Literal::usize_unsuffixed(ja);
             quote!(&#var[#ja])
         });
-        let add = kinds::add(cx, ni, quote!(&[#(#deps),*]));
+        let add = kinds::add(cx, ni, None, quote!(&[#(#deps),*]));
         let var = Cx::group_var(gi);
         adds.extend(quote!(#var.push(#add);));
     }
     if scope != 0 {
         adds.extend(quote!(__cg_g.enter_scope(0u32);));
     }
-    let scopes = (1..=g.topo.body_count() as u32).map(|s| {
+    // The runtime scopes of conditional bodies (a repeat block's nodes go into the scope the
+    // block is in).
+    let scopes = (1..=g.topo.body_count() as u32)
+        .filter(|&s| g.topo.owner(s).is_some_and(|o| g.repeat(o as usize).is_none()))
+        .map(|s| {
         let v = Cx::scope_expr(s);
         quote!(let mut #v: u32 = 0;)
     });
     let vecs = cx.groups.len.iter().enumerate().map(|(gi, n)| {
-        let (var, n) = (
-            Cx::group_var(gi),
-            proc_macro2::Literal::usize_unsuffixed(*n),
-        );
+        let var = Cx::group_var(gi);
+        // A repeat block's node has one handle per iteration.
+        let n = match g.block_of(cx.groups.members[gi][0]) {
+            Some(b) => {
+                let v = super::repeat::count_var(b);
+                quote!(#v)
+            }
+            None => {
+                let n = proc_macro2::Literal::usize_unsuffixed(*n);
+                quote!(#n)
+            }
+        };
         match cx.kernel_group(gi) {
             Some(k) => {
                 let k = &g.kernels[k];
@@ -230,6 +262,9 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
         .map(|(ni, _)| {
             let (gi, j) = cx.groups.of[ni];
             let var = Cx::group_var(gi);
+            if g.block_of(ni).is_some() {
+                return quote!(for __cg_h in #var.iter() { __cg_g.keep_concurrent(__cg_h)?; });
+            }
             let j = proc_macro2::Literal::usize_unsuffixed(j);
             quote!(__cg_g.keep_concurrent(&#var[#j])?;)
         });
@@ -240,18 +275,25 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
         quote!(&#var[#j])
     };
     let rt = rt();
-    let programmatic = g.topo.programmatic_edges().iter().map(|&(a, b, _)| {
-        let (a, b) = (handle(a), handle(b));
-        quote!(__cg_g.add_programmatic_edge(#a, #b, #rt::topology::Port::Programmatic)?;)
-    });
+    let programmatic = if dynamic {
+        super::repeat::programmatic(cx)
+    } else {
+        let edges = g.topo.programmatic_edges().iter().map(|&(a, b, _)| {
+            let (a, b) = (handle(a), handle(b));
+            quote!(__cg_g.add_programmatic_edge(#a, #b, #rt::topology::Port::Programmatic)?;)
+        });
+        quote!(#(#edges)*)
+    };
+    let prologue = super::repeat::prologue(cx);
     quote! {
         #(#defaults)*
         #(#scopes)*
+        #prologue
         __cg_g.reserve(#nodes, #launches, #edges);
         #(#vecs)*
         #adds
         #(#concurrent)*
-        #(#programmatic)*
+        #programmatic
         let nodes = __CgNodes { #(#fields),* };
     }
 }

@@ -30,6 +30,11 @@ fn users(cx: &Cx<'_>, input: usize) -> TokenStream {
             let Some(u) = kinds::uses(cx, ni, input) else {
                 continue;
             };
+            // A repeat block's node: every iteration (the whole group).
+            if cx.groups.repeated(cx.g, gi) {
+                rows.push((gi, 0, usize::MAX, u));
+                continue;
+            }
             match rows.last_mut() {
                 Some((g, _, end, w)) if *g == gi && *end == j && *w == u => *end += 1,
                 _ => rows.push((gi, j, j + 1, u)),
@@ -37,7 +42,13 @@ fn users(cx: &Cx<'_>, input: usize) -> TokenStream {
         }
     }
     let rows = rows.iter().map(|&(g, a, b, u)| {
-        let (g, a, b) = (lit(g), lit(a), lit(b));
+        let b = if b == usize::MAX {
+            quote!(usize::MAX)
+        } else {
+            let b = lit(b);
+            quote!(#b)
+        };
+        let (g, a) = (lit(g), lit(a));
         let parts = match (u.cfg, u.parts) {
             (_, u64::MAX) => quote!(u64::MAX),
             (true, p) => {
@@ -67,8 +78,8 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
             continue;
         }
         // A temporary exists only during launches: no accessor, no setter. A work has none
-        // either: its node's view re-captures it.
-        if matches!(inp.kind.buffer(), Some(b) if b.temp.is_some())
+        // either: its node's view re-captures it. A stack has none yet.
+        if matches!(inp.kind.buffer(), Some(b) if b.temp.is_some() || b.stack.is_some())
             || matches!(inp.kind, InputKind::Work)
         {
             continue;
@@ -87,9 +98,15 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                 methods.extend(quote! {
                     #[doc = #doc_get]
                     pub fn #n(&self) -> #ty { self.__cg.inputs.#f }
-                    #[doc = #doc_set]
-                    pub fn #set(&mut self, value: #ty) -> #edit { #store }
                 });
+                // A param that sizes the graph (a repeat count, a stack's count or index) has
+                // no setter: a new value needs another graph.
+                if !g.structural.contains(&i) {
+                    methods.extend(quote! {
+                        #[doc = #doc_set]
+                        pub fn #set(&mut self, value: #ty) -> #edit { #store }
+                    });
+                }
             }
             InputKind::Buffer(b) if !b.host => {
                 let elem = &b.elem;
@@ -165,8 +182,12 @@ fn other_views(cx: &Cx<'_>) -> TokenStream {
     let rt = rt();
     let mut out = TokenStream::new();
     for (ni, n) in cx.g.nodes.iter().enumerate() {
-        // Allocation and free nodes are placed by the macro: no view.
-        let placed = matches!(n.op, NodeOp::MemAlloc(_) | NodeOp::MemFree(_));
+        // Allocation and free nodes are placed by the macro: no view. A repeat block has no
+        // node of its own.
+        let placed = matches!(
+            n.op,
+            NodeOp::MemAlloc(_) | NodeOp::MemFree(_) | NodeOp::Repeat(_)
+        );
         if placed
             || matches!(n.op, NodeOp::Launch(_))
             || cx.g.hidden.contains(&format!("node:{}", n.name))
@@ -174,8 +195,22 @@ fn other_views(cx: &Cx<'_>) -> TokenStream {
             continue;
         }
         let name = &n.name;
+        let ty = kinds::kind(&n.op).view_ty(cx.g);
+        if cx.g.block_of(ni).is_some() {
+            let doc = format!("The view of node `{name}` in iteration `l` of its repeat block: its typed setters.");
+            let f = Cx::group_field(cx.groups.of[ni].0);
+            let n = name.to_string();
+            out.extend(quote! {
+                #[doc = #doc]
+                pub fn #name(&mut self, l: usize) -> #rt::error::EditResult<#ty> {
+                    let h = #rt::__private::iteration(&self.__cg.nodes.#f, #n, l)?;
+                    self.__cg_exec.node(h)
+                }
+            });
+            continue;
+        }
         let doc = format!("The view of node `{name}`: its typed setters.");
-        let (handle, ty) = (cx.handle(ni), kinds::kind(&n.op).view_ty(cx.g));
+        let handle = cx.handle(ni);
         out.extend(quote! {
             #[doc = #doc]
             pub fn #name(&mut self) -> #rt::error::EditResult<#ty> {
@@ -225,7 +260,7 @@ pub(super) fn handles_struct(cx: &Cx<'_>) -> TokenStream {
     let fields = g
         .inputs
         .iter()
-        .filter(|i| i.kind.buffer().is_some())
+        .filter(|i| i.kind.buffer().is_some_and(|b| b.stack.is_none()))
         .map(|i| {
             let (n, ty) = (&i.name, handle_ty(&i.kind, &abs));
             quote!(pub #n: #ty)
@@ -253,7 +288,7 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
         .inputs
         .iter()
         .enumerate()
-        .filter(|(_, i)| i.kind.buffer().is_some())
+        .filter(|(_, i)| i.kind.buffer().is_some_and(|b| b.stack.is_none()))
         .map(|(i, inp)| {
             let (n, f) = (&inp.name, cx.input_field(i));
             quote!(#n: self.__cg.inputs.#f)
@@ -261,6 +296,20 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
     let arms = (0..cx.groups.members.len()).filter_map(|gi| {
         let g = proc_macro2::Literal::usize_unsuffixed(gi);
         kinds::resend(cx, gi).map(|arm| quote!(#g => #arm))
+    });
+    let lens = (0..cx.groups.members.len())
+        .filter(|&gi| cx.groups.repeated(g, gi))
+        .map(|gi| {
+            let (f, gl) = (Cx::group_field(gi), proc_macro2::Literal::usize_unsuffixed(gi));
+            quote!(#gl => self.__cg.nodes.#f.len())
+        })
+        .collect::<Vec<_>>();
+    let len_fn = (!lens.is_empty()).then(|| {
+        quote! {
+            fn len(&self, g: usize) -> usize {
+                match g { #(#lens,)* _ => 0 }
+            }
+        }
     });
     let users = (0..g.inputs.len()).filter_map(|i| {
         let table = users(cx, i);
@@ -279,6 +328,7 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
             fn users(input: usize) -> &'static #rt::__private::Users {
                 match input { #(#users,)* _ => &[] }
             }
+            #len_fn
         }
 
         impl<'a> #exec<'a> #bounds {

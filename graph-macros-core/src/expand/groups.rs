@@ -5,7 +5,8 @@ use crate::kinds;
 use crate::model::Graph;
 
 /// Groups `g`'s nodes by handle type (compared structurally); indices in a group follow the
-/// order `build` adds nodes in.
+/// order `build` adds nodes in. A node of a repeat block has a group of its own (one handle
+/// per iteration, indexed by the iteration); a repeat block itself has none.
 pub(super) fn of(g: &Graph) -> Groups {
     let mut keys = Vec::new();
     let mut out = Groups {
@@ -16,7 +17,14 @@ pub(super) fn of(g: &Graph) -> Groups {
     };
     for &ni in &g.order {
         let op = &g.nodes[ni].op;
-        let key = kinds::kind(op).key(g);
+        if matches!(op, crate::model::NodeOp::Repeat(_)) {
+            out.of[ni] = (usize::MAX, 0);
+            continue;
+        }
+        let mut key = kinds::kind(op).key(g);
+        if g.block_of(ni).is_some() {
+            key = format!("{key} of node {ni}");
+        }
         let gi = match keys.iter().position(|k| *k == key) {
             Some(gi) => gi,
             None => {

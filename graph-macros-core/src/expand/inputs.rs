@@ -19,9 +19,14 @@ pub(super) fn outside_names(g: &Graph) -> Vec<syn::Ident> {
                 values.extend(l.dims());
                 values.extend(l.args.iter().filter_map(|a| match a {
                     crate::model::Arg::Value(v) => Some(v),
+                    crate::model::Arg::Buffer {
+                        index: Some(crate::model::StackIndex::Value(v)),
+                        ..
+                    } => Some(v),
                     _ => None,
                 }));
             }
+            crate::model::NodeOp::Repeat(r) => values.push(&r.count),
             crate::model::NodeOp::Memset(m) => values.push(&m.value),
             crate::model::NodeOp::Child(c) => {
                 values.extend(c.fields.iter().filter_map(|(_, a)| match a {
@@ -36,6 +41,11 @@ pub(super) fn outside_names(g: &Graph) -> Vec<syn::Ident> {
         g.inputs
             .iter()
             .filter_map(|i| i.kind.buffer()?.temp.as_ref()),
+    );
+    values.extend(
+        g.inputs
+            .iter()
+            .filter_map(|i| i.kind.buffer()?.stack.as_ref().map(|(v, _)| v)),
     );
     let mut out: Vec<syn::Ident> = Vec::new();
     for v in values {
@@ -81,6 +91,29 @@ pub(super) fn input_parts(cx: &Cx<'_>) -> InputParts {
                 p.state_fields.push(quote!(#f: #h));
                 p.from_child.push(quote!(#f: #rt::buffer::BufMut::unset()));
                 continue;
+            }
+            // A stack: one handle per buffer.
+            InputKind::Buffer(b) if b.stack.is_some() => {
+                let elem = &b.elem;
+                let (ty, method) = if b.mutable {
+                    (
+                        quote!(#abs::buffer::StackMut<'a, #elem>),
+                        quote!(bind_stack_mut(inputs.#n)?),
+                    )
+                } else {
+                    (
+                        quote!(#abs::buffer::Stack<'a, #elem>),
+                        quote!(bind_stack(inputs.#n)?),
+                    )
+                };
+                p.inputs_borrow = true;
+                let (ha, hr) = (handle_ty(&inp.kind, &abs), handle_ty(&inp.kind, &rt));
+                (
+                    ty,
+                    quote!(::std::vec::Vec<#ha>),
+                    quote!(::std::vec::Vec<#hr>),
+                    quote!(__cg_g.#method),
+                )
             }
             InputKind::Buffer(b) => {
                 let elem = &b.elem;

@@ -23,6 +23,7 @@ mod build;
 mod exec;
 mod groups;
 mod inputs;
+mod repeat;
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
@@ -64,6 +65,7 @@ pub fn graph(g: &Graph) -> TokenStream {
         .iter()
         .enumerate()
         .filter(|(_, n)| !g.hidden.contains(&format!("node:{}", n.name)))
+        .filter(|(_, n)| !matches!(n.op, NodeOp::Repeat(_)))
         .map(|(ni, n)| {
             let (gi, j) = cx.groups.of[ni];
             let (f, j) = (
@@ -72,6 +74,10 @@ pub fn graph(g: &Graph) -> TokenStream {
             );
             let ty = kinds::handle_ty(g, &n.op);
             let nm = &n.name;
+            if g.block_of(ni).is_some() {
+                let doc = format!("The handles of node `{nm}`, one per iteration of its repeat block.");
+                return quote!(#[doc = #doc] pub fn #nm(&self) -> &[#ty] { &self.__cg.#f[..] });
+            }
             let doc = format!("The handle of node `{nm}`.");
             quote!(#[doc = #doc] pub fn #nm(&self) -> #ty { self.__cg.#f[#j] })
         });

@@ -137,11 +137,21 @@ fn check_passed(cx: &mut Lower<'_>, k: usize, field: &Ident, id: &Ident, i: usiz
                 host,
                 mutable,
                 elem,
+                stack,
             },
             InputKind::Buffer(b),
         ) => {
             let kw = if b.host { "host_buffer" } else { "buffer" };
-            if *host != b.host {
+            if *stack || b.stack.is_some() {
+                let which = if *stack {
+                    format!("graph `{g}` takes a stack of buffers for `{field}`")
+                } else {
+                    format!("`{id}` is a stack of buffers")
+                };
+                Some(format!(
+                    "{which}, and stacks are not passed to child graphs; give the child one buffer per input, or write the repeat block in this graph"
+                ))
+            } else if *host != b.host {
                 let (what, other) = if *host {
                     ("a host buffer", "a device buffer")
                 } else {
@@ -327,7 +337,7 @@ impl super::Kind for Run<'_> {
         &self,
         cx: &Cx<'_>,
         ni: usize,
-        _: &str,
+        _: &TokenStream,
         _: TokenStream,
         deps: TokenStream,
     ) -> TokenStream {

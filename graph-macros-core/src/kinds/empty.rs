@@ -10,7 +10,7 @@ pub(super) fn handle_ty() -> TokenStream {
     quote!(#rt::node::EmptyNode)
 }
 
-pub(super) fn add(name: &str, deps: TokenStream) -> TokenStream {
+pub(super) fn add(name: &TokenStream, deps: TokenStream) -> TokenStream {
     quote!(__cg_g.add_empty(#name, #deps)?)
 }
 
@@ -32,7 +32,7 @@ impl super::Kind for Empty {
         &self,
         _: &crate::gen::Cx<'_>,
         _: usize,
-        name: &str,
+        name: &TokenStream,
         _: TokenStream,
         deps: TokenStream,
     ) -> TokenStream {

@@ -83,7 +83,7 @@ impl super::Kind for Event {
         &self,
         _: &Cx<'_>,
         _: usize,
-        name: &str,
+        name: &TokenStream,
         made: TokenStream,
         deps: TokenStream,
     ) -> TokenStream {

@@ -92,7 +92,7 @@ pub(super) fn handle_ty() -> TokenStream {
     quote!(#rt::node::HostNode)
 }
 
-pub(super) fn add(cx: &Cx<'_>, h: &Host, name: &str, deps: TokenStream) -> TokenStream {
+pub(super) fn add(cx: &Cx<'_>, h: &Host, name: &TokenStream, deps: TokenStream) -> TokenStream {
     match h {
         Host::Callback(c) => {
             let f = cx.input_field(*c);
@@ -144,7 +144,7 @@ impl super::Kind for Call<'_> {
         &self,
         cx: &Cx<'_>,
         _: usize,
-        name: &str,
+        name: &TokenStream,
         _: TokenStream,
         deps: TokenStream,
     ) -> TokenStream {

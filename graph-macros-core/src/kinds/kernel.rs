@@ -90,6 +90,13 @@ fn lower_arg(
         ParamTy::Slice { mutable, elem, .. } => Some((*mutable, elem.clone())),
         ParamTy::Scalar(_) => None,
     };
+    if let Expr::Index(ix) = &arg {
+        if let Expr::Path(p) = &*ix.expr {
+            if let (None, Some(id)) = (&p.qself, p.path.get_ident()) {
+                return super::stack::lower_arg(cx, uses, kernel, pname, &ty, id, ix);
+            }
+        }
+    }
     let named: Option<Ident> = match &arg {
         Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
         _ => None,
@@ -114,6 +121,17 @@ fn lower_arg(
         let b = cx.inputs[i].kind.buffer()?;
         Some((i, b.host, b.mutable, b.elem.clone()))
     });
+    if let Some((i, ..)) = buffer {
+        if cx.inputs[i].kind.buffer().is_some_and(|b| b.stack.is_some()) {
+            let id = named.expect("an input was found by name");
+            let var = cx.iter.as_ref().map_or("l".to_owned(), |it| it.var.to_string());
+            cx.errors.at(
+                id.span(),
+                format!("`{id}` is a stack of buffers (`buffer {id}[..]`), and kernel `{kernel}` takes one buffer for `{pname}`; pass one of them, `{id}[{var}]`"),
+            );
+            return None;
+        }
+    }
     match (slice, buffer) {
         (Some((writes, want)), Some((i, host, mutable, elem))) => {
             let id = named.expect("an input was found by name");
@@ -137,18 +155,7 @@ fn lower_arg(
                 );
                 return None;
             }
-            if let (Some(w), Some(e)) = (primitive(&want), primitive(&elem)) {
-                if w != e {
-                    cx.errors.at(
-                        id.span(),
-                        format!(
-                            "kernel `{kernel}` takes a buffer of `{w}` for `{pname}`, but buffer `{id}` holds `{e}`; pass a buffer of `{w}`, or declare the parameter `{pname}: &{}[{e}]`",
-                            if writes { "mut " } else { "" }
-                        ),
-                    );
-                    return None;
-                }
-            }
+            check_elem(cx, &id, kernel, pname, writes, &want, &elem)?;
             cx.inputs[i].used = true;
             if writes {
                 uses.writes.insert(i);
@@ -159,6 +166,7 @@ fn lower_arg(
                 input: i,
                 read: mutable && !writes,
                 span: id.span(),
+                index: None,
             })
         }
         (Some((writes, _)), None) => {
@@ -202,6 +210,32 @@ fn lower_arg(
             cx.value(uses, arg, "kernel arguments").map(Arg::Value)
         }
     }
+}
+
+/// The element type check of a buffer (or a stack's buffer) `id` holding `elem`, for a slice
+/// parameter of element `want`; `None` after reporting a mismatch.
+pub(super) fn check_elem(
+    cx: &mut Lower<'_>,
+    id: &Ident,
+    kernel: &str,
+    pname: &str,
+    writes: bool,
+    want: &syn::Type,
+    elem: &syn::Type,
+) -> Option<()> {
+    if let (Some(w), Some(e)) = (primitive(want), primitive(elem)) {
+        if w != e {
+            cx.errors.at(
+                id.span(),
+                format!(
+                    "kernel `{kernel}` takes a buffer of `{w}` for `{pname}`, but buffer `{id}` holds `{e}`; pass a buffer of `{w}`, or declare the parameter `{pname}: &{}[{e}]`",
+                    if writes { "mut " } else { "" }
+                ),
+            );
+            return None;
+        }
+    }
+    Some(())
 }
 
 fn param_ty_text(t: &ParamTy) -> String {
@@ -282,12 +316,13 @@ pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
             let values = l.args.iter().zip(&decl.params).enumerate().map(|(i, (a, (_, pty)))| {
                 let ty = arg_ty(pty, &rt);
                 match a {
-                    Arg::Buffer { input, read, span } => {
+                    Arg::Buffer { input, read, span, index } => {
                         let field = Ident::new(&cx.input_field(*input).to_string(), *span);
+                        let at = super::stack::position(cx, ni, index.as_ref());
                         let value = if *read {
-                            quote_spanned!(*span=> __cg_s.#field.read())
+                            quote_spanned!(*span=> __cg_s.#field #at.read())
                         } else {
-                            quote_spanned!(*span=> __cg_s.#field)
+                            quote_spanned!(*span=> __cg_s.#field #at)
                         };
                         // Element types the macro compared need no check by the compiler.
                         let elem = |t: &ParamTy| match t {
@@ -321,6 +356,10 @@ pub(super) fn node_arms(cx: &Cx<'_>, gi: usize) -> Vec<TokenStream> {
                     .iter()
                     .filter_map(|a| match a {
                         Arg::Value(v) => Some(&v.params),
+                        Arg::Buffer {
+                            index: Some(crate::model::StackIndex::Value(v)),
+                            ..
+                        } => Some(&v.params),
                         Arg::Buffer { .. } | Arg::Cond { .. } => None,
                     })
                     .chain(l.dims().map(|v| &v.params)),
@@ -466,6 +505,17 @@ pub(crate) fn kernel_views(cx: &Cx<'_>, exec: &Ident) -> TokenStream {
             return None;
         }
         let (name, view, handle) = (&n.name, view_name(g, l.kernel), cx.handle(ni));
+        if g.block_of(ni).is_some() {
+            let doc = format!("The view of node `{name}` in iteration `l` of its repeat block: its typed setters.");
+            let (f, text) = (Cx::group_field(cx.groups.of[ni].0), name.to_string());
+            return Some(quote! {
+                #[doc = #doc]
+                pub fn #name(&mut self, l: usize) -> #rt::error::EditResult<#view<'_, 'a>> {
+                    let h = #rt::__private::iteration(&self.__cg.nodes.#f, #text, l)?;
+                    self.__cg_exec.node(h).map(#view)
+                }
+            });
+        }
         let doc = format!("The view of node `{name}`: its typed setters.");
         Some(quote! {
             #[doc = #doc]
@@ -498,7 +548,7 @@ impl super::Kind for Run<'_> {
     fn node_fn(&self, cx: &Cx<'_>, gi: usize) -> Option<(TokenStream, Vec<TokenStream>)> {
         Some((node_ret(cx, self.0.kernel), node_arms(cx, gi)))
     }
-    fn add(&self, _: &Cx<'_>, _: usize, _: &str, _: TokenStream, _: TokenStream) -> TokenStream {
+    fn add(&self, _: &Cx<'_>, _: usize, _: &TokenStream, _: TokenStream, _: TokenStream) -> TokenStream {
         unreachable!("kernel nodes are added in runs by `add_run`")
     }
     fn uses(&self, _: &Cx<'_>, n: &crate::model::Node, input: usize) -> Option<super::Use> {

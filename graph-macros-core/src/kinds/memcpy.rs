@@ -120,7 +120,7 @@ impl super::Kind for Transfer<'_> {
         &self,
         _: &Cx<'_>,
         _: usize,
-        name: &str,
+        name: &TokenStream,
         made: TokenStream,
         deps: TokenStream,
     ) -> TokenStream {

@@ -121,7 +121,7 @@ impl super::Kind for Fill<'_> {
         &self,
         _: &Cx<'_>,
         _: usize,
-        name: &str,
+        name: &TokenStream,
         made: TokenStream,
         deps: TokenStream,
     ) -> TokenStream {

@@ -12,6 +12,8 @@ mod host;
 mod kernel;
 mod memcpy;
 mod memset;
+mod repeat;
+mod stack;
 mod temp;
 
 use proc_macro2::TokenStream;
@@ -25,6 +27,7 @@ use crate::model::{Graph, Node, NodeOp, Uses};
 pub(crate) use captured::work_ty;
 pub(crate) use child::child_nodes_path;
 pub(crate) use kernel::{add_run, args_alias, kernel_types, kernel_views};
+pub(crate) use stack::{check_counts, written};
 
 /// Checks a node's operation and lowers it into the model, recording what it uses. `None`
 /// (with errors reported) leaves the node out.
@@ -32,6 +35,7 @@ pub(crate) use kernel::{add_run, args_alias, kernel_types, kernel_views};
 pub(crate) fn lower(cx: &mut Lower<'_>, op: Op, uses: &mut Uses, node: usize) -> Option<NodeOp> {
     match op {
         Op::Conditional(c) => cond::lower(cx, &c, node).map(NodeOp::Conditional),
+        Op::Repeat(r) => repeat::lower(cx, r).map(NodeOp::Repeat),
         Op::Capture {
             work,
             reads,
@@ -88,7 +92,7 @@ pub(crate) trait Kind {
         &self,
         cx: &Cx<'_>,
         ni: usize,
-        name: &str,
+        name: &TokenStream,
         made: TokenStream,
         deps: TokenStream,
     ) -> TokenStream;
@@ -125,6 +129,7 @@ pub(crate) fn kind(op: &NodeOp) -> Box<dyn Kind + '_> {
             record: false,
         }),
         NodeOp::Conditional(c) => Box::new(cond::Branch(c)),
+        NodeOp::Repeat(_) => Box::new(repeat::Block),
         NodeOp::MemAlloc(t) => Box::new(temp::Alloc(*t)),
         NodeOp::MemFree(t) => Box::new(temp::Free(*t)),
         NodeOp::Captured(c) => Box::new(captured::Work(c)),
@@ -160,8 +165,14 @@ pub(crate) fn node_fn(cx: &Cx<'_>, gi: usize) -> TokenStream {
     let columns = (distinct.len() > 4 && distinct.len() == arms.len())
         .then(|| crate::gen::literal_columns(&firsts))
         .flatten();
+    // A repeat block's node: `__cg_j` is the iteration, named as the user wrote it.
+    let var = cx
+        .groups
+        .repeated(cx.g, gi)
+        .then(|| cx.loop_var(first))
+        .map(|v| quote!(let #v: usize = __cg_j;));
     let body = match distinct.as_slice() {
-        [(only, _)] => quote!(#only),
+        [(only, _)] => quote!(#var #only),
         _ if columns.is_some() => {
             let (lets, arm) = columns.expect("checked");
             quote!(#lets #arm)
@@ -176,17 +187,41 @@ pub(crate) fn node_fn(cx: &Cx<'_>, gi: usize) -> TokenStream {
     quote!(fn #f(&self, __cg_j: usize) -> #ret { let __cg_s = self; #body })
 }
 
-/// The expression `build` adds node `ni` with (kernel nodes are added in runs, by `add_run`).
-/// `deps` is the dependency list (`&[&dyn Dep]`).
-pub(crate) fn add(cx: &Cx<'_>, ni: usize, deps: TokenStream) -> TokenStream {
+/// The expression `build` adds node `ni` with (kernel nodes are added in runs, by `add_run`,
+/// or one by one, by `add_one`). `deps` is the dependency list (`&[&dyn Dep]`); `iteration`,
+/// for a node of a repeat block, the variable holding the iteration being added.
+pub(crate) fn add(
+    cx: &Cx<'_>,
+    ni: usize,
+    iteration: Option<&TokenStream>,
+    deps: TokenStream,
+) -> TokenStream {
     let n = &cx.g.nodes[ni];
+    let (name, made) = made(cx, ni, iteration);
+    kind(&n.op).add(cx, ni, &name, made, deps)
+}
+
+/// Node `ni`'s name (an expression of type `&str`) and what its node function makes, for
+/// iteration `iteration` of its repeat block if it is in one.
+pub(crate) fn made(
+    cx: &Cx<'_>,
+    ni: usize,
+    iteration: Option<&TokenStream>,
+) -> (TokenStream, TokenStream) {
+    let rt = crate::gen::rt();
+    let name = cx.g.nodes[ni].name.to_string();
     let (gi, j) = cx.groups.of[ni];
-    let made = {
-        let f = Cx::node_fn(gi);
-        let j = proc_macro2::Literal::usize_unsuffixed(j);
-        quote!(__cg_s.#f(#j))
-    };
-    kind(&n.op).add(cx, ni, &n.name.to_string(), made, deps)
+    let f = Cx::node_fn(gi);
+    match iteration {
+        None => {
+            let j = proc_macro2::Literal::usize_unsuffixed(j);
+            (quote!(#name), quote!(__cg_s.#f(#j)))
+        }
+        Some(l) => (
+            quote!(&#rt::__private::iteration_name(#name, #l)),
+            quote!(__cg_s.#f(#l)),
+        ),
+    }
 }
 
 /// Whether node `ni` must be sent again when input `input` changes, and how it uses it.

@@ -54,7 +54,7 @@ impl super::Kind for Alloc {
         &self,
         cx: &Cx<'_>,
         _: usize,
-        name: &str,
+        name: &TokenStream,
         made: TokenStream,
         deps: TokenStream,
     ) -> TokenStream {
@@ -90,7 +90,7 @@ impl super::Kind for Free {
         &self,
         cx: &Cx<'_>,
         _: usize,
-        name: &str,
+        name: &TokenStream,
         _: TokenStream,
         deps: TokenStream,
     ) -> TokenStream {

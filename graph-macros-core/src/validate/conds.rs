@@ -19,7 +19,8 @@ pub(super) fn topology(nodes: &mut [Node], parents: &[Option<(usize, u32)>]) -> 
             None => 0,
             Some((p, b)) => match &nodes[p].op {
                 NodeOp::Conditional(c) => c.first + b,
-                _ => unreachable!("a body's parent is a conditional node"),
+                NodeOp::Repeat(r) => r.scope,
+                _ => unreachable!("a body's parent is a conditional node or a repeat block"),
             },
         };
         let n = &mut nodes[ni];
@@ -27,6 +28,10 @@ pub(super) fn topology(nodes: &mut [Node], parents: &[Option<(usize, u32)>]) -> 
             .add_node_in(&n.name.to_string(), n.op.kind(), scope)
             .expect("node names were checked to be unique");
         n.scope = scope;
+        if let NodeOp::Repeat(r) = &mut n.op {
+            let count = quote::ToTokens::to_token_stream(&r.count.expr).to_string();
+            r.scope = topo.add_body(i, &format!("repeat {} in 0..{count}", r.var));
+        }
         if let NodeOp::Conditional(c) = &mut n.op {
             for b in 0..c.size {
                 let label = match (c.op, c.size) {

@@ -5,9 +5,11 @@
 use cuda_graph_topology::TopologyError;
 use syn::Ident;
 
+use proc_macro2::Span;
+
 use crate::ast;
 use crate::lower::hint;
-use crate::model::{Errors, Graph};
+use crate::model::{Errors, Graph, NodeOp};
 
 /// Edges of one chain `a -> [b, c] -> d;`. Each error points at the edge's arrow; a cycle
 /// prints its path. Edges naming a node left out by an earlier error are skipped silently.
@@ -52,6 +54,12 @@ pub(super) fn check_edges(
                     TopologyError::Cycle { from, to, path, .. } => format!(
                         "the edge `{from} -> {to}` closes a cycle: {path}; a graph must be acyclic"
                     ),
+                    TopologyError::CrossScope { from, to, .. } if block(model, a, b).is_some() => {
+                        let block = block(model, a, b).expect("checked");
+                        format!(
+                            "the edge `{from} -> {to}` crosses the boundary of repeat block `{block}`: a node inside the block runs once per iteration; order work outside the block with an edge to or from `{block}` (it waits for every iteration, or every iteration waits for it), and iterations with `carry` edges inside"
+                        )
+                    }
                     other => other.to_string(),
                 };
                 errors.at(*arrow, msg);
@@ -60,79 +68,54 @@ pub(super) fn check_edges(
     }
 }
 
+/// The repeat block on whose boundary the edge `a -> b` lies, if one does.
+fn block(model: &Graph, a: u32, b: u32) -> Option<String> {
+    let (ba, bb) = (model.block_of(a as usize), model.block_of(b as usize));
+    (ba != bb)
+        .then(|| ba.or(bb))
+        .flatten()
+        .map(|i| model.nodes[i].name.to_string())
+}
+
 /// Programmatic edges: each written `#[programmatic]` joins two kernel nodes whose target's
 /// CUDA source waits for its predecessors before it uses a pointer (else an error at the
 /// arrow); a predecessor that never triggers gets a warning (correct, but no overlap). With
 /// `#[programmatic]` on the graph, every plain edge between kernels whose target waits and
 /// whose source triggers becomes programmatic too.
 pub(super) fn check_programmatic(model: &mut Graph, errors: &mut Errors) {
-    use crate::model::NodeOp;
-    let kernel_of = |model: &Graph, i: u32| match &model.nodes[i as usize].op {
-        NodeOp::Launch(l) => Some(l.kernel),
-        _ => None,
-    };
     let requests = std::mem::take(&mut model.programmatic);
     for &(a, b, arrow) in &requests {
-        let (na, nb) = (&model.nodes[a as usize].name, &model.nodes[b as usize].name);
-        let (ka, kb) = match (kernel_of(model, a), kernel_of(model, b)) {
-            (Some(ka), Some(kb)) => (ka, kb),
-            (ka, _) => {
-                let other = if ka.is_none() { na } else { nb };
-                errors.at(
-                    arrow,
-                    format!(
-                        "a programmatic edge joins two kernel nodes, but `{other}` is a {}; write this edge without `#[programmatic]`",
-                        model.topo.kind(if ka.is_none() { a } else { b }).as_str()
-                    ),
-                );
-                continue;
-            }
-        };
-        let (ka, kb) = (&model.kernels[ka], &model.kernels[kb]);
-        let Some(target) = &kb.pdl else {
-            errors.at(
-                arrow,
-                format!(
-                    "the programmatic edge `{na} -> {nb}` lets `{nb}` start before `{na}` finishes, which is safe only if kernel `{}` waits for it first, and kernel `{}` has no CUDA source here to show that; declare it from its `.cu` file (`source \"kernels.cu\";`)",
-                    kb.name, kb.name
-                ),
-            );
-            continue;
-        };
-        if let Err(why) = &target.waits {
-            errors.at(
-                arrow,
-                format!(
-                    "the programmatic edge `{na} -> {nb}` lets `{nb}` start before `{na}` finishes, but {why}"
-                ),
-            );
-            continue;
+        if programmatic_ok(model, a, b, arrow, errors) {
+            let _ = model
+                .topo
+                .set_programmatic(a, b, cuda_graph_topology::Port::Programmatic);
         }
-        if !ka.pdl.as_ref().is_some_and(|p| p.triggers) {
-            model.warnings.push((
-                arrow,
-                format!(
-                    "kernel `{}` (node `{na}`) never triggers its dependents (`cudaTriggerProgrammaticLaunchCompletion()` or `griddepcontrol.launch_dependents`): the programmatic edge `{na} -> {nb}` is correct, but `{nb}` starts only as `{na}`'s blocks exit, with little overlap; trigger in `{}` once it no longer needs to hold `{nb}` back",
-                    ka.name, ka.name
-                ),
-            ));
+    }
+    // Carry edges of repeat blocks: the same rule, between iteration `l` and `l + 1`.
+    for ni in 0..model.nodes.len() {
+        let Some(r) = model.repeat(ni) else { continue };
+        let (requested, carry) = (r.requested.clone(), r.carry.clone());
+        let mut ok: Vec<(u32, u32)> = requested
+            .iter()
+            .filter(|&&(a, b, arrow)| programmatic_ok(model, a, b, arrow, errors))
+            .map(|&(a, b, _)| (a, b))
+            .collect();
+        if model.auto_programmatic {
+            let more: Vec<(u32, u32)> = carry
+                .iter()
+                .map(|&(a, b, _)| (a, b))
+                .filter(|&(a, b)| auto(model, a, b) && !ok.contains(&(a, b)))
+                .collect();
+            ok.extend(more);
         }
-        let _ = model
-            .topo
-            .set_programmatic(a, b, cuda_graph_topology::Port::Programmatic);
+        if let NodeOp::Repeat(r) = &mut model.nodes[ni].op {
+            r.programmatic = ok;
+        }
     }
     if model.auto_programmatic {
         let edges = model.topo.edges().to_vec();
         for (a, b) in edges {
-            let (Some(ka), Some(kb)) = (kernel_of(model, a), kernel_of(model, b)) else {
-                continue;
-            };
-            let waits = model.kernels[kb]
-                .pdl
-                .as_ref()
-                .is_some_and(|p| p.waits.is_ok());
-            let triggers = model.kernels[ka].pdl.as_ref().is_some_and(|p| p.triggers);
-            if waits && triggers && model.topo.programmatic_port(a, b).is_none() {
+            if auto(model, a, b) && model.topo.programmatic_port(a, b).is_none() {
                 let _ = model
                     .topo
                     .set_programmatic(a, b, cuda_graph_topology::Port::Programmatic);
@@ -141,10 +124,85 @@ pub(super) fn check_programmatic(model: &mut Graph, errors: &mut Errors) {
     }
 }
 
+/// The kernel node `i` launches, if it is a kernel node.
+fn kernel_of(model: &Graph, i: u32) -> Option<usize> {
+    match &model.nodes[i as usize].op {
+        NodeOp::Launch(l) => Some(l.kernel),
+        _ => None,
+    }
+}
+
+/// Whether `#[programmatic]` on the graph makes `a -> b` programmatic: both are kernels, the
+/// target waits and the source triggers.
+fn auto(model: &Graph, a: u32, b: u32) -> bool {
+    let (Some(ka), Some(kb)) = (kernel_of(model, a), kernel_of(model, b)) else {
+        return false;
+    };
+    let waits = model.kernels[kb]
+        .pdl
+        .as_ref()
+        .is_some_and(|p| p.waits.is_ok());
+    let triggers = model.kernels[ka].pdl.as_ref().is_some_and(|p| p.triggers);
+    waits && triggers
+}
+
+/// Whether the edge `a -> b` written `#[programmatic]` (at `arrow`) can be: two kernel nodes,
+/// the target's source waiting before it uses a pointer; reports why not, and warns when the
+/// source never triggers.
+fn programmatic_ok(model: &mut Graph, a: u32, b: u32, arrow: Span, errors: &mut Errors) -> bool {
+    let (na, nb) = (&model.nodes[a as usize].name, &model.nodes[b as usize].name);
+    let (ka, kb) = match (kernel_of(model, a), kernel_of(model, b)) {
+        (Some(ka), Some(kb)) => (ka, kb),
+        (ka, _) => {
+            let other = if ka.is_none() { na } else { nb };
+            errors.at(
+                arrow,
+                format!(
+                    "a programmatic edge joins two kernel nodes, but `{other}` is a {}; write this edge without `#[programmatic]`",
+                    model.topo.kind(if ka.is_none() { a } else { b }).as_str()
+                ),
+            );
+            return false;
+        }
+    };
+    let (ka, kb) = (&model.kernels[ka], &model.kernels[kb]);
+    let Some(target) = &kb.pdl else {
+        errors.at(
+            arrow,
+            format!(
+                "the programmatic edge `{na} -> {nb}` lets `{nb}` start before `{na}` finishes, which is safe only if kernel `{}` waits for it first, and kernel `{}` has no CUDA source here to show that; declare it from its `.cu` file (`source \"kernels.cu\";`)",
+                kb.name, kb.name
+            ),
+        );
+        return false;
+    };
+    if let Err(why) = &target.waits {
+        errors.at(
+            arrow,
+            format!(
+                "the programmatic edge `{na} -> {nb}` lets `{nb}` start before `{na}` finishes, but {why}"
+            ),
+        );
+        return false;
+    }
+    if !ka.pdl.as_ref().is_some_and(|p| p.triggers) {
+        let msg = format!(
+            "kernel `{}` (node `{na}`) never triggers its dependents (`cudaTriggerProgrammaticLaunchCompletion()` or `griddepcontrol.launch_dependents`): the programmatic edge `{na} -> {nb}` is correct, but `{nb}` starts only as `{na}`'s blocks exit, with little overlap; trigger in `{}` once it no longer needs to hold `{nb}` back",
+            ka.name, ka.name
+        );
+        model.warnings.push((arrow, msg));
+    }
+    true
+}
+
 /// Two nodes that touch one buffer, at least one writing, must be ordered by a path.
 pub(super) fn check_races(model: &Graph, errors: &mut Errors) {
     let reach = model.topo.reach();
-    if model.topo.body_count() > 0 {
+    let stacks = model
+        .inputs
+        .iter()
+        .any(|i| i.kind.buffer().is_some_and(|b| b.stack.is_some()));
+    if model.topo.body_count() > 0 || stacks {
         return check_races_in_bodies(model, &reach, errors);
     }
     let words = reach.words();
@@ -208,28 +266,52 @@ fn race(model: &Graph, i: usize, j: usize, x: usize, j_writes: bool, errors: &mu
     );
 }
 
-/// The race check for a graph with conditional bodies: two nodes conflict unless
-/// [`Topology::serial`](cuda_graph_topology::Topology::serial) says they never overlap (a path
-/// between the nodes that hold them in their closest common scope, or different branches of
-/// one conditional).
+/// The race check for a graph with conditional bodies, repeat blocks or stacks of buffers:
+/// two nodes conflict unless [`Topology::serial`](cuda_graph_topology::Topology::serial) says
+/// they never overlap (a path between the nodes that hold them in their closest common scope,
+/// or different branches of one conditional). Two nodes of one repeat block are compared within
+/// one iteration here (`validate::repeat` compares iterations); a stack's buffers are told
+/// apart by their index where it is known.
 fn check_races_in_bodies(model: &Graph, reach: &cuda_graph_topology::Reach, errors: &mut Errors) {
+    use crate::model::Slot;
     for (x, input) in model.inputs.iter().enumerate() {
-        if !matches!(input.kind.buffer(), Some(b) if !b.disjoint) {
+        let Some(b) = input.kind.buffer().filter(|b| !b.disjoint) else {
             continue;
-        }
-        let mut seen: Vec<(usize, bool)> = Vec::new();
-        for (j, b) in model.nodes.iter().enumerate() {
-            let writes = b.uses.writes.contains(&x);
-            if !writes && !b.uses.reads.contains(&x) {
-                continue;
+        };
+        // Each access: node, which buffer of a stack, writes.
+        let mut seen: Vec<(usize, Option<Slot>, bool)> = Vec::new();
+        for (j, n) in model.nodes.iter().enumerate() {
+            let mine: Vec<(Option<Slot>, bool)> = if b.stack.is_some() {
+                n.uses
+                    .slots
+                    .iter()
+                    .filter(|s| s.0 == x)
+                    .map(|&(_, slot, w)| (Some(slot), w))
+                    .collect()
+            } else {
+                let writes = n.uses.writes.contains(&x);
+                if !writes && !n.uses.reads.contains(&x) {
+                    continue;
+                }
+                vec![(None, writes)]
+            };
+            let same_block = |i: usize| {
+                model.block_of(i).is_some() && model.block_of(i) == model.block_of(j)
+            };
+            for &(slot, writes) in &mine {
+                let clash = seen.iter().find(|&&(i, s, w)| {
+                    i != j
+                        && (writes || w)
+                        && super::repeat::same_buffer(s, slot, same_block(i).then_some(0))
+                        && !model.topo.serial(reach, i as u32, j as u32)
+                });
+                if let Some(&(i, _, w)) = clash {
+                    let _ = w;
+                    race(model, i, j, x, writes, errors);
+                    break;
+                }
             }
-            let clash = seen
-                .iter()
-                .find(|&&(i, w)| (writes || w) && !model.topo.serial(reach, i as u32, j as u32));
-            if let Some(&(i, _)) = clash {
-                race(model, i, j, x, writes, errors);
-            }
-            seen.push((j, writes));
+            seen.extend(mine.into_iter().map(|(s, w)| (j, s, w)));
         }
     }
 }

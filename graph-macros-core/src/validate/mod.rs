@@ -8,6 +8,7 @@
 mod conds;
 mod edges;
 mod nodes;
+pub mod repeat;
 mod source;
 mod temps;
 
@@ -20,7 +21,7 @@ use syn::Ident;
 
 use crate::ast::{self, GraphDef, Item};
 use crate::lower::{snake_case, KnownGraph, Lower, VIEW_SETTERS};
-use crate::model::{Buffer, Cond, Errors, Graph, Input, InputKind, Kernel};
+use crate::model::{Buffer, Cond, Errors, Graph, Input, InputKind, Kernel, NodeOp};
 
 /// Method names `NameExec` has besides those made from the user's names: its own, and those of
 /// `GraphExec` it reaches through `Deref` that a node or input must not hide.
@@ -114,6 +115,14 @@ fn check_graph(
                     elem: b.elem,
                     disjoint: b.disjoint,
                     temp: None,
+                    stack: b.count.map(|(expr, span)| {
+                        let v = crate::model::Value {
+                            expr,
+                            params: Default::default(),
+                            iter: false,
+                        };
+                        (v, span)
+                    }),
                 });
                 check_input(&mut inputs, b.name, kind, errors)
             }
@@ -126,7 +135,9 @@ fn check_graph(
                     temp: Some(crate::model::Value {
                         expr: t.len,
                         params: Default::default(),
+                        iter: false,
                     }),
+                    stack: None,
                 });
                 check_input(&mut inputs, t.name, kind, errors)
             }
@@ -167,13 +178,17 @@ fn check_graph(
         known,
         graph: g.name.to_string(),
         errors,
+        iter: None,
+        loop_vars: nodes::loop_vars(&node_items),
     };
     temps::check_lengths(&mut lower);
+    crate::kinds::check_counts(&mut lower);
     let nodes::Checked {
         mut nodes,
         parents,
         failed,
         chains,
+        carries,
     } = nodes::check_nodes(&mut lower, node_items);
     // A node left out (for its own error, or its kernel's) would make inputs look unused.
     let node_errors = errors.len() > before || !failed.is_empty();
@@ -201,11 +216,16 @@ fn check_graph(
         programmatic: Vec::new(),
         auto_programmatic: g.programmatic.is_some(),
         warnings: Vec::new(),
+        structural: Default::default(),
     };
+    model.structural = repeat::structural(&model);
     model.hidden = check_names(&model, errors);
     let before = errors.len();
     for chain in chains {
         edges::check_edges(&mut model, &failed, chain, errors);
+    }
+    for (chain, block) in carries {
+        repeat::check_carries(&mut model, &failed, chain, block, errors);
     }
     let edge_errors = errors.len() > before;
     if !node_errors {
@@ -215,6 +235,7 @@ fn check_graph(
     if !node_errors && !edge_errors {
         edges::check_programmatic(&mut model, errors);
         edges::check_races(&model, errors);
+        repeat::check_iterations(&model, errors);
         temps::check_initialised(&model, errors);
     }
     // Allocation and free nodes, placed around each temporary's users.
@@ -447,8 +468,8 @@ fn check_names(model: &Graph, errors: &mut Errors) -> BTreeSet<String> {
         let n = i.name.to_string();
         let by = format!("the accessor or setter of {} `{n}`", i.kind.describe());
         match &i.kind {
-            // Temporaries have no accessor or setter.
-            InputKind::Buffer(b) if b.temp.is_some() => continue,
+            // Temporaries and stacks have no accessor or setter.
+            InputKind::Buffer(b) if b.temp.is_some() || b.stack.is_some() => continue,
             InputKind::Buffer(b) => {
                 claim(n.clone(), by.clone(), i.name.span(), errors);
                 if b.mutable {
@@ -462,14 +483,14 @@ fn check_names(model: &Graph, errors: &mut Errors) -> BTreeSet<String> {
         }
         claim(format!("set_{n}"), by, i.name.span(), errors);
     }
-    for n in &model.nodes {
+    for n in model.nodes.iter().filter(|n| !matches!(n.op, NodeOp::Repeat(_))) {
         claim(
             n.name.to_string(),
             format!("the view of node `{}`", n.name),
             n.name.span(),
             errors,
         );
-        if matches!(n.op, crate::model::NodeOp::Child(_)) {
+        if matches!(n.op, NodeOp::Child(_)) {
             claim(
                 format!("edit_{}", n.name),
                 format!("the child edit of node `{}`", n.name),

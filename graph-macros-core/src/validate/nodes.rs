@@ -7,7 +7,7 @@ use proc_macro2::Span;
 use syn::Ident;
 
 use crate::ast::{self, Item, Op};
-use crate::lower::Lower;
+use crate::lower::{Iter, Lower};
 use crate::model::{Node, NodeOp, Uses};
 
 /// The nodes that passed, in declaration order (a conditional node before its bodies' nodes),
@@ -19,6 +19,8 @@ pub(super) struct Checked {
     pub failed: Vec<Ident>,
     /// Every edge chain, from the top of the graph and from the bodies.
     pub chains: Vec<ast::EdgeChain>,
+    /// Every carry edge, with the repeat block (node index) whose body it is in.
+    pub carries: Vec<(ast::EdgeChain, usize)>,
 }
 
 /// Checks every node, those of conditional bodies too.
@@ -28,9 +30,31 @@ pub(super) fn check_nodes(cx: &mut Lower<'_>, items: Vec<Item>) -> Checked {
         parents: Vec::new(),
         failed: Vec::new(),
         chains: Vec::new(),
+        carries: Vec::new(),
     };
     let mut by_name: HashMap<String, usize> = HashMap::new();
     walk(cx, items, None, &mut by_name, &mut out);
+    out
+}
+
+/// Every repeat block's loop variable and name, in bodies too.
+pub(super) fn loop_vars(items: &[Item]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for item in items {
+        let Item::Node(n) = item else { continue };
+        match &n.op {
+            Op::Repeat(r) => {
+                out.push((r.var.to_string(), n.name.to_string()));
+                out.extend(loop_vars(&r.body.items));
+            }
+            Op::Conditional(c) => {
+                for b in &c.bodies {
+                    out.extend(loop_vars(&b.items));
+                }
+            }
+            _ => {}
+        }
+    }
     out
 }
 
@@ -63,6 +87,17 @@ fn walk(
     for item in items {
         let mut n = match item {
             Item::Node(n) => n,
+            Item::Edges(e) if e.carry.is_some() => {
+                match &cx.iter {
+                    Some(Iter { block: Some(b), .. }) => out.carries.push((e, *b)),
+                    Some(_) => {}
+                    None => cx.errors.at(
+                        e.carry.expect("a carry edge"),
+                        "`carry` edges go inside a repeat block's body (`layers = repeat l in 0..n { ... carry last -> first; }`): they order iteration `l`'s node before iteration `l + 1`'s; between other nodes write a plain edge `a -> b;`",
+                    ),
+                }
+                continue;
+            }
             Item::Edges(e) => {
                 out.chains.push(e);
                 continue;
@@ -71,9 +106,14 @@ fn walk(
                 // Declarations are read at the top of the graph only.
                 if place.is_some() {
                     let (span, what) = declaration(&other).expect("no node or edge");
+                    let body = if cx.iter.is_some() {
+                        "a repeat block's body"
+                    } else {
+                        "a conditional body"
+                    };
                     cx.errors.at(
                         span,
-                        format!("only nodes and edges go inside a conditional body; declare {what} at the top of the graph"),
+                        format!("only nodes and edges go inside {body}; declare {what} at the top of the graph"),
                     );
                 }
                 continue;
@@ -89,25 +129,57 @@ fn walk(
             );
             continue;
         }
-        // A conditional's bodies are walked after it, with it as their parent.
+        // A conditional's bodies (a repeat block's body) are walked after it, with it as their
+        // parent.
         let bodies: Vec<Vec<Item>> = match &mut n.op {
             Op::Conditional(c) => c
                 .bodies
                 .iter_mut()
                 .map(|b| std::mem::take(&mut b.items))
                 .collect(),
+            Op::Repeat(r) => vec![std::mem::take(&mut r.body.items)],
             _ => Vec::new(),
+        };
+        let iter = match &n.op {
+            Op::Repeat(r) => Some(Iter {
+                var: r.var.clone(),
+                block: None,
+                name: n.name.clone(),
+                count: r.count.clone(),
+            }),
+            _ => None,
         };
         let mut uses = Uses::default();
         let index = out.nodes.len();
-        let lowered = crate::kinds::lower(cx, n.op, &mut uses, index);
+        let lowered = match &cx.iter {
+            // One repeat block in another is not supported.
+            Some(outer) if iter.is_some() => {
+                cx.errors.at(
+                    n.name.span(),
+                    format!(
+                        "repeat block `{}` is inside repeat block `{}`, and blocks do not nest; write the inner block's nodes once for the two loop variables, or repeat the outer block's work in a graph of its own",
+                        n.name, outer.name
+                    ),
+                );
+                None
+            }
+            _ => crate::kinds::lower(cx, n.op, &mut uses, index),
+        };
         let parent = match place {
             None => Some(None),
             Some(p) => p.map(Some),
         };
+        // A node of a kind a repeat block cannot hold is left out (its bodies' nodes too).
+        let lowered = lowered.filter(|op| match &cx.iter {
+            Some(it) => {
+                let owner = it.name.clone();
+                check_repeat_kind(cx, &n.name, op, &owner)
+            }
+            None => true,
+        });
         let kept = match (lowered, parent) {
             (Some(op), Some(parent)) => {
-                if let Some((p, _)) = parent {
+                if let (None, Some((p, _))) = (&cx.iter, parent) {
                     check_body_kind(cx, &n.name, &op, &out.nodes[p].name);
                 }
                 by_name.insert(n.name.to_string(), index);
@@ -129,9 +201,38 @@ fn walk(
         };
         for (b, items) in bodies.into_iter().enumerate() {
             let inner = kept.then_some((index, b as u32));
+            let outer = match &iter {
+                Some(it) => std::mem::replace(
+                    &mut cx.iter,
+                    Some(Iter {
+                        block: kept.then_some(index),
+                        ..it.clone()
+                    }),
+                ),
+                None => cx.iter.clone(),
+            };
             walk(cx, items, Some(inner), by_name, out);
+            cx.iter = outer;
         }
     }
+}
+
+/// A repeat block's body holds kernel, memset, memcpy and empty nodes.
+fn check_repeat_kind(cx: &mut Lower<'_>, name: &Ident, op: &NodeOp, owner: &Ident) -> bool {
+    let kind = op.kind();
+    use cuda_graph_topology::NodeKind as K;
+    let ok = matches!(kind, K::Kernel | K::Memset | K::Memcpy | K::Empty);
+    if !ok {
+        cx.errors.at(
+            name.span(),
+            format!(
+                "{} {} node cannot go inside repeat block `{owner}`: a block's body holds kernel, memset, memcpy and empty nodes; move `{name}` before or after `{owner}`",
+                if kind.as_str().starts_with(['a', 'e']) { "an" } else { "a" },
+                kind.as_str()
+            ),
+        );
+    }
+    ok
 }
 
 /// Host and event nodes cannot go inside a conditional body.

@@ -111,6 +111,14 @@ fn no_writer_hint(g: &Graph, reach: &Reach, t: usize, r: usize) -> String {
         return format!("; no{other} node writes it");
     };
     let (wn, rn) = (&g.nodes[w].name, &g.nodes[r].name);
+    let later = reach.reaches(r as u32, w as u32);
+    if let Some(b) = g.block_of(r).filter(|&b| later && g.block_of(w) == Some(b)) {
+        let block = &g.nodes[b].name;
+        let var = &g.repeat(b).expect("a repeat block").var;
+        return format!(
+            " (or before `{block}`): `{wn}` writes it later in the body of `{block}`, which a carry edge may hand to iteration `{var} + 1`, but in iteration 0 nothing has written it yet"
+        );
+    }
     match g.topo.meeting(w as u32, r as u32) {
         None => format!(
             "; `{wn}` writes it, but in another branch of a conditional node, which does not run in the same launch"
@@ -144,6 +152,7 @@ impl<'g> Flow<'g> {
     fn bodies(&self, y: usize) -> std::ops::Range<u32> {
         match &self.g.nodes[y].op {
             NodeOp::Conditional(c) => c.first..c.first + c.size,
+            NodeOp::Repeat(r) => r.scope..r.scope + 1,
             _ => 0..0,
         }
     }
@@ -178,6 +187,17 @@ impl<'g> Flow<'g> {
         let g = self.g;
         if g.nodes[y].uses.writes.contains(&t) {
             return None;
+        }
+        if let NodeOp::Repeat(r) = &g.nodes[y].op {
+            let name = &g.nodes[y].name;
+            let count = quote::ToTokens::to_token_stream(&r.count.expr).to_string();
+            return match r.literal() {
+                Some(n) if n >= 1 => self.body_unwritten(t, r.scope),
+                Some(_) => Some(vec![format!("`{name}` runs zero times (its count is {count})")]),
+                None => Some(vec![format!(
+                    "`{name}` runs zero times (its count `{count}` may be 0)"
+                )]),
+            };
         }
         let NodeOp::Conditional(c) = &g.nodes[y].op else {
             return Some(Vec::new());
@@ -253,6 +273,9 @@ impl<'g> Flow<'g> {
                     ),
                 }
             }
+            NodeOp::Repeat(_) => format!(
+                "{before}: a repeat block whose count may be 0 writes nothing for certain"
+            ),
             _ => before,
         }
     }

@@ -182,6 +182,47 @@ pub enum BuildError {
         /// The node.
         node: String,
     },
+    /// A stack of buffers (one per iteration of a repeat block) of another length than the
+    /// graph declares for it.
+    #[error("stack `{input}` holds {found} buffer{} but the graph declares {expected} (`buffer {input}[..]`); pass {expected}", plural(*found))]
+    StackLength {
+        /// The stack input.
+        input: String,
+        /// The declared count, from the inputs.
+        expected: usize,
+        /// Buffers given.
+        found: usize,
+    },
+    /// A stack indexed past its end (or below 0) in some iteration.
+    #[error("node `{node}`{}: `{input}[{index}]` is outside the stack, which holds {len} buffer{}", iteration.map(|l| format!(" (iteration {l})")).unwrap_or_default(), plural(*len))]
+    StackIndex {
+        /// The stack input.
+        input: String,
+        /// The index computed.
+        index: i128,
+        /// Buffers in the stack.
+        len: usize,
+        /// The node indexing it.
+        node: String,
+        /// The iteration of its repeat block, if it is in one.
+        iteration: Option<usize>,
+    },
+    /// A strided stack whose stride does not cut its buffer into equal parts.
+    #[error("a strided stack needs a stride above 0 that divides its buffer's {len} elements; {stride} does not")]
+    StackStride {
+        /// Elements of the buffer.
+        len: usize,
+        /// The stride given.
+        stride: usize,
+    },
+    /// A repeat block's count that is no `usize` (negative, or too large).
+    #[error("repeat block `{block}`: its count {count} is not a number of iterations")]
+    RepeatCount {
+        /// The block.
+        block: String,
+        /// The count computed.
+        count: i128,
+    },
 }
 
 /// A launch dimension or shared-memory size outside what the device or the kernel allows.

@@ -83,6 +83,16 @@ pub enum EditError {
         /// How the two differ.
         difference: String,
     },
+    /// An iteration of a repeat block's node that the graph does not have.
+    #[error("node `{node}` runs in {count} iteration{} of its repeat block; there is no iteration {iteration}", super::plural(*count))]
+    NoIteration {
+        /// The node, as written.
+        node: String,
+        /// The iteration asked for.
+        iteration: usize,
+        /// Iterations the graph has.
+        count: usize,
+    },
     /// A buffer swapped with the method of the other access (`swap_buffer` for one bound
     /// writable, or the reverse).
     #[error("a buffer bound {bound} is swapped with `{method}`")]

@@ -86,6 +86,9 @@ pub enum HandleError {
         "this buffer was bound to the parent graph; reach it through the parent's executable graph"
     )]
     ParentBuffer,
+    /// A part of a strided stack reached as a buffer of its own.
+    #[error("this buffer is one part of a strided stack (one buffer cut into equal parts): it has no `CudaSlice` of its own and cannot be swapped alone; reach or swap the whole buffer")]
+    StackPart,
 }
 
 /// Which end of a memset or memcpy.

@@ -23,6 +23,7 @@ use crate::driver::{self, Limits, RawExec, RawGraph, RawNode};
 use crate::error::{BuildError, EditError, HandleError, LaunchError};
 use crate::id::{Dep, GraphId, NodeId};
 use crate::kinds::host::PanicSlot;
+use crate::stack::{Stack, StackMut};
 use crate::kinds::{
     ChildGraph, Children, IntoChild, NodeHandle, NodeRec, Parts, Stores, Subgraph, Target,
 };
@@ -198,6 +199,56 @@ impl<'a> Graph<'a> {
     ) -> Result<BufMut<T>, BuildError> {
         self.check_ctx(buf.context(), "the buffer")?;
         Ok(BufMut::new(self.id, self.bindings.bind_mut(buf)))
+    }
+
+    /// Binds a stack of device buffers that nodes only read: one handle per buffer (a strided
+    /// stack binds its buffer once and hands out a handle per part).
+    ///
+    /// ```no_run
+    /// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, w: &'a Vec<cudarc::driver::CudaSlice<f32>>)
+    /// #   -> cuda_graph_runtime::Result<()> {
+    /// let layers = g.bind_stack(w.into())?;   // a `Buf<f32>` per buffer of `w`
+    /// # let _ = layers; Ok(()) }
+    /// ```
+    pub fn bind_stack<T: DeviceRepr + Send + Sync + 'static>(
+        &mut self,
+        stack: Stack<'a, T>,
+    ) -> Result<Vec<Buf<T>>, BuildError> {
+        match stack {
+            Stack::Slices(s) => s.iter().map(|b| self.bind(b)).collect(),
+            Stack::Strided { buffer, stride } => {
+                let whole = self.bind(buffer)?;
+                self.bind_parts::<T>(whole.index, buffer.len(), stride)
+                    .map(|v| v.into_iter().map(|i| Buf::new(self.id, i)).collect())
+            }
+        }
+    }
+
+    /// Binds a stack of device buffers that some node writes (see
+    /// [`bind_stack`](Self::bind_stack)).
+    pub fn bind_stack_mut<T: DeviceRepr + Send + Sync + 'static>(
+        &mut self,
+        stack: StackMut<'a, T>,
+    ) -> Result<Vec<BufMut<T>>, BuildError> {
+        match stack {
+            StackMut::Slices(s) => s.iter_mut().map(|b| self.bind_mut(b)).collect(),
+            StackMut::Strided { buffer, stride } => {
+                let len = buffer.len();
+                let whole = self.bind_mut(buffer)?;
+                self.bind_parts::<T>(whole.index, len, stride)
+                    .map(|v| v.into_iter().map(|i| BufMut::new(self.id, i)).collect())
+            }
+        }
+    }
+
+    /// Binds the parts of binding `whole` (`len` elements), `stride` elements each.
+    fn bind_parts<T>(&mut self, whole: u32, len: usize, stride: usize) -> Result<Vec<u32>, BuildError> {
+        if stride == 0 || len % stride != 0 {
+            return Err(BuildError::StackStride { len, stride });
+        }
+        Ok((0..len / stride)
+            .map(|i| self.bindings.bind_part::<T>(whole, i * stride, stride))
+            .collect())
     }
 
     /// Binds a host slice that memcpy nodes read.

@@ -1,0 +1,17 @@
+use cuda_graph::cuda_graph;
+
+cuda_graph! {
+    graph G {
+        kernel iota_u32(y: &mut [u32], base: u32, n: u32);
+        buffer mut x: u32;
+        param n: u32;
+        param layers: u32;
+        outer = repeat l in 0..layers {
+            inner = repeat m in 0..2 {
+                step = iota_u32<<<1, 32>>>(x, 1, n);
+            }
+        }
+    }
+}
+
+fn main() {}
