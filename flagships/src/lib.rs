@@ -5,10 +5,13 @@
 //!   node), beside one graph launch per iteration and a host loop;
 //! - [`mlp`]: a 3-layer MLP inference step with cuBLAS GEMMs captured as nodes;
 //! - [`harness`]: what every benchmark and GPU test here shares: a GPU or a printed skip,
-//!   medians of repeated timings, results written as JSON.
+//!   medians of repeated timings, results written as JSON;
+//! - [`llama`]: Llama checkpoints (Hugging Face `config.json` + safetensors) and a float64 CPU
+//!   reference decoder (host only).
 //!
 //! Run the examples with `cargo run --release -p cuda-graph-flagships --example cg` (or `mlp`).
 
 pub mod cg;
 pub mod harness;
+pub mod llama;
 pub mod mlp;

@@ -395,7 +395,9 @@ impl Parse for Item {
                 None
             };
             Item::Cond(CondDecl { name, default })
-        } else if la.peek(kw::carry) && input.peek2(Ident) || input.peek(kw::carry) && input.peek2(syn::token::Bracket) {
+        } else if la.peek(kw::carry) && input.peek2(Ident)
+            || input.peek(kw::carry) && input.peek2(syn::token::Bracket)
+        {
             let kw = input.parse::<kw::carry>()?;
             let mut chain: EdgeChain = input.parse()?;
             if chain.arrows.len() > 1 {

@@ -189,6 +189,7 @@ pub fn literal(e: &Expr) -> Option<i128> {
 /// Which buffer of a stack a kernel argument takes: `w[l + offset]` (the loop variable of the
 /// repeat block the node is in, plus a literal), or an expression of params and constants
 /// (which may use the loop variable otherwise).
+#[allow(clippy::large_enum_variant)] // a few per graph, built once per macro call
 pub enum StackIndex {
     Iter(i64),
     Value(Value),

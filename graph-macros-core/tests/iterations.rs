@@ -53,12 +53,11 @@ fn brute_force(b: &Body, n: usize) -> bool {
         }
     }
     for k in 0..total {
-        for i in 0..total {
-            if reach[i][k] {
-                for j in 0..total {
-                    if reach[k][j] {
-                        reach[i][j] = true;
-                    }
+        let row = reach[k].clone();
+        for r in reach.iter_mut() {
+            if r[k] {
+                for (x, &y) in r.iter_mut().zip(&row) {
+                    *x |= y;
                 }
             }
         }
@@ -92,7 +91,10 @@ fn body() -> impl Strategy<Value = Body> {
         let access = (
             0..m,
             0usize..2,
-            prop_oneof![(-1i64..=1).prop_map(Slot::Iter), (0i128..3).prop_map(Slot::Const)],
+            prop_oneof![
+                (-1i64..=1).prop_map(Slot::Iter),
+                (0i128..3).prop_map(Slot::Const)
+            ],
             any::<bool>(),
         )
             .prop_map(|(node, buffer, slot, writes)| Access {
@@ -159,7 +161,10 @@ fn races_are_reported_at_their_distance() {
     let accesses = [stack(0, 0, true), stack(1, 2, false)];
     let races = cross_races(2, &[(0, 1)], &[], &accesses, None).unwrap();
     assert_eq!(races.len(), 1);
-    assert_eq!((races[0].first.node, races[0].second.node, races[0].distance), (1, 0, 2));
+    assert_eq!(
+        (races[0].first.node, races[0].second.node, races[0].distance),
+        (1, 0, 2)
+    );
     assert!(cross_races(2, &[(0, 1)], &[], &accesses, Some(2))
         .unwrap()
         .is_empty());

@@ -76,8 +76,10 @@ pub(super) fn prototypes(g: &Graph) -> String {
                         return "void".to_owned();
                     }
                     let text = ty.to_token_stream().to_string();
-                    // A type with no C spelling known (a struct): its Rust name.
-                    crate::csrc::c_of(&text).map_or(text.clone(), str::to_owned)
+                    // A type with no C spelling known (a struct): its Rust name. A type of the
+                    // crate named by its path (`::cuda_graph::half::bf16`) by its last segment.
+                    let name = crate::lower::primitive(ty).unwrap_or_else(|| text.clone());
+                    crate::csrc::c_of(&name).map_or(text.clone(), str::to_owned)
                 };
                 match t {
                     ParamTy::Scalar(ty) => format!("{} {n}", c(ty)),
@@ -219,11 +221,15 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
     // The runtime scopes of conditional bodies (a repeat block's nodes go into the scope the
     // block is in).
     let scopes = (1..=g.topo.body_count() as u32)
-        .filter(|&s| g.topo.owner(s).is_some_and(|o| g.repeat(o as usize).is_none()))
+        .filter(|&s| {
+            g.topo
+                .owner(s)
+                .is_some_and(|o| g.repeat(o as usize).is_none())
+        })
         .map(|s| {
-        let v = Cx::scope_expr(s);
-        quote!(let mut #v: u32 = 0;)
-    });
+            let v = Cx::scope_expr(s);
+            quote!(let mut #v: u32 = 0;)
+        });
     let vecs = cx.groups.len.iter().enumerate().map(|(gi, n)| {
         let var = Cx::group_var(gi);
         // A repeat block's node has one handle per iteration.

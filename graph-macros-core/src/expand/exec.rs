@@ -300,7 +300,10 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
     let lens = (0..cx.groups.members.len())
         .filter(|&gi| cx.groups.repeated(g, gi))
         .map(|gi| {
-            let (f, gl) = (Cx::group_field(gi), proc_macro2::Literal::usize_unsuffixed(gi));
+            let (f, gl) = (
+                Cx::group_field(gi),
+                proc_macro2::Literal::usize_unsuffixed(gi),
+            );
             quote!(#gl => self.__cg.nodes.#f.len())
         })
         .collect::<Vec<_>>();

@@ -75,7 +75,8 @@ pub fn graph(g: &Graph) -> TokenStream {
             let ty = kinds::handle_ty(g, &n.op);
             let nm = &n.name;
             if g.block_of(ni).is_some() {
-                let doc = format!("The handles of node `{nm}`, one per iteration of its repeat block.");
+                let doc =
+                    format!("The handles of node `{nm}`, one per iteration of its repeat block.");
                 return quote!(#[doc = #doc] pub fn #nm(&self) -> &[#ty] { &self.__cg.#f[..] });
             }
             let doc = format!("The handle of node `{nm}`.");

@@ -185,9 +185,7 @@ pub(super) fn prologue(cx: &Cx<'_>) -> TokenStream {
             };
             let (f, stack) = (cx.input_field(*input), g.inputs[*input].name.to_string());
             let len = quote!(__cg_s.#f.len());
-            let check = |iteration: TokenStream, at: TokenStream| {
-                quote!(#rt::__private::stack_index(#stack, #node, #iteration, #at, #len)?;)
-            };
+            let check = |iteration: TokenStream, at: TokenStream| quote!(#rt::__private::stack_index(#stack, #node, #iteration, #at, #len)?;);
             out.extend(match (index, block) {
                 (StackIndex::Iter(c), Some(b)) => {
                     let n = count_var(b);

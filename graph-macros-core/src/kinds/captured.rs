@@ -111,7 +111,12 @@ pub(crate) fn work_ty(g: &Graph, w: usize, rt: &TokenStream) -> TokenStream {
 
 /// Takes the work out of the state and adds the node; its closure gets the regions of the
 /// declared buffers.
-pub(super) fn add(cx: &Cx<'_>, c: &CapturedWork, name: &TokenStream, deps: TokenStream) -> TokenStream {
+pub(super) fn add(
+    cx: &Cx<'_>,
+    c: &CapturedWork,
+    name: &TokenStream,
+    deps: TokenStream,
+) -> TokenStream {
     let f = cx.input_field(c.work);
     let span = cx.g.inputs[c.work].name.span();
     let handles = |list: &[usize]| -> Vec<TokenStream> {

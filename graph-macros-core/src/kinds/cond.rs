@@ -69,7 +69,12 @@ pub(super) fn handle_ty() -> TokenStream {
 }
 
 /// Adds the node, and records the runtime's scope of each of its bodies in `__cg_b<scope>`.
-pub(super) fn add(cx: &Cx<'_>, c: &Conditional, name: &TokenStream, deps: TokenStream) -> TokenStream {
+pub(super) fn add(
+    cx: &Cx<'_>,
+    c: &Conditional,
+    name: &TokenStream,
+    deps: TokenStream,
+) -> TokenStream {
     let q = cx.cond_field(c.cond);
     let bodies: Vec<_> = (0..c.size)
         .map(|i| format_ident!("__cg_b{}", c.first + i))

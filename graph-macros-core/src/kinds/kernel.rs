@@ -122,9 +122,16 @@ fn lower_arg(
         Some((i, b.host, b.mutable, b.elem.clone()))
     });
     if let Some((i, ..)) = buffer {
-        if cx.inputs[i].kind.buffer().is_some_and(|b| b.stack.is_some()) {
+        if cx.inputs[i]
+            .kind
+            .buffer()
+            .is_some_and(|b| b.stack.is_some())
+        {
             let id = named.expect("an input was found by name");
-            let var = cx.iter.as_ref().map_or("l".to_owned(), |it| it.var.to_string());
+            let var = cx
+                .iter
+                .as_ref()
+                .map_or("l".to_owned(), |it| it.var.to_string());
             cx.errors.at(
                 id.span(),
                 format!("`{id}` is a stack of buffers (`buffer {id}[..]`), and kernel `{kernel}` takes one buffer for `{pname}`; pass one of them, `{id}[{var}]`"),
@@ -548,7 +555,14 @@ impl super::Kind for Run<'_> {
     fn node_fn(&self, cx: &Cx<'_>, gi: usize) -> Option<(TokenStream, Vec<TokenStream>)> {
         Some((node_ret(cx, self.0.kernel), node_arms(cx, gi)))
     }
-    fn add(&self, _: &Cx<'_>, _: usize, _: &TokenStream, _: TokenStream, _: TokenStream) -> TokenStream {
+    fn add(
+        &self,
+        _: &Cx<'_>,
+        _: usize,
+        _: &TokenStream,
+        _: TokenStream,
+        _: TokenStream,
+    ) -> TokenStream {
         unreachable!("kernel nodes are added in runs by `add_run`")
     }
     fn uses(&self, _: &Cx<'_>, n: &crate::model::Node, input: usize) -> Option<super::Use> {

@@ -44,16 +44,25 @@ pub(super) fn lower_arg(
             id.span(),
             format!(
                 "no stack of buffers named `{id}` is declared{}",
-                hint(&id.to_string(), names, &format!("; declare it with `buffer {id}[n]: T;`"))
+                hint(
+                    &id.to_string(),
+                    names,
+                    &format!("; declare it with `buffer {id}[n]: T;`")
+                )
             ),
         );
         return None;
     };
     let (stack, mutable, elem) = match &cx.inputs[i].kind {
-        InputKind::Buffer(b) => (b.stack.as_ref().map(|(c, _)| c.expr.clone()), b.mutable, b.elem.clone()),
+        InputKind::Buffer(b) => (
+            b.stack.as_ref().map(|(c, _)| c.expr.clone()),
+            b.mutable,
+            b.elem.clone(),
+        ),
         other => {
             let d = other.describe();
-            cx.errors.at(id.span(), format!("`{id}` is {d}, not a stack of buffers"));
+            cx.errors
+                .at(id.span(), format!("`{id}` is {d}, not a stack of buffers"));
             return None;
         }
     };
@@ -94,8 +103,10 @@ pub(super) fn lower_arg(
 /// node is in), or an expression of params and constants (which may use `l` otherwise).
 fn index(cx: &mut Lower<'_>, uses: &mut Uses, e: &Expr) -> Option<StackIndex> {
     let var = cx.iter.as_ref().map(|it| it.var.clone());
-    let is_var = |e: &Expr| matches!(e, Expr::Path(p) if var.as_ref().is_some_and(|v| p.path.is_ident(v)));
-    let offset = |e: &Expr| -> Option<i64> { crate::model::literal(e).and_then(|v| i64::try_from(v).ok()) };
+    let is_var =
+        |e: &Expr| matches!(e, Expr::Path(p) if var.as_ref().is_some_and(|v| p.path.is_ident(v)));
+    let offset =
+        |e: &Expr| -> Option<i64> { crate::model::literal(e).and_then(|v| i64::try_from(v).ok()) };
     let e = match e {
         Expr::Paren(p) => &*p.expr,
         e => e,
@@ -114,19 +125,29 @@ fn index(cx: &mut Lower<'_>, uses: &mut Uses, e: &Expr) -> Option<StackIndex> {
         }
         _ => {}
     }
-    cx.value(uses, e.clone(), "a stack index").map(StackIndex::Value)
+    cx.value(uses, e.clone(), "a stack index")
+        .map(StackIndex::Value)
 }
 
 /// Errors for an index that is outside the stack in some iteration, where the counts are
 /// known at compile time (literals, or the same expression as the block's count); the rest is
 /// checked when the graph is built.
-fn check_range(cx: &mut Lower<'_>, id: &Ident, count: &Expr, index: &StackIndex, at: &Expr) -> Option<()> {
+fn check_range(
+    cx: &mut Lower<'_>,
+    id: &Ident,
+    count: &Expr,
+    index: &StackIndex,
+    at: &Expr,
+) -> Option<()> {
     let text = |e: &Expr| e.to_token_stream().to_string();
     let stack_n = crate::model::literal(count);
     let written = text(at);
     match index {
         StackIndex::Iter(c) => {
-            let it = cx.iter.clone().expect("a loop variable is in a repeat block");
+            let it = cx
+                .iter
+                .clone()
+                .expect("a loop variable is in a repeat block");
             let (var, block) = (&it.var, &it.name);
             if *c < 0 {
                 let (a, b) = ends(at);
@@ -159,7 +180,11 @@ fn check_range(cx: &mut Lower<'_>, id: &Ident, count: &Expr, index: &StackIndex,
             };
             if let Some(msg) = past {
                 let (a, b) = ends(at);
-                cx.errors.range(a, b, format!("{msg}; declare a longer stack or index within it"));
+                cx.errors.range(
+                    a,
+                    b,
+                    format!("{msg}; declare a longer stack or index within it"),
+                );
                 return None;
             }
         }
@@ -188,7 +213,9 @@ fn check_range(cx: &mut Lower<'_>, id: &Ident, count: &Expr, index: &StackIndex,
 /// The spans of the first and last tokens of `e`, for an error over all of it.
 fn ends(e: &Expr) -> (proc_macro2::Span, proc_macro2::Span) {
     let tokens: Vec<proc_macro2::TokenTree> = e.to_token_stream().into_iter().collect();
-    let first = tokens.first().map_or_else(proc_macro2::Span::call_site, |t| t.span());
+    let first = tokens
+        .first()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span());
     (first, tokens.last().map_or(first, |t| t.span()))
 }
 
@@ -218,7 +245,8 @@ pub(crate) fn check_counts(cx: &mut Lower<'_>) {
             continue;
         }
         if crate::model::literal(&expr).is_some_and(|n| n < 1) {
-            cx.errors.at(span, format!("stack `{name}` needs at least one buffer"));
+            cx.errors
+                .at(span, format!("stack `{name}` needs at least one buffer"));
             continue;
         }
         let value: Option<Value> = cx.value(&mut Uses::default(), expr, "the count of a stack");

@@ -295,9 +295,8 @@ fn check_races_in_bodies(model: &Graph, reach: &cuda_graph_topology::Reach, erro
                 }
                 vec![(None, writes)]
             };
-            let same_block = |i: usize| {
-                model.block_of(i).is_some() && model.block_of(i) == model.block_of(j)
-            };
+            let same_block =
+                |i: usize| model.block_of(i).is_some() && model.block_of(i) == model.block_of(j);
             for &(slot, writes) in &mine {
                 let clash = seen.iter().find(|&&(i, s, w)| {
                     i != j

@@ -483,7 +483,11 @@ fn check_names(model: &Graph, errors: &mut Errors) -> BTreeSet<String> {
         }
         claim(format!("set_{n}"), by, i.name.span(), errors);
     }
-    for n in model.nodes.iter().filter(|n| !matches!(n.op, NodeOp::Repeat(_))) {
+    for n in model
+        .nodes
+        .iter()
+        .filter(|n| !matches!(n.op, NodeOp::Repeat(_)))
+    {
         claim(
             n.name.to_string(),
             format!("the view of node `{}`", n.name),

@@ -202,13 +202,10 @@ fn walk(
         for (b, items) in bodies.into_iter().enumerate() {
             let inner = kept.then_some((index, b as u32));
             let outer = match &iter {
-                Some(it) => std::mem::replace(
-                    &mut cx.iter,
-                    Some(Iter {
-                        block: kept.then_some(index),
-                        ..it.clone()
-                    }),
-                ),
+                Some(it) => cx.iter.replace(Iter {
+                    block: kept.then_some(index),
+                    ..it.clone()
+                }),
                 None => cx.iter.clone(),
             };
             walk(cx, items, Some(inner), by_name, out);

@@ -359,7 +359,9 @@ pub fn cross_races(
             let up_to = |k: u64| limit.map_or(k, |l| k.min(l));
             let found = match meets(x.slot, y.slot, limit) {
                 Meets::Never => None,
-                Meets::At(k) => (k >= 1 && limit.is_none_or(|l| k <= l) && unordered(k)).then_some(k),
+                Meets::At(k) => {
+                    (k >= 1 && limit.is_none_or(|l| k <= l) && unordered(k)).then_some(k)
+                }
                 // Beyond the distinct powers nothing new can be unordered.
                 Meets::UpTo(k) => (1..=up_to(k).min(last)).find(|&k| unordered(k)),
                 Meets::Always => powers.exponents(limit).find(|&k| unordered(k)),

@@ -193,7 +193,9 @@ impl<'g> Flow<'g> {
             let count = quote::ToTokens::to_token_stream(&r.count.expr).to_string();
             return match r.literal() {
                 Some(n) if n >= 1 => self.body_unwritten(t, r.scope),
-                Some(_) => Some(vec![format!("`{name}` runs zero times (its count is {count})")]),
+                Some(_) => Some(vec![format!(
+                    "`{name}` runs zero times (its count is {count})"
+                )]),
                 None => Some(vec![format!(
                     "`{name}` runs zero times (its count `{count}` may be 0)"
                 )]),
@@ -273,9 +275,9 @@ impl<'g> Flow<'g> {
                     ),
                 }
             }
-            NodeOp::Repeat(_) => format!(
-                "{before}: a repeat block whose count may be 0 writes nothing for certain"
-            ),
+            NodeOp::Repeat(_) => {
+                format!("{before}: a repeat block whose count may be 0 writes nothing for certain")
+            }
             _ => before,
         }
     }

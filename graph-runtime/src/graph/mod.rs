@@ -23,10 +23,10 @@ use crate::driver::{self, Limits, RawExec, RawGraph, RawNode};
 use crate::error::{BuildError, EditError, HandleError, LaunchError};
 use crate::id::{Dep, GraphId, NodeId};
 use crate::kinds::host::PanicSlot;
-use crate::stack::{Stack, StackMut};
 use crate::kinds::{
     ChildGraph, Children, IntoChild, NodeHandle, NodeRec, Parts, Stores, Subgraph, Target,
 };
+use crate::stack::{Stack, StackMut};
 use cuda_graph_topology::Topology;
 
 /// A CUDA graph template, built node by node.
@@ -242,8 +242,13 @@ impl<'a> Graph<'a> {
     }
 
     /// Binds the parts of binding `whole` (`len` elements), `stride` elements each.
-    fn bind_parts<T>(&mut self, whole: u32, len: usize, stride: usize) -> Result<Vec<u32>, BuildError> {
-        if stride == 0 || len % stride != 0 {
+    fn bind_parts<T>(
+        &mut self,
+        whole: u32,
+        len: usize,
+        stride: usize,
+    ) -> Result<Vec<u32>, BuildError> {
+        if stride == 0 || !len.is_multiple_of(stride) {
             return Err(BuildError::StackStride { len, stride });
         }
         Ok((0..len / stride)

@@ -1,0 +1,251 @@
+//! Greedy decoding of a Llama checkpoint (the Hugging Face directory format: `config.json` and
+//! safetensors) with one launch of the step graph per token, printing ids as they come.
+//!
+//! ```text
+//! cargo run --release -p cuda-graph-flagships --example llama -- <dir> --prompt-ids 1,2,3 --max-new 128
+//! ```
+//!
+//! Options: `--position counter|setter` (how the position advances; counter by default),
+//! `--max-ctx N` (cache length, 4096 by default), `--ignore-eos`, `--quiet`, `--json PATH`
+//! (the new ids and timings as JSON), `--teacher-ids a,b,.. --logits PATH` (the logits of every
+//! step over the given ids, f32 little-endian, one row of `vocab` per id), `--bench REPS`
+//! (times the generation REPS times, with each position mode, and writes the results into the
+//! JSON). Without a directory it says how to make one, then decodes a small random model it
+//! writes itself and checks it against the float64 reference.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use cuda_graph::cudarc::driver::CudaContext;
+use cuda_graph::half::bf16;
+use cuda_graph_flagships::harness::median;
+use cuda_graph_flagships::llama::checkpoint::{Checkpoint, MemTensors};
+use cuda_graph_flagships::llama::config::{DType, LlamaConfig};
+use cuda_graph_flagships::llama::decoder::{Decoder, Element, Position, Shape, State, Weights};
+use cuda_graph_flagships::llama::reference::Reference;
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+#[derive(Default)]
+struct Args {
+    dir: Option<String>,
+    prompt: Vec<u32>,
+    max_new: usize,
+    max_ctx: usize,
+    position: Option<Position>,
+    ignore_eos: bool,
+    quiet: bool,
+    json: Option<String>,
+    teacher: Option<Vec<u32>>,
+    logits: Option<String>,
+    bench: usize,
+}
+
+fn ids(s: &str) -> Res<Vec<u32>> {
+    Ok(s.split(',')
+        .filter(|t| !t.trim().is_empty())
+        .map(|t| t.trim().parse::<u32>())
+        .collect::<Result<_, _>>()?)
+}
+
+fn parse() -> Res<Args> {
+    let mut a = Args {
+        prompt: vec![1, 2, 3, 4, 5, 6, 7, 8],
+        max_new: 128,
+        max_ctx: 4096,
+        ..Args::default()
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "--prompt-ids" => a.prompt = ids(&value("--prompt-ids")?)?,
+            "--max-new" => a.max_new = value("--max-new")?.parse()?,
+            "--max-ctx" => a.max_ctx = value("--max-ctx")?.parse()?,
+            "--position" => {
+                a.position = Some(match value("--position")?.as_str() {
+                    "counter" => Position::Counter,
+                    "setter" => Position::Setter,
+                    other => {
+                        return Err(format!("--position is counter or setter, not {other}").into())
+                    }
+                })
+            }
+            "--ignore-eos" => a.ignore_eos = true,
+            "--quiet" => a.quiet = true,
+            "--json" => a.json = Some(value("--json")?),
+            "--teacher-ids" => a.teacher = Some(ids(&value("--teacher-ids")?)?),
+            "--logits" => a.logits = Some(value("--logits")?),
+            "--bench" => a.bench = value("--bench")?.parse()?,
+            // `cargo bench` and the test runner pass these.
+            "--bench-only" | "--nocapture" => {}
+            s if s.starts_with("--") => return Err(format!("unknown option {s}").into()),
+            s => a.dir = Some(s.to_owned()),
+        }
+    }
+    if a.teacher.is_some() != a.logits.is_some() {
+        return Err("--teacher-ids and --logits go together".into());
+    }
+    Ok(a)
+}
+
+fn main() -> ExitCode {
+    let args = match parse() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("llama: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let ctx = match cuda_graph::context(0) {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            eprintln!("llama needs a CUDA GPU: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match &args.dir {
+        Some(dir) => {
+            Checkpoint::open(dir)
+                .map_err(Into::into)
+                .and_then(|ckpt| match ckpt.dtype() {
+                    DType::F32 => run::<f32>(&ctx, &ckpt, &args),
+                    DType::BF16 => run::<bf16>(&ctx, &ckpt, &args),
+                    DType::F16 => {
+                        Err("f16 checkpoints are not supported yet; convert to bf16 or f32".into())
+                    }
+                })
+        }
+        None => demo(&ctx),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("llama: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run<T: Element>(ctx: &Arc<CudaContext>, ckpt: &Checkpoint, args: &Args) -> Res<()> {
+    let cfg = &ckpt.config;
+    let stream = ctx.default_stream();
+    let shape = Shape::new(cfg, args.max_ctx)?;
+    let weights = Weights::<T>::upload(&stream, cfg, ckpt, &shape)?;
+    let mut state = State::<T>::new(&stream, &shape)?;
+    let position = args.position.unwrap_or(Position::Counter);
+    let mut json = serde_json::json!({
+        "gpu": ctx.name().unwrap_or_default(),
+        "model": { "layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size, "vocab": cfg.vocab_size, "dtype": format!("{}", T::DTYPE) },
+        "bytes_per_token": cfg.bytes_per_token(T::DTYPE),
+        "prompt_ids": args.prompt,
+    });
+    if let (Some(teacher), Some(path)) = (&args.teacher, &args.logits) {
+        let mut dec = Decoder::new(ctx, &shape, &weights, &mut state, position)?;
+        let logits = dec.teacher_forced(teacher)?;
+        let bytes: Vec<u8> = logits.iter().flat_map(|v| v.to_le_bytes()).collect();
+        std::fs::write(path, bytes)?;
+        if !args.quiet {
+            println!(
+                "wrote {} rows of {} logits to {path}",
+                teacher.len(),
+                cfg.vocab_size
+            );
+        }
+        return Ok(());
+    }
+    if args.bench > 0 {
+        // Each position mode: a warm-up generation, then `bench` timed ones.
+        for mode in [Position::Counter, Position::Setter] {
+            let mut dec = Decoder::new(ctx, &shape, &weights, &mut state, mode)?;
+            dec.timed(&args.prompt, args.max_new)?;
+            let (mut rates, mut host) = (Vec::new(), Vec::new());
+            let mut ids = Vec::new();
+            for _ in 0..args.bench {
+                let (got, t) = dec.timed(&args.prompt, args.max_new)?;
+                rates.push(t.tokens_per_s);
+                host.push(t.host_us_per_token);
+                ids = got;
+            }
+            let name = if mode == Position::Counter {
+                "counter"
+            } else {
+                "setter"
+            };
+            let best = rates.iter().cloned().fold(0.0, f64::max);
+            json[format!("tokens_per_s_{name}")] = best.into();
+            json[format!("tokens_per_s_median_{name}")] = median(rates.clone()).into();
+            json[format!("host_us_per_token_{name}")] = median(host).into();
+            if mode == position {
+                json["tokens_per_s"] = best.into();
+                json["tokens_per_s_median"] = median(rates).into();
+                json["ids"] = ids.into();
+                json["mode"] = name.into();
+            }
+            if !args.quiet {
+                println!("{name}: {best:.1} tokens/s (best of {})", args.bench);
+            }
+        }
+    } else {
+        let mut dec = Decoder::new(ctx, &shape, &weights, &mut state, position)?;
+        let eos = cfg.eos_token_ids.clone();
+        let t0 = std::time::Instant::now();
+        let out = dec.generate(&args.prompt, args.max_new, |t| {
+            if !args.quiet {
+                print!("{t} ");
+                use std::io::Write as _;
+                let _ = std::io::stdout().flush();
+            }
+            args.ignore_eos || !eos.contains(&t)
+        })?;
+        let secs = t0.elapsed().as_secs_f64();
+        let rate = out.len() as f64 / secs;
+        if !args.quiet {
+            println!("\n{} tokens in {secs:.3} s: {rate:.1} tokens/s (with the prompt and a wait per token)", out.len());
+        }
+        json["ids"] = out.into();
+        json["tokens_per_s"] = rate.into();
+    }
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json::to_string_pretty(&json)?)?;
+    }
+    Ok(())
+}
+
+/// No directory: how to make one, then a small random model written and decoded here, checked
+/// against the float64 reference.
+fn demo(ctx: &Arc<CudaContext>) -> Res<()> {
+    println!("usage: llama <checkpoint dir> [--prompt-ids 1,2,3] [--max-new 128]");
+    println!("make a checkpoint directory with transformers (no download), for instance:");
+    println!(
+        "  python3 flagships/scripts/llama_hf.py make --shape tiny --dtype bf16 --out /tmp/tiny"
+    );
+    println!("now decoding a 2-layer random model written to a temporary directory instead");
+    let cfg = LlamaConfig::from_json(
+        r#"{"model_type": "llama", "hidden_size": 256, "intermediate_size": 512,
+            "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
+            "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "vocab_size": 1000,
+            "max_position_embeddings": 2048, "tie_word_embeddings": false, "dtype": "float32"}"#,
+    )?;
+    let dir = std::env::temp_dir().join(format!("cg-llama-demo-{}", std::process::id()));
+    MemTensors::random(&cfg, DType::F32, 1)?.save(&cfg, &dir)?;
+    let ckpt = Checkpoint::open(&dir)?;
+    let prompt = [1u32, 2, 3, 4, 5, 6, 7, 8];
+    let want = Reference::new(&ckpt.config, &ckpt, 64)?.greedy(&prompt, 32)?;
+    let stream = ctx.default_stream();
+    let shape = Shape::new(&ckpt.config, 256)?;
+    let weights = Weights::<f32>::upload(&stream, &ckpt.config, &ckpt, &shape)?;
+    let mut state = State::<f32>::new(&stream, &shape)?;
+    let mut dec = Decoder::new(ctx, &shape, &weights, &mut state, Position::Counter)?;
+    let got = dec.generate(&prompt, 32, |t| {
+        print!("{t} ");
+        true
+    })?;
+    println!();
+    let _ = std::fs::remove_dir_all(&dir);
+    if got != want {
+        return Err(format!("the GPU's ids {got:?} differ from the reference's {want:?}").into());
+    }
+    println!("32 ids, the same as the float64 reference's");
+    Ok(())
+}

@@ -1,0 +1,681 @@
+//! Decoding on the GPU with the step graph ([`super::graph`]): the weights uploaded once
+//! ([`Weights`]), the caches and activations ([`State`]), and the [`Decoder`], one graph launch
+//! per token.
+//!
+//! ```no_run
+//! # fn demo(ctx: &std::sync::Arc<cuda_graph::cudarc::driver::CudaContext>) -> Result<(), Box<dyn std::error::Error>> {
+//! use cuda_graph_flagships::llama::{Checkpoint, Decoder, Position, Shape, State, Weights};
+//! use cuda_graph::half::bf16;
+//! let ckpt = Checkpoint::open("llama-dir")?;
+//! let stream = ctx.default_stream();
+//! let shape = Shape::new(&ckpt.config, 4096)?;
+//! let weights = Weights::<bf16>::upload(&stream, &ckpt.config, &ckpt, &shape)?;
+//! let mut state = State::new(&stream, &shape)?;
+//! let mut dec = Decoder::new(ctx, &shape, &weights, &mut state, Position::Counter)?;
+//! let ids = dec.generate(&[1, 2, 3], 16, |t| { println!("{t}"); true })?;
+//! # let _ = ids; Ok(()) }
+//! ```
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use cuda_graph::buffer::{Stack, StackMut};
+use cuda_graph::cudarc::driver::{
+    CudaContext, CudaSlice, CudaStream, DeviceRepr, DriverError, ValidAsZeroBits,
+};
+use cuda_graph::half::bf16;
+
+use super::checkpoint::{CheckpointError, Tensors};
+use super::config::{DType, LlamaConfig};
+use super::graph::{
+    StepBf16, StepBf16Exec, StepBf16Inputs, StepF32, StepF32Exec, StepF32Inputs, CHUNK,
+};
+
+/// Why decoding failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LlamaError {
+    /// Reading the checkpoint failed.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// Building, editing or launching the graph failed.
+    #[error(transparent)]
+    Graph(#[from] cuda_graph::Error),
+    /// A copy or allocation failed.
+    #[error("CUDA: {0}")]
+    Driver(#[from] DriverError),
+    /// A model shape the kernels do not support.
+    #[error("the model's {what} is {value}, but the decoder needs {need}")]
+    Shape {
+        /// The dimension.
+        what: &'static str,
+        /// Its value.
+        value: usize,
+        /// What the kernels need.
+        need: &'static str,
+    },
+    /// The checkpoint's element type is not the decoder's.
+    #[error("the checkpoint holds {found} weights; this decoder was made for {expected}")]
+    DType {
+        /// The decoder's.
+        expected: DType,
+        /// The checkpoint's.
+        found: DType,
+    },
+    /// A token id past the vocabulary.
+    #[error("token id {id} is not below the vocabulary size {vocab}")]
+    Token {
+        /// The id.
+        id: u32,
+        /// Tokens in the vocabulary.
+        vocab: usize,
+    },
+    /// More positions than the cache holds.
+    #[error("{needed} positions are needed but the cache holds {max_ctx}; make the decoder with a larger context")]
+    TooLong {
+        /// Positions asked for.
+        needed: usize,
+        /// The cache's length.
+        max_ctx: usize,
+    },
+    /// An empty prompt.
+    #[error("the prompt is empty; give at least one token")]
+    EmptyPrompt,
+}
+
+impl From<cuda_graph::error::EditError> for LlamaError {
+    fn from(e: cuda_graph::error::EditError) -> Self {
+        LlamaError::Graph(e.into())
+    }
+}
+impl From<cuda_graph::error::LaunchError> for LlamaError {
+    fn from(e: cuda_graph::error::LaunchError) -> Self {
+        LlamaError::Graph(e.into())
+    }
+}
+impl From<cuda_graph::error::AccessError> for LlamaError {
+    fn from(e: cuda_graph::error::AccessError) -> Self {
+        LlamaError::Graph(e.into())
+    }
+}
+impl From<cuda_graph::error::InstantiateError> for LlamaError {
+    fn from(e: cuda_graph::error::InstantiateError) -> Self {
+        LlamaError::Graph(e.into())
+    }
+}
+
+/// The sizes the step graph is built with: the model's, and the cache's length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shape {
+    pub layers: usize,
+    pub hidden: usize,
+    pub heads: usize,
+    pub kv_heads: usize,
+    pub head_dim: usize,
+    pub ffn: usize,
+    pub vocab: usize,
+    pub eps: f32,
+    /// Positions the KV cache holds.
+    pub max_ctx: usize,
+}
+
+impl Shape {
+    /// The shape of `config` with a cache of `max_ctx` positions, checked against what the
+    /// kernels support (16-byte rows, head size a multiple of 32 up to 128, at most 8 query
+    /// heads per KV head).
+    pub fn new(config: &LlamaConfig, max_ctx: usize) -> Result<Shape, LlamaError> {
+        let s = Shape {
+            layers: config.num_hidden_layers,
+            hidden: config.hidden_size,
+            heads: config.num_attention_heads,
+            kv_heads: config.num_key_value_heads,
+            head_dim: config.head_dim,
+            ffn: config.intermediate_size,
+            vocab: config.vocab_size,
+            eps: config.rms_norm_eps as f32,
+            max_ctx,
+        };
+        let need = |ok: bool, what, value, need| {
+            if ok {
+                Ok(())
+            } else {
+                Err(LlamaError::Shape { what, value, need })
+            }
+        };
+        need(
+            s.hidden.is_multiple_of(8),
+            "hidden size",
+            s.hidden,
+            "a multiple of 8",
+        )?;
+        need(
+            s.ffn.is_multiple_of(8),
+            "intermediate size",
+            s.ffn,
+            "a multiple of 8",
+        )?;
+        need(
+            s.head_dim.is_multiple_of(32) && s.head_dim <= 128,
+            "head size",
+            s.head_dim,
+            "a multiple of 32 up to 128",
+        )?;
+        need(
+            s.kv_heads > 0 && s.heads.is_multiple_of(s.kv_heads) && s.heads / s.kv_heads <= 8,
+            "number of query heads per KV head",
+            s.heads / s.kv_heads.max(1),
+            "at most 8, and the KV heads dividing the query heads",
+        )?;
+        need(
+            max_ctx >= 1 && max_ctx <= u32::MAX as usize / 2,
+            "cache length",
+            max_ctx,
+            "at least 1",
+        )?;
+        Ok(s)
+    }
+
+    /// Rows of the fused query-key-value projection.
+    pub fn qkv_rows(&self) -> usize {
+        (self.heads + 2 * self.kv_heads) * self.head_dim
+    }
+
+    /// Chunks of the attention's partial results per head.
+    pub fn max_chunks(&self) -> usize {
+        self.max_ctx.div_ceil(CHUNK as usize)
+    }
+}
+
+/// An element type the step graph is made for: `f32` or `bf16`.
+pub trait Element:
+    DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + Unpin + 'static
+{
+    /// The checkpoint dtype it reads.
+    const DTYPE: DType;
+    /// From `f32`, rounded to nearest.
+    fn from_f32(v: f32) -> Self;
+    /// From its little-endian bytes.
+    fn from_le(bytes: &[u8]) -> Self;
+    /// Builds the step graph over buffers of this type and makes it executable.
+    #[doc(hidden)]
+    fn exec<'a>(
+        ctx: &Arc<CudaContext>,
+        shape: &Shape,
+        w: &'a Weights<Self>,
+        s: &'a mut State<Self>,
+        counter: bool,
+    ) -> Result<Exec<'a>, LlamaError>;
+}
+
+/// A step graph of either element type, executable.
+#[doc(hidden)]
+pub enum Exec<'a> {
+    F32(StepF32Exec<'a>),
+    Bf16(StepBf16Exec<'a>),
+}
+
+macro_rules! element {
+    ($t:ty, $dtype:expr, $graph:ident, $inputs:ident, $variant:ident, $from:expr, $le:expr) => {
+        impl Element for $t {
+            const DTYPE: DType = $dtype;
+            fn from_f32(v: f32) -> Self {
+                let f: fn(f32) -> $t = $from;
+                f(v)
+            }
+            fn from_le(b: &[u8]) -> Self {
+                let f: fn(&[u8]) -> $t = $le;
+                f(b)
+            }
+            fn exec<'a>(
+                ctx: &Arc<CudaContext>,
+                shape: &Shape,
+                w: &'a Weights<Self>,
+                s: &'a mut State<Self>,
+                counter: bool,
+            ) -> Result<Exec<'a>, LlamaError> {
+                let sh = shape;
+                let (e, layer_kv) = (sh.hidden, sh.max_ctx * sh.kv_heads * sh.head_dim);
+                let u = |v: usize| v as u32;
+                let inputs = $inputs {
+                    embed_w: &w.embed,
+                    attn_norm: Stack::strided(&w.attn_norm, e),
+                    wqkv: Stack::strided(&w.wqkv, sh.qkv_rows() * e),
+                    wo: Stack::strided(&w.wo, e * sh.heads * sh.head_dim),
+                    mlp_norm: Stack::strided(&w.mlp_norm, e),
+                    wgu: Stack::strided(&w.wgu, 2 * sh.ffn * e),
+                    wdown: Stack::strided(&w.wdown, e * sh.ffn),
+                    final_norm: &w.final_norm,
+                    head_w: w.head.as_ref().unwrap_or(&w.embed),
+                    cos_t: &w.cos,
+                    sin_t: &w.sin,
+                    k_cache: StackMut::strided(&mut s.k_cache, layer_kv),
+                    v_cache: StackMut::strided(&mut s.v_cache, layer_kv),
+                    x: &mut s.x,
+                    qkv: &mut s.qkv,
+                    att: &mut s.att,
+                    h: &mut s.h,
+                    part_o: &mut s.part_o,
+                    part_ml: &mut s.part_ml,
+                    logits: &mut s.logits,
+                    best: &mut s.best,
+                    best_at: &mut s.best_at,
+                    ids: &mut s.ids,
+                    dpos: &mut s.dpos,
+                    layers: u(sh.layers),
+                    hidden: u(sh.hidden),
+                    heads: u(sh.heads),
+                    kv_heads: u(sh.kv_heads),
+                    head_dim: u(sh.head_dim),
+                    ffn: u(sh.ffn),
+                    vocab: u(sh.vocab),
+                    eps: sh.eps,
+                    scale: (sh.head_dim as f64).powf(-0.5) as f32,
+                    max_ctx: u(sh.max_ctx),
+                    pos: 0,
+                    counter: u32::from(counter),
+                    prompt_len: 1,
+                };
+                let exec = $graph::build_from_source(ctx, inputs)?.instantiate()?;
+                Ok(Exec::$variant(exec))
+            }
+        }
+    };
+}
+
+element!(f32, DType::F32, StepF32, StepF32Inputs, F32, |v| v, |b| {
+    f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+});
+element!(
+    bf16,
+    DType::BF16,
+    StepBf16,
+    StepBf16Inputs,
+    Bf16,
+    bf16::from_f32,
+    |b| { bf16::from_bits(u16::from_le_bytes([b[0], b[1]])) }
+);
+
+/// The model's weights on the device, every layer's of one kind in one buffer (`layers` equal
+/// parts): the query, key and value projections stacked into one matrix, the gate and up
+/// projections into another; and the rotary tables (cosine and sine of every position and
+/// frequency, as transformers computes them in `f32`, stored as `T`).
+pub struct Weights<T> {
+    pub embed: CudaSlice<T>,
+    pub attn_norm: CudaSlice<T>,
+    pub wqkv: CudaSlice<T>,
+    pub wo: CudaSlice<T>,
+    pub mlp_norm: CudaSlice<T>,
+    pub wgu: CudaSlice<T>,
+    pub wdown: CudaSlice<T>,
+    pub final_norm: CudaSlice<T>,
+    /// `None` when the head is the embedding (tied).
+    pub head: Option<CudaSlice<T>>,
+    pub cos: CudaSlice<T>,
+    pub sin: CudaSlice<T>,
+}
+
+/// The tensor `name`'s elements as `T`, checked against `shape` and `T`'s dtype.
+fn host<T: Element>(t: &dyn Tensors, name: &str, shape: &[usize]) -> Result<Vec<T>, LlamaError> {
+    let r = t.tensor(name)?;
+    if r.dtype != T::DTYPE {
+        return Err(LlamaError::DType {
+            expected: T::DTYPE,
+            found: r.dtype,
+        });
+    }
+    r.check(shape, T::DTYPE)?;
+    let size = std::mem::size_of::<T>();
+    Ok(r.data.chunks_exact(size).map(T::from_le).collect())
+}
+
+impl<T: Element> Weights<T> {
+    /// Copies every tensor of `tensors` (a checkpoint, or weights in memory) to the device
+    /// once, in the layout the step graph reads.
+    pub fn upload(
+        stream: &Arc<CudaStream>,
+        config: &LlamaConfig,
+        tensors: &dyn Tensors,
+        shape: &Shape,
+    ) -> Result<Weights<T>, LlamaError> {
+        let (e, f, l) = (shape.hidden, shape.ffn, shape.layers);
+        let (qd, kvd) = (
+            shape.heads * shape.head_dim,
+            shape.kv_heads * shape.head_dim,
+        );
+        let one = |name: &str, dims: &[usize]| -> Result<CudaSlice<T>, LlamaError> {
+            Ok(stream.clone_htod(&host::<T>(tensors, name, dims)?)?)
+        };
+        // One buffer for every layer's tensors of a kind; `parts` are the tensors of one
+        // layer, stacked.
+        let layered =
+            |per: usize, parts: &[(&str, Vec<usize>)]| -> Result<CudaSlice<T>, LlamaError> {
+                let mut buf = stream.alloc_zeros::<T>(l * per)?;
+                for layer in 0..l {
+                    let mut off = layer * per;
+                    for (suffix, dims) in parts {
+                        let name = format!("model.layers.{layer}.{suffix}");
+                        let v = host::<T>(tensors, &name, dims)?;
+                        stream.memcpy_htod(&v, &mut buf.slice_mut(off..off + v.len()))?;
+                        off += v.len();
+                    }
+                }
+                Ok(buf)
+            };
+        let attn_norm = layered(e, &[("input_layernorm.weight", vec![e])])?;
+        let wqkv = layered(
+            shape.qkv_rows() * e,
+            &[
+                ("self_attn.q_proj.weight", vec![qd, e]),
+                ("self_attn.k_proj.weight", vec![kvd, e]),
+                ("self_attn.v_proj.weight", vec![kvd, e]),
+            ],
+        )?;
+        let wo = layered(e * qd, &[("self_attn.o_proj.weight", vec![e, qd])])?;
+        let mlp_norm = layered(e, &[("post_attention_layernorm.weight", vec![e])])?;
+        let wgu = layered(
+            2 * f * e,
+            &[
+                ("mlp.gate_proj.weight", vec![f, e]),
+                ("mlp.up_proj.weight", vec![f, e]),
+            ],
+        )?;
+        let wdown = layered(e * f, &[("mlp.down_proj.weight", vec![e, f])])?;
+        let embed = one("model.embed_tokens.weight", &[shape.vocab, e])?;
+        let final_norm = one("model.norm.weight", &[e])?;
+        let head = if config.tie_word_embeddings {
+            None
+        } else {
+            Some(one("lm_head.weight", &[shape.vocab, e])?)
+        };
+        let (cos, sin) = rotary_tables::<T>(config, shape.max_ctx);
+        Ok(Weights {
+            embed,
+            attn_norm,
+            wqkv,
+            wo,
+            mlp_norm,
+            wgu,
+            wdown,
+            final_norm,
+            head,
+            cos: stream.clone_htod(&cos)?,
+            sin: stream.clone_htod(&sin)?,
+        })
+    }
+}
+
+/// The cosine and sine of `position * inv_freq[i]` for every position below `max_ctx` and
+/// every frequency, as transformers computes them: the frequencies in `f32`, their product
+/// with the position in `f32`, the cosine of that (here in `f64`, then rounded), stored as `T`.
+pub fn rotary_tables<T: Element>(config: &LlamaConfig, max_ctx: usize) -> (Vec<T>, Vec<T>) {
+    let inv = config.inv_freq_f32();
+    let mut cos = Vec::with_capacity(max_ctx * inv.len());
+    let mut sin = Vec::with_capacity(max_ctx * inv.len());
+    for p in 0..max_ctx {
+        for &f in &inv {
+            let angle = f64::from(p as f32 * f);
+            cos.push(T::from_f32(angle.cos() as f32));
+            sin.push(T::from_f32(angle.sin() as f32));
+        }
+    }
+    (cos, sin)
+}
+
+/// The KV cache and the activations of one step: what the step graph writes.
+pub struct State<T> {
+    pub k_cache: CudaSlice<T>,
+    pub v_cache: CudaSlice<T>,
+    pub x: CudaSlice<T>,
+    pub qkv: CudaSlice<T>,
+    pub att: CudaSlice<T>,
+    pub h: CudaSlice<T>,
+    pub part_o: CudaSlice<f32>,
+    pub part_ml: CudaSlice<f32>,
+    pub logits: CudaSlice<f32>,
+    pub best: CudaSlice<f32>,
+    pub best_at: CudaSlice<u32>,
+    /// The tokens, position by position: the prompt, then what the steps pick.
+    pub ids: CudaSlice<u32>,
+    /// The position, when the device advances it.
+    pub dpos: CudaSlice<u32>,
+}
+
+impl<T: Element> State<T> {
+    /// Buffers for `shape`, zeroed.
+    pub fn new(stream: &Arc<CudaStream>, shape: &Shape) -> Result<State<T>, LlamaError> {
+        let kv = shape.layers * shape.max_ctx * shape.kv_heads * shape.head_dim;
+        let parts = shape.heads * shape.max_chunks();
+        Ok(State {
+            k_cache: stream.alloc_zeros(kv)?,
+            v_cache: stream.alloc_zeros(kv)?,
+            x: stream.alloc_zeros(shape.hidden)?,
+            qkv: stream.alloc_zeros(shape.qkv_rows())?,
+            att: stream.alloc_zeros(shape.heads * shape.head_dim)?,
+            h: stream.alloc_zeros(shape.ffn)?,
+            part_o: stream.alloc_zeros(parts * shape.head_dim)?,
+            part_ml: stream.alloc_zeros(parts * 2)?,
+            logits: stream.alloc_zeros(shape.vocab)?,
+            best: stream.alloc_zeros(shape.vocab.div_ceil(4))?,
+            best_at: stream.alloc_zeros(shape.vocab.div_ceil(4))?,
+            ids: stream.alloc_zeros(shape.max_ctx)?,
+            dpos: stream.alloc_zeros(1)?,
+        })
+    }
+}
+
+/// How the step graph learns the position of the token it decodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Position {
+    /// The device keeps it (`dpos`), and each step advances it: the host only launches.
+    Counter,
+    /// The host sets the graph's `pos` param before each launch (a graph-level setter: one
+    /// driver call per node that uses it).
+    Setter,
+}
+
+/// Timings of one generation (see [`Decoder::timed`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    /// New tokens over the time from the first new token's step to the last token's arrival.
+    pub tokens_per_s: f64,
+    /// Host time per step spent issuing it (setting the position, launching).
+    pub host_us_per_token: f64,
+}
+
+/// The decoder: the step graph of one model, executable, and the position.
+pub struct Decoder<'a> {
+    exec: Exec<'a>,
+    stream: Arc<CudaStream>,
+    shape: Shape,
+    position: Position,
+    pos: usize,
+}
+
+/// Runs `$body` with `$e` bound to the executable graph, whichever its element type.
+macro_rules! on {
+    ($self:expr, $e:ident => $body:expr) => {
+        match &mut $self.exec {
+            Exec::F32($e) => $body,
+            Exec::Bf16($e) => $body,
+        }
+    };
+}
+
+impl<'a> Decoder<'a> {
+    /// Builds the step graph over `weights` and `state` and makes it executable.
+    pub fn new<T: Element>(
+        ctx: &Arc<CudaContext>,
+        shape: &Shape,
+        weights: &'a Weights<T>,
+        state: &'a mut State<T>,
+        position: Position,
+    ) -> Result<Decoder<'a>, LlamaError> {
+        let exec = T::exec(ctx, shape, weights, state, position == Position::Counter)?;
+        Ok(Decoder {
+            exec,
+            stream: ctx.default_stream(),
+            shape: shape.clone(),
+            position,
+            pos: 0,
+        })
+    }
+
+    /// The shape it was built with.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// How it advances the position.
+    pub fn position(&self) -> Position {
+        self.position
+    }
+
+    /// Starts a new sequence: `ids` at positions 0, 1, ..., of which the first `prompt_len`
+    /// are kept (the steps write their picks after them).
+    pub fn start(&mut self, ids: &[u32], prompt_len: usize) -> Result<(), LlamaError> {
+        if ids.is_empty() {
+            return Err(LlamaError::EmptyPrompt);
+        }
+        if ids.len() > self.shape.max_ctx {
+            return Err(LlamaError::TooLong {
+                needed: ids.len(),
+                max_ctx: self.shape.max_ctx,
+            });
+        }
+        if let Some(&id) = ids.iter().find(|&&id| id as usize >= self.shape.vocab) {
+            return Err(LlamaError::Token {
+                id,
+                vocab: self.shape.vocab,
+            });
+        }
+        let stream = self.stream.clone();
+        on!(self, e => {
+            stream.memcpy_htod(ids, &mut e.ids_mut()?.slice_mut(0..ids.len()))?;
+            stream.memcpy_htod(&[0u32], &mut e.dpos_mut()?)?;
+            e.set_prompt_len(prompt_len as u32)?;
+        });
+        self.pos = 0;
+        Ok(())
+    }
+
+    /// Runs the step at the next position (one graph launch; in setter mode, the position set
+    /// first). Asynchronous.
+    pub fn step(&mut self) -> Result<(), LlamaError> {
+        let (stream, pos) = (self.stream.clone(), self.pos as u32);
+        let setter = self.position == Position::Setter;
+        on!(self, e => {
+            if setter {
+                e.set_pos(pos)?;
+            }
+            e.launch(&stream)?;
+        });
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Waits for the steps launched so far.
+    pub fn synchronize(&mut self) -> Result<(), LlamaError> {
+        on!(self, e => e.synchronize()?);
+        Ok(())
+    }
+
+    /// The token at position `p` (after a [`synchronize`](Self::synchronize)).
+    pub fn token(&mut self, p: usize) -> Result<u32, LlamaError> {
+        let stream = self.stream.clone();
+        let mut out = [0u32];
+        on!(self, e => stream.memcpy_dtoh(&e.ids()?.slice(p..p + 1), &mut out)?);
+        Ok(out[0])
+    }
+
+    /// The logits of the last step (after a [`synchronize`](Self::synchronize)).
+    pub fn logits(&mut self) -> Result<Vec<f32>, LlamaError> {
+        let stream = self.stream.clone();
+        Ok(on!(self, e => stream.clone_dtoh(e.logits()?)?))
+    }
+
+    fn check_room(&self, prompt: usize, max_new: usize) -> Result<(), LlamaError> {
+        if prompt + max_new > self.shape.max_ctx {
+            return Err(LlamaError::TooLong {
+                needed: prompt + max_new,
+                max_ctx: self.shape.max_ctx,
+            });
+        }
+        Ok(())
+    }
+
+    /// Greedy generation of up to `max_new` tokens after `prompt`, each handed to `on_token` as
+    /// it is made (it returns `false` to stop); the prompt runs through the step graph token by
+    /// token. Returns the new tokens.
+    pub fn generate(
+        &mut self,
+        prompt: &[u32],
+        max_new: usize,
+        mut on_token: impl FnMut(u32) -> bool,
+    ) -> Result<Vec<u32>, LlamaError> {
+        self.check_room(prompt.len(), max_new)?;
+        self.start(prompt, prompt.len())?;
+        for _ in 1..prompt.len() {
+            self.step()?;
+        }
+        let mut out = Vec::with_capacity(max_new);
+        for _ in 0..max_new {
+            self.step()?;
+            self.synchronize()?;
+            let t = self.token(self.pos)?;
+            out.push(t);
+            if !on_token(t) {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Greedy generation of `max_new` tokens after `prompt` with every step launched back to
+    /// back and one wait at the end, timed: see [`Timing`]. Returns the new tokens.
+    pub fn timed(
+        &mut self,
+        prompt: &[u32],
+        max_new: usize,
+    ) -> Result<(Vec<u32>, Timing), LlamaError> {
+        self.check_room(prompt.len(), max_new)?;
+        self.start(prompt, prompt.len())?;
+        for _ in 1..prompt.len() {
+            self.step()?;
+        }
+        self.synchronize()?;
+        let t0 = Instant::now();
+        let mut issuing = 0.0;
+        for _ in 0..max_new {
+            let s = Instant::now();
+            self.step()?;
+            issuing += s.elapsed().as_secs_f64();
+        }
+        self.synchronize()?;
+        let elapsed = t0.elapsed().as_secs_f64();
+        let stream = self.stream.clone();
+        let n = prompt.len();
+        let mut ids = vec![0u32; max_new];
+        on!(self, e => stream.memcpy_dtoh(&e.ids()?.slice(n..n + max_new), &mut ids)?);
+        Ok((
+            ids,
+            Timing {
+                tokens_per_s: max_new as f64 / elapsed,
+                host_us_per_token: issuing * 1e6 / max_new as f64,
+            },
+        ))
+    }
+
+    /// The logits of every step over `ids` given (teacher forcing): row `i` is what the model
+    /// predicts after `ids[..=i]`, `vocab` floats a row.
+    pub fn teacher_forced(&mut self, ids: &[u32]) -> Result<Vec<f32>, LlamaError> {
+        self.check_room(ids.len(), 0)?;
+        self.start(ids, ids.len())?;
+        let mut out = Vec::with_capacity(ids.len() * self.shape.vocab);
+        for _ in 0..ids.len() {
+            self.step()?;
+            self.synchronize()?;
+            out.extend(self.logits()?);
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,246 @@
+//! The Llama decoder on the GPU against the float64 reference (`llama::reference`), on
+//! 2-layer checkpoints the test writes (random weights, the Hugging Face directory format):
+//! teacher-forced logits at every step past two attention chunks, greedy ids, both ways of
+//! advancing the position, tied and untied heads, llama3 rope scaling, bf16 weights; and the
+//! errors a bad input gives.
+
+use std::path::PathBuf;
+
+use cuda_graph::half::bf16;
+use cuda_graph_flagships::harness::Gpu;
+use cuda_graph_flagships::llama::checkpoint::{Checkpoint, MemTensors};
+use cuda_graph_flagships::llama::config::{DType, Llama3Scaling, LlamaConfig};
+use cuda_graph_flagships::llama::decoder::{
+    Decoder, Element, LlamaError, Position, Shape, State, Weights,
+};
+use cuda_graph_flagships::llama::reference::Reference;
+
+fn config(tied: bool, llama3: bool) -> LlamaConfig {
+    LlamaConfig {
+        hidden_size: 256,
+        intermediate_size: 512,
+        num_hidden_layers: 2,
+        num_attention_heads: 8,
+        num_key_value_heads: 2,
+        head_dim: 64,
+        rms_norm_eps: 1e-5,
+        rope_theta: if llama3 { 500_000.0 } else { 10_000.0 },
+        rope_scaling: llama3.then_some(Llama3Scaling {
+            factor: 32.0,
+            low_freq_factor: 1.0,
+            high_freq_factor: 4.0,
+            original_max_position_embeddings: 64,
+        }),
+        tie_word_embeddings: tied,
+        // Not a multiple of the head's 4 rows a block: the last block is partly empty.
+        vocab_size: 1001,
+        max_position_embeddings: 4096,
+        eos_token_ids: vec![2],
+        bos_token_id: Some(1),
+        dtype: None,
+    }
+}
+
+/// A fresh checkpoint directory with random weights.
+fn checkpoint(name: &str, cfg: &LlamaConfig, dtype: DType, seed: u64) -> (PathBuf, Checkpoint) {
+    let dir = std::env::temp_dir().join(format!("cg-llama-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cfg = cfg.clone();
+    cfg.dtype = Some(dtype);
+    let t = MemTensors::random(&cfg, dtype, seed).expect("random weights");
+    t.save(&cfg, &dir).expect("write the checkpoint");
+    let ckpt = Checkpoint::open(&dir).expect("read it back");
+    (dir, ckpt)
+}
+
+/// Tokens that walk the vocabulary.
+fn tokens(n: usize, vocab: usize) -> Vec<u32> {
+    (0..n).map(|i| ((i * 7919 + 13) % vocab) as u32).collect()
+}
+
+/// max |a - b| over max |b|, per row of `vocab`.
+fn worst_row_error(ours: &[f32], reference: &[Vec<f64>]) -> f64 {
+    let vocab = reference[0].len();
+    let mut worst: f64 = 0.0;
+    for (row, r) in ours.chunks(vocab).zip(reference) {
+        let top = r.iter().fold(0f64, |m, v| m.max(v.abs()));
+        let err = row
+            .iter()
+            .zip(r)
+            .fold(0f64, |m, (a, b)| m.max((*a as f64 - b).abs()));
+        assert!(row.iter().all(|v| v.is_finite()), "a logit is not finite");
+        worst = worst.max(err / top);
+    }
+    worst
+}
+
+fn reference_logits(cfg: &LlamaConfig, ckpt: &Checkpoint, ids: &[u32]) -> Vec<Vec<f64>> {
+    let mut r = Reference::new(cfg, ckpt, ids.len()).expect("reference");
+    ids.iter()
+        .map(|&t| r.step(t).expect("reference step"))
+        .collect()
+}
+
+fn run_f32(gpu: &Gpu, cfg: &LlamaConfig, ckpt: &Checkpoint, position: Position) {
+    // 260 positions: three attention chunks of 128.
+    let ids = tokens(260, cfg.vocab_size);
+    let shape = Shape::new(cfg, 300).unwrap();
+    let weights = Weights::<f32>::upload(&gpu.stream, cfg, ckpt, &shape).unwrap();
+    let mut state = State::<f32>::new(&gpu.stream, &shape).unwrap();
+    poison(gpu, &mut state);
+    let mut dec = Decoder::new(&gpu.ctx, &shape, &weights, &mut state, position).unwrap();
+    let ours = dec.teacher_forced(&ids).unwrap();
+    let reference = reference_logits(cfg, ckpt, &ids);
+    let err = worst_row_error(&ours, &reference);
+    assert!(
+        err < 1e-4,
+        "{position:?}: worst logit error {err} of the row's largest"
+    );
+
+    // Greedy ids: the same as the reference's, and the same through the streaming and the
+    // timed paths.
+    let prompt = &ids[..8];
+    let mut r = Reference::new(cfg, ckpt, 64).unwrap();
+    let want = r.greedy(prompt, 40).unwrap();
+    let mut seen = Vec::new();
+    let got = dec
+        .generate(prompt, 40, |t| {
+            seen.push(t);
+            true
+        })
+        .unwrap();
+    assert_eq!(got, want, "{position:?}: greedy ids");
+    assert_eq!(seen, want);
+    let (timed, timing) = dec.timed(prompt, 40).unwrap();
+    assert_eq!(timed, want, "{position:?}: back-to-back steps");
+    assert!(timing.tokens_per_s > 0.0);
+    // Stopping early.
+    let mut k = 0;
+    let few = dec
+        .generate(prompt, 40, |_| {
+            k += 1;
+            k < 6
+        })
+        .unwrap();
+    assert_eq!(few, want[..6]);
+}
+
+/// Every activation and cache element starts as a NaN, so a value read before it is written
+/// shows up in the logits.
+fn poison<T: Element>(gpu: &Gpu, s: &mut State<T>) {
+    let nan = T::from_f32(f32::NAN);
+    for b in [
+        &mut s.k_cache,
+        &mut s.v_cache,
+        &mut s.x,
+        &mut s.qkv,
+        &mut s.att,
+        &mut s.h,
+    ] {
+        let n = b.len();
+        gpu.stream.memcpy_htod(&vec![nan; n], b).unwrap();
+    }
+    for b in [&mut s.part_o, &mut s.part_ml, &mut s.logits, &mut s.best] {
+        let n = b.len();
+        gpu.stream.memcpy_htod(&vec![f32::NAN; n], b).unwrap();
+    }
+}
+
+#[test]
+fn f32_decoder_matches_the_float64_reference() {
+    let Some(gpu) = Gpu::find() else { return };
+    for (tied, llama3) in [(false, false), (true, true)] {
+        let cfg = config(tied, llama3);
+        let (dir, ckpt) = checkpoint(&format!("f32-{tied}-{llama3}"), &cfg, DType::F32, 7);
+        for position in [Position::Counter, Position::Setter] {
+            run_f32(&gpu, &ckpt.config, &ckpt, position);
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[test]
+fn bf16_decoder_follows_the_reference() {
+    let Some(gpu) = Gpu::find() else { return };
+    let cfg = config(false, true);
+    let (dir, ckpt) = checkpoint("bf16", &cfg, DType::BF16, 11);
+    let cfg = ckpt.config.clone();
+    let ids = tokens(200, cfg.vocab_size);
+    let shape = Shape::new(&cfg, 256).unwrap();
+    let weights = Weights::<bf16>::upload(&gpu.stream, &cfg, &ckpt, &shape).unwrap();
+    let mut state = State::<bf16>::new(&gpu.stream, &shape).unwrap();
+    poison(&gpu, &mut state);
+    let mut dec = Decoder::new(&gpu.ctx, &shape, &weights, &mut state, Position::Counter).unwrap();
+    let ours = dec.teacher_forced(&ids).unwrap();
+    // The reference computes in float64 on the same (bf16) weights; the decoder rounds its
+    // activations to bf16 where transformers does, so it is close, not equal.
+    let reference = reference_logits(&cfg, &ckpt, &ids);
+    let vocab = cfg.vocab_size;
+    let (mut agree, mut err, mut spread) = (0usize, 0f64, 0f64);
+    for (row, r) in ours.chunks(vocab).zip(&reference) {
+        let am = |v: &mut dyn Iterator<Item = f64>| {
+            v.enumerate()
+                .fold((0, f64::MIN), |b, (i, x)| if x > b.1 { (i, x) } else { b })
+                .0
+        };
+        agree += usize::from(am(&mut row.iter().map(|&v| v as f64)) == am(&mut r.iter().copied()));
+        let mean = r.iter().sum::<f64>() / vocab as f64;
+        spread += (r.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / vocab as f64).sqrt();
+        err += row
+            .iter()
+            .zip(r)
+            .map(|(a, b)| (*a as f64 - b).abs())
+            .sum::<f64>()
+            / vocab as f64;
+    }
+    let n = ids.len() as f64;
+    let (agree, err) = (agree as f64 / n, err / spread);
+    assert!(agree >= 0.95, "top-1 agreement {agree}");
+    assert!(err <= 0.03, "mean logit error {err} of the logits' spread");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn bad_inputs_are_errors() {
+    let Some(gpu) = Gpu::find() else { return };
+    let cfg = config(false, false);
+    let (dir, ckpt) = checkpoint("errors", &cfg, DType::F32, 3);
+    let shape = Shape::new(&ckpt.config, 64).unwrap();
+    // An f32 checkpoint is not a bf16 model.
+    match Weights::<bf16>::upload(&gpu.stream, &ckpt.config, &ckpt, &shape) {
+        Err(LlamaError::DType {
+            expected: DType::BF16,
+            found: DType::F32,
+        }) => {}
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("f32 weights were taken as bf16"),
+    }
+    let weights = Weights::<f32>::upload(&gpu.stream, &ckpt.config, &ckpt, &shape).unwrap();
+    let mut state = State::<f32>::new(&gpu.stream, &shape).unwrap();
+    let mut dec = Decoder::new(&gpu.ctx, &shape, &weights, &mut state, Position::Counter).unwrap();
+    assert!(matches!(
+        dec.generate(&[5, 5000], 3, |_| true),
+        Err(LlamaError::Token { id: 5000, .. })
+    ));
+    assert!(matches!(
+        dec.generate(&[5; 60], 10, |_| true),
+        Err(LlamaError::TooLong {
+            needed: 70,
+            max_ctx: 64
+        })
+    ));
+    assert!(matches!(
+        dec.generate(&[], 10, |_| true),
+        Err(LlamaError::EmptyPrompt)
+    ));
+    // Still usable after refusals.
+    assert_eq!(dec.generate(&[5, 6], 3, |_| true).unwrap().len(), 3);
+    // A shape the kernels do not take.
+    let mut odd = ckpt.config.clone();
+    odd.head_dim = 48;
+    assert!(matches!(
+        Shape::new(&odd, 64),
+        Err(LlamaError::Shape { .. })
+    ));
+    let _ = std::fs::remove_dir_all(dir);
+}
