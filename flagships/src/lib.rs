@@ -6,10 +6,12 @@
 //! - [`mlp`]: a 3-layer MLP inference step with cuBLAS GEMMs captured as nodes;
 //! - [`harness`]: what every benchmark and GPU test here shares: a GPU or a printed skip,
 //!   medians of repeated timings, results written as JSON;
-//! - [`llama`]: Llama checkpoints (Hugging Face `config.json` + safetensors) and a float64 CPU
-//!   reference decoder (host only).
+//! - [`llama`]: a Llama checkpoint (the Hugging Face directory format) decoded with one launch
+//!   of a step graph per token, every layer written once as a repeat block; the checkpoint
+//!   loader and a float64 CPU reference decoder.
 //!
-//! Run the examples with `cargo run --release -p cuda-graph-flagships --example cg` (or `mlp`).
+//! Run the examples with `cargo run --release -p cuda-graph-flagships --example cg` (or `mlp`,
+//! or `llama -- <checkpoint dir>`).
 
 pub mod cg;
 pub mod harness;

@@ -1,9 +1,14 @@
-//! Llama decoding: a Hugging Face checkpoint loader and a float64 CPU reference decoder.
+//! Llama decoding: a Hugging Face checkpoint decoded on the GPU with one launch of a step graph
+//! per token, and what that needs and is checked against.
 //!
+//! - [`graph`]: the step graph in `cuda_graph!` (every layer written once, a repeat block) and
+//!   its kernels (`kernels.cu`); [`decoder`]: the weights uploaded once, the KV cache, and
+//!   [`Decoder`] (greedy generation, streamed or back to back; teacher-forced
+//!   logits; the position advanced on the device or set from the host);
 //! - [`config`]: [`LlamaConfig`](config::LlamaConfig), a `config.json` checked for everything
 //!   that changes the math (both the transformers 4 and 5 rope layouts), the tensors it implies,
 //!   and the rotary frequencies as transformers computes them;
-//! - [`checkpoint`]: [`Checkpoint`](checkpoint::Checkpoint), a directory of safetensors files
+//! - [`checkpoint`]: [`Checkpoint`], a directory of safetensors files
 //!   (one file or sharded), memory-mapped and checked; [`MemTensors`](checkpoint::MemTensors),
 //!   random weights in memory that can be written as a checkpoint;
 //! - [`reference`](mod@reference): [`Reference`](reference::Reference), the float64 decoder the GPU decoder is
@@ -14,3 +19,6 @@ pub mod config;
 pub mod decoder;
 pub mod graph;
 pub mod reference;
+
+pub use checkpoint::Checkpoint;
+pub use decoder::{Decoder, Position, Shape, State, Weights};
