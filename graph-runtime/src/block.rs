@@ -16,7 +16,7 @@ pub struct ArgLayout {
 }
 
 /// The most arguments a kernel node takes.
-pub const MAX_ARGS: usize = 16;
+pub const MAX_ARGS: usize = 24;
 
 /// Where each argument of a tuple starts in its [`ArgBlock`], and the block's size.
 #[doc(hidden)]

@@ -23,6 +23,9 @@ use crate::ast::{self, GraphDef, Item};
 use crate::lower::{snake_case, KnownGraph, Lower, VIEW_SETTERS};
 use crate::model::{Buffer, Cond, Errors, Graph, Input, InputKind, Kernel, NodeOp};
 
+/// The most arguments the runtime passes to a kernel (its argument tuples' largest size).
+const MAX_KERNEL_ARGS: usize = 24;
+
 /// Method names `NameExec` has besides those made from the user's names: its own, and those of
 /// `GraphExec` it reaches through `Deref` that a node or input must not hide.
 const FIXED_METHODS: &[&str] = &[
@@ -382,6 +385,15 @@ fn check_kernel_decl(
         return;
     }
     let before = errors.len();
+    if params.len() > MAX_KERNEL_ARGS {
+        errors.at(
+            name.span(),
+            format!(
+                "kernel `{name}` has {} parameters, and a kernel node takes at most {MAX_KERNEL_ARGS} arguments; pass the rest in a struct (a parameter of a `#[repr(C)]` type) or a buffer",
+                params.len()
+            ),
+        );
+    }
     let mut seen: Vec<(&Ident, String)> = Vec::new();
     for (pname, _) in &params {
         let n = snake_case(&pname.to_string());
