@@ -273,11 +273,14 @@ pub mod __private {
     /// The view of iteration `l` of a repeat block's node `name` (whose handles are
     /// `handles`, one per iteration).
     pub fn iteration<H: Copy>(handles: &[H], name: &str, l: usize) -> Result<H, EditError> {
-        handles.get(l).copied().ok_or_else(|| EditError::NoIteration {
-            node: name.to_owned(),
-            iteration: l,
-            count: handles.len(),
-        })
+        handles
+            .get(l)
+            .copied()
+            .ok_or_else(|| EditError::NoIteration {
+                node: name.to_owned(),
+                iteration: l,
+                count: handles.len(),
+            })
     }
 
     /// After input `input` changed (`undo` puts it back): sends every node that uses it again.

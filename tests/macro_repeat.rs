@@ -125,7 +125,10 @@ fn layers_run_in_order_with_their_own_weights() {
     for (l, wl) in weights.iter().enumerate() {
         let add = if l == 2 { 0 } else { l as u32 + 100 };
         for i in 0..n {
-            x_host[i] = x_host[i].wrapping_mul(3).wrapping_add(wl[i]).wrapping_add(add);
+            x_host[i] = x_host[i]
+                .wrapping_mul(3)
+                .wrapping_add(wl[i])
+                .wrapping_add(add);
         }
     }
     let expected: Vec<u32> = x_host.iter().map(|v| v.wrapping_mul(2)).collect();
@@ -263,7 +266,11 @@ fn a_strided_stack_gives_each_iteration_its_part() {
     }
     let got = gpu.read(&y);
     for l in 0..4 {
-        let base = if l == 3 { 1000 } else { (l as u32 + 1) * 10 + 5 };
+        let base = if l == 3 {
+            1000
+        } else {
+            (l as u32 + 1) * 10 + 5
+        };
         let want: Vec<u32> = (0..n as u32).map(|i| base + i).collect();
         assert_eq!(&got[l * n..(l + 1) * n], &want[..], "part {l}");
     }
@@ -281,7 +288,10 @@ fn a_strided_stack_gives_each_iteration_its_part() {
     .err()
     .expect("a stride that does not divide");
     assert!(
-        matches!(err, cuda_graph::Error::Build(BuildError::StackStride { .. })),
+        matches!(
+            err,
+            cuda_graph::Error::Build(BuildError::StackStride { .. })
+        ),
         "{err}"
     );
 }
