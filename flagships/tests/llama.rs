@@ -133,7 +133,7 @@ fn poison<T: Element>(gpu: &Gpu, s: &mut State<T>) {
         &mut s.k_cache,
         &mut s.v_cache,
         &mut s.x,
-        &mut s.qkv,
+        &mut s.q,
         &mut s.att,
         &mut s.h,
     ] {

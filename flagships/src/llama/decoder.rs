@@ -28,7 +28,7 @@ use cuda_graph::half::bf16;
 use super::checkpoint::{CheckpointError, Tensors};
 use super::config::{DType, LlamaConfig};
 use super::graph::{
-    StepBf16, StepBf16Exec, StepBf16Inputs, StepF32, StepF32Exec, StepF32Inputs, CHUNK,
+    StepBf16, StepBf16Exec, StepBf16Inputs, StepF32, StepF32Exec, StepF32Inputs, CHUNK, HEAD_ROWS,
 };
 
 /// Why decoding failed.
@@ -251,11 +251,12 @@ macro_rules! element {
                     k_cache: StackMut::strided(&mut s.k_cache, layer_kv),
                     v_cache: StackMut::strided(&mut s.v_cache, layer_kv),
                     x: &mut s.x,
-                    qkv: &mut s.qkv,
+                    q: &mut s.q,
                     att: &mut s.att,
                     h: &mut s.h,
                     part_o: &mut s.part_o,
                     part_ml: &mut s.part_ml,
+                    done: &mut s.done,
                     logits: &mut s.logits,
                     best: &mut s.best,
                     best_at: &mut s.best_at,
@@ -426,11 +427,14 @@ pub struct State<T> {
     pub k_cache: CudaSlice<T>,
     pub v_cache: CudaSlice<T>,
     pub x: CudaSlice<T>,
-    pub qkv: CudaSlice<T>,
+    /// The query heads, rotated.
+    pub q: CudaSlice<T>,
     pub att: CudaSlice<T>,
     pub h: CudaSlice<T>,
     pub part_o: CudaSlice<f32>,
     pub part_ml: CudaSlice<f32>,
+    /// Per KV head, the attention blocks done (0 between launches).
+    pub done: CudaSlice<u32>,
     pub logits: CudaSlice<f32>,
     pub best: CudaSlice<f32>,
     pub best_at: CudaSlice<u32>,
@@ -449,14 +453,15 @@ impl<T: Element> State<T> {
             k_cache: stream.alloc_zeros(kv)?,
             v_cache: stream.alloc_zeros(kv)?,
             x: stream.alloc_zeros(shape.hidden)?,
-            qkv: stream.alloc_zeros(shape.qkv_rows())?,
+            q: stream.alloc_zeros(shape.heads * shape.head_dim)?,
             att: stream.alloc_zeros(shape.heads * shape.head_dim)?,
             h: stream.alloc_zeros(shape.ffn)?,
             part_o: stream.alloc_zeros(parts * shape.head_dim)?,
             part_ml: stream.alloc_zeros(parts * 2)?,
+            done: stream.alloc_zeros(shape.kv_heads)?,
             logits: stream.alloc_zeros(shape.vocab)?,
-            best: stream.alloc_zeros(shape.vocab.div_ceil(4))?,
-            best_at: stream.alloc_zeros(shape.vocab.div_ceil(4))?,
+            best: stream.alloc_zeros(shape.vocab.div_ceil(HEAD_ROWS as usize))?,
+            best_at: stream.alloc_zeros(shape.vocab.div_ceil(HEAD_ROWS as usize))?,
             ids: stream.alloc_zeros(shape.max_ctx)?,
             dpos: stream.alloc_zeros(1)?,
         })

@@ -3,16 +3,16 @@
 //! another element type).
 //!
 //! ```text
-//! emb -> stack[ qkv_proj -> rope -> attn -> merge -> o_proj -> mlp_up -> mlp_down ] x layers -> head -> pick
-//!               carry: mlp_down (layer l) -> qkv_proj (layer l + 1)
+//! emb -> stack[ qkv -> attn -> o_proj -> mlp_up -> mlp_down ] x layers -> head -> pick
+//!               carry: mlp_down (layer l) -> qkv (layer l + 1)
 //! ```
 //!
 //! - `emb`: the embedding of the token at the position;
-//! - `qkv_proj`: RMSNorm fused into the query, key and value projections (one matrix);
-//! - `rope`: the rotary embedding of the query and key heads, the key and value heads written
-//!   into the layer's cache at the position;
-//! - `attn`, `merge`: grouped-query attention over the `pos + 1` positions so far, split into
-//!   chunks of [`CHUNK`] positions, then the chunks merged;
+//! - `qkv`: RMSNorm fused into the query, key and value projections (one matrix), the rotary
+//!   embedding of the query and key heads, the key and value heads written into the layer's
+//!   cache at the position;
+//! - `attn`: grouped-query attention over the `pos + 1` positions so far, split into chunks of
+//!   [`CHUNK`] positions, the last block to finish merging them;
 //! - `o_proj`, `mlp_down`: a projection and the residual add;
 //! - `mlp_up`: RMSNorm fused into the gate and up projections and SwiGLU;
 //! - `head`, `pick`: the final RMSNorm fused into the LM head, then the greedy argmax, written
@@ -20,6 +20,11 @@
 //!
 //! Weights of all layers are stacks (`buffer wqkv[layers]: T;`), bound as one buffer per kind
 //! of weight, cut into equal parts ([`Stack::strided`](cuda_graph::buffer::Stack::strided)).
+//! The edges are plain. The kernels wait for their predecessor before they touch memory, so
+//! `#[programmatic]` on the graph is accepted (the macro checks it in the source), but on an
+//! H100 it made decoding 1-3% slower in three measurements (tiny and 1B shapes, bf16): each
+//! kernel of a step reads what the one before wrote before anything else, so an early launch
+//! only holds a share of the SMs while it waits.
 //! The position is the param `pos` (set before each step) or, with `counter` = 1, the device's
 //! `dpos`, which `pick` advances: then the steps need no host work between them.
 
@@ -28,6 +33,9 @@ use cuda_graph::half::bf16;
 
 /// Positions one block of the attention kernel covers (`CHUNK` in `kernels.cu`).
 pub const CHUNK: u32 = 128;
+
+/// Rows of the head one block computes (`HEAD_ROWS` in `kernels.cu`).
+pub const HEAD_ROWS: u32 = 16;
 
 /// The CUDA source of the kernels.
 pub const KERNELS: &str = include_str!("kernels.cu");
@@ -50,10 +58,8 @@ macro_rules! step_graph {
             pub graph $name {
                 source "src/llama/kernels.cu";
                 kernel embed_t = embed<$t>;
-                kernel norm_matvec_t = norm_matvec<$t>;
-                kernel rope_t = rope_cache<$t>;
+                kernel qkv_rope_t = qkv_rope<$t>;
                 kernel attention_t = attention<$t>;
-                kernel combine_t = attn_combine<$t>;
                 kernel matvec_add_t = matvec_add<$t>;
                 kernel gate_up_t = norm_gate_up<$t>;
                 kernel head_t = norm_head<$t>;
@@ -73,11 +79,12 @@ macro_rules! step_graph {
                 buffer mut k_cache[layers]: $t;
                 buffer mut v_cache[layers]: $t;
                 buffer mut x: $t;
-                buffer mut qkv: $t;
+                buffer mut q: $t;
                 buffer mut att: $t;
                 buffer mut h: $t;
                 buffer mut part_o: f32;
                 buffer mut part_ml: f32;
+                buffer mut done: u32;
                 buffer mut logits: f32;
                 buffer mut best: f32;
                 buffer mut best_at: u32;
@@ -101,30 +108,26 @@ macro_rules! step_graph {
                 emb = embed_t<<<hidden.div_ceil(256), 256>>>(
                     embed_w, ids, dpos, x, hidden, vocab, pos, counter, max_ctx);
                 stack = repeat l in 0..layers {
-                    qkv_proj = norm_matvec_t<<<((heads + 2 * kv_heads) * head_dim).div_ceil(4), 128, hidden * 4>>>(
-                        x, attn_norm[l], wqkv[l], qkv, hidden, (heads + 2 * kv_heads) * head_dim, eps);
-                    rope = rope_t<<<heads + kv_heads, head_dim / 2>>>(
-                        qkv, cos_t, sin_t, k_cache[l], v_cache[l], dpos, pos, counter, max_ctx,
-                        heads, kv_heads, head_dim);
+                    qkv = qkv_rope_t<<<((heads + 2 * kv_heads) * (head_dim / 2)).div_ceil(4), 128, hidden * 4>>>(
+                        x, attn_norm[l], wqkv[l], cos_t, sin_t, q, k_cache[l], v_cache[l], dpos,
+                        pos, counter, max_ctx, hidden, heads, kv_heads, head_dim, eps);
                     attn = attention_t<<<(kv_heads, attention_chunks(counter, pos, max_ctx), 1), 128>>>(
-                        qkv, k_cache[l], v_cache[l], part_o, part_ml, dpos, pos, counter, max_ctx,
-                        heads, kv_heads, head_dim, max_ctx.div_ceil(CHUNK), scale);
-                    merge = combine_t<<<heads, head_dim>>>(
-                        part_o, part_ml, att, dpos, pos, counter, max_ctx, head_dim,
-                        max_ctx.div_ceil(CHUNK));
-                    o_proj = matvec_add_t<<<hidden.div_ceil(4), 128>>>(
+                        q, k_cache[l], v_cache[l], part_o, part_ml, done, att, dpos, pos, counter,
+                        max_ctx, heads, kv_heads, head_dim, max_ctx.div_ceil(CHUNK), scale);
+                    o_proj = matvec_add_t<<<hidden.div_ceil(4), 256>>>(
                         wo[l], att, x, heads * head_dim, hidden);
                     mlp_up = gate_up_t<<<ffn.div_ceil(4), 128, hidden * 4>>>(
                         x, mlp_norm[l], wgu[l], h, hidden, ffn, eps);
-                    mlp_down = matvec_add_t<<<hidden.div_ceil(4), 128>>>(wdown[l], h, x, ffn, hidden);
-                    qkv_proj -> rope -> attn -> merge -> o_proj -> mlp_up -> mlp_down;
+                    mlp_down = matvec_add_t<<<hidden.div_ceil(4), 256>>>(wdown[l], h, x, ffn, hidden);
+                    qkv -> attn -> o_proj -> mlp_up -> mlp_down;
                     // Layer l + 1 starts from what layer l left in `x`.
-                    carry mlp_down -> qkv_proj;
+                    carry mlp_down -> qkv;
                 }
-                head = head_t<<<vocab.div_ceil(4), 128, hidden * 4>>>(
+                head = head_t<<<vocab.div_ceil(HEAD_ROWS), 256, hidden * 4>>>(
                     x, final_norm, head_w, logits, best, best_at, hidden, vocab, eps);
                 pick = argmax_step<<<1, 1024>>>(
-                    best, best_at, vocab.div_ceil(4), ids, dpos, pos, counter, prompt_len, max_ctx);
+                    best, best_at, vocab.div_ceil(HEAD_ROWS), ids, dpos, pos, counter, prompt_len,
+                    max_ctx);
                 emb -> stack -> head -> pick;
             }
         }
