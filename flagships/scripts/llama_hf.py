@@ -15,7 +15,10 @@ through transformers in one forward, one step at a time through the binary). Thr
 issue's): f32, ids identical (compared up to the first step where transformers' top-2 margin
 is below 1e-4, reported) and every row's largest logit error within 2e-3 of its largest
 |logit|; bf16, top-1 agreement of the teacher-forced rows of the new tokens at least 97% and
-the mean |logit error| at most 2% of the logits' standard deviation (per row, averaged).
+the mean |logit error| at most 2% of the logits' standard deviation (per row, averaged). A row
+whose largest transformers logit is shared by several tokens (bf16 logits can tie exactly)
+agrees when the binary picks any of them; the strict agreement is reported beside it, with
+every row that differs.
 
 `bench` times, batch 1, an 8-token prompt and `new` tokens, in one process: the copy
 bandwidth (bytes read and written over time, a 1 GiB device-to-device copy), the checkpoint's
@@ -64,6 +67,7 @@ SHAPES = {
                   max_position_embeddings=4096, rms_norm_eps=1e-5, bos_token_id=1, eos_token_id=2),
 }
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16}
+INIT_RANGE = {"tiny": 0.02, "1b": 0.015, "test2": 0.02}
 PROMPT = [1, 306, 465, 278, 659, 310, 283, 338]
 
 
@@ -101,16 +105,17 @@ def llama_config(shape):
 
 def make(shape, dtype, out, seed=0):
     """A random model from a fixed seed, saved with save_pretrained (config.json and one
-    model.safetensors). transformers initialises every weight normal with std
-    `initializer_range` (0.02) and the norms to 1; at 0.02 greedy decoding of a random model
-    with a tied head falls into a loop of two or three tokens. At 0.05 (measured on the CPU,
-    128 new tokens, reduced shapes) about 120 of 128 tokens differ and 3% of the steps have a
-    top-2 margin under 1e-2 of the logits' std: `compare` prints that fraction for the model it
-    checks."""
+    model.safetensors). transformers draws every weight normal with std `initializer_range`
+    and sets the norms to 1. The range is per shape (INIT_RANGE): large enough that greedy
+    decoding is not a loop of two tokens, small enough that bf16 rounding alone (transformers
+    in bf16 against itself in f32, measured on the CPU) keeps the teacher-forced top-1 above
+    97% and the mean logit error under 2% of the logits' std: tiny at 0.02 gives 0.8% and
+    98.4%, the 1B shape at 0.015 gives 1.25% and 100% (at 0.02, 2.0% and 95%). `compare`
+    prints the fraction of steps with a top-2 margin under 1e-2 std for the model it checks."""
     from transformers import LlamaForCausalLM
     torch.manual_seed(seed)
     cfg = llama_config(shape)
-    cfg.initializer_range = 0.05
+    cfg.initializer_range = INIT_RANGE[shape]
     dev = device()
     with torch.device(dev):
         model = LlamaForCausalLM(cfg).to(DTYPES[dtype])
@@ -184,7 +189,17 @@ def compare(d, binary, prompt, new, out=None, tmp="/tmp"):
            "finite": finite}
     err = (o - h).abs()
     res["max_rel_logit_err"] = float((err.max(dim=1).values / h.abs().max(dim=1).values).max())
-    res["top1_agreement"] = float((o.argmax(dim=1) == h.argmax(dim=1)).float().mean())
+    pick = o.argmax(dim=1)
+    strict = pick == h.argmax(dim=1)
+    # A row where transformers' largest logit is shared by several tokens (bf16 logits tie
+    # exactly) has several top-1 tokens: picking any of them agrees with it.
+    tied_ok = h.gather(1, pick.view(-1, 1)).view(-1) == h.max(dim=1).values
+    res["top1_agreement_strict"] = float(strict.float().mean())
+    res["top1_agreement"] = float((strict | tied_ok).float().mean())
+    res["top1_disagreements"] = [
+        {"step": i, "hf_margin": margins[i], "ours": int(pick[i]), "hf": int(h[i].argmax()),
+         "hf_logit_of_ours": float(h[i, pick[i]]), "hf_max": float(h[i].max())}
+        for i in range(new) if not bool(strict[i])]
     res["mean_err_over_std"] = float((err.mean(dim=1) / std).mean())
     if dt == "f32":
         upto = near[0] if near else new
@@ -196,7 +211,7 @@ def compare(d, binary, prompt, new, out=None, tmp="/tmp"):
                                  and res["mean_err_over_std"] <= 0.02)
     log(f"compare {res['model']} {dt}: {'PASS' if res['matches_hf'] else 'FAIL'}; ids first differ at "
         f"{first_div}; near ties (<1e-4) at {near}; max rel logit err {res['max_rel_logit_err']:.2e}; "
-        f"top-1 {res['top1_agreement']:.4f}; mean err/std {res['mean_err_over_std']:.4f}; "
+        f"top-1 {res['top1_agreement']:.4f} (strict {res['top1_agreement_strict']:.4f}); mean err/std {res['mean_err_over_std']:.4f}; "
         f"margins < 1e-2 std: {res['ties_below_1e-2_std']:.3f}")
     if out:
         json.dump(res, open(out, "w"), indent=1)
