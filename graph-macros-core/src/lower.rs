@@ -497,3 +497,29 @@ pub fn hint(name: &str, candidates: Vec<String>, fallback: &str) -> String {
         None => format!(" (declared: {}){fallback}", candidates.join(", ")),
     }
 }
+
+/// The element type check of a buffer (or a stack's buffer) `id` holding `elem`, for a slice
+/// parameter of element `want`; `None` after reporting a mismatch.
+pub(crate) fn check_elem(
+    cx: &mut Lower<'_>,
+    id: &Ident,
+    kernel: &str,
+    pname: &str,
+    writes: bool,
+    want: &syn::Type,
+    elem: &syn::Type,
+) -> Option<()> {
+    if let (Some(w), Some(e)) = (primitive(want), primitive(elem)) {
+        if w != e {
+            cx.errors.at(
+                id.span(),
+                format!(
+                    "kernel `{kernel}` takes a buffer of `{w}` for `{pname}`, but buffer `{id}` holds `{e}`; pass a buffer of `{w}`, or declare the parameter `{pname}: &{}[{e}]`",
+                    if writes { "mut " } else { "" }
+                ),
+            );
+            return None;
+        }
+    }
+    Some(())
+}

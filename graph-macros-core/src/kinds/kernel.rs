@@ -7,7 +7,7 @@ use syn::{Expr, Ident};
 
 use crate::ast::{self, ParamTy};
 use crate::gen::{rt, Cx};
-use crate::lower::{camel_case, hint, primitive, snake_case, Lower};
+use crate::lower::{camel_case, check_elem, hint, primitive, snake_case, Lower};
 use crate::model::{Arg, Graph, InputKind, Launch, Uses, Value};
 
 /// Checks a launch against the kernel's declaration: the kernel exists, the argument count
@@ -217,32 +217,6 @@ fn lower_arg(
             cx.value(uses, arg, "kernel arguments").map(Arg::Value)
         }
     }
-}
-
-/// The element type check of a buffer (or a stack's buffer) `id` holding `elem`, for a slice
-/// parameter of element `want`; `None` after reporting a mismatch.
-pub(super) fn check_elem(
-    cx: &mut Lower<'_>,
-    id: &Ident,
-    kernel: &str,
-    pname: &str,
-    writes: bool,
-    want: &syn::Type,
-    elem: &syn::Type,
-) -> Option<()> {
-    if let (Some(w), Some(e)) = (primitive(want), primitive(elem)) {
-        if w != e {
-            cx.errors.at(
-                id.span(),
-                format!(
-                    "kernel `{kernel}` takes a buffer of `{w}` for `{pname}`, but buffer `{id}` holds `{e}`; pass a buffer of `{w}`, or declare the parameter `{pname}: &{}[{e}]`",
-                    if writes { "mut " } else { "" }
-                ),
-            );
-            return None;
-        }
-    }
-    Some(())
 }
 
 fn param_ty_text(t: &ParamTy) -> String {

@@ -7,7 +7,7 @@ use quote::{quote, ToTokens};
 use syn::{Expr, Ident};
 
 use crate::gen::{rt, Cx};
-use crate::lower::{hint, Lower};
+use crate::lower::{check_elem, hint, Lower};
 use crate::model::{Arg, InputKind, ParamTy, StackIndex, Uses, Value};
 
 /// `w[index]` given for kernel `kernel`'s parameter `pname` of type `ty`.
@@ -81,7 +81,7 @@ pub(super) fn lower_arg(
         );
         return None;
     }
-    super::kernel::check_elem(cx, id, kernel, pname, *writes, want, &elem)?;
+    check_elem(cx, id, kernel, pname, *writes, want, &elem)?;
     let index = index(cx, uses, &ix.index)?;
     check_range(cx, id, &count, &index, &ix.index)?;
     cx.inputs[i].used = true;
