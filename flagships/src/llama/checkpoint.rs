@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::{DType, LlamaConfig};
 
-mod error;
+pub mod error;
 mod mem;
 
 pub use error::CheckpointError;

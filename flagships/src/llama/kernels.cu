@@ -71,20 +71,8 @@ __device__ __forceinline__ void unpack(uint4 v, float* out, const __nv_bfloat16*
 }
 
 // The N elements at `p` (16-byte aligned), as floats.
-__device__ __forceinline__ void load16(const float* p, float* out) {
-  float4 v = __ldg(reinterpret_cast<const float4*>(p));
-  out[0] = v.x; out[1] = v.y; out[2] = v.z; out[3] = v.w;
-}
-__device__ __forceinline__ void load16(const __nv_bfloat16* p, float* out) {
-  uint4 v = __ldg(reinterpret_cast<const uint4*>(p));
-  const unsigned w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-  for (int i = 0; i < 4; i++) {
-    __nv_bfloat162 pair = *reinterpret_cast<const __nv_bfloat162*>(&w[i]);
-    float2 f = __bfloat1622float2(pair);
-    out[2 * i] = f.x;
-    out[2 * i + 1] = f.y;
-  }
+template <typename T> __device__ __forceinline__ void load16(const T* p, float* out) {
+  unpack(ldg16(p), out, p);
 }
 
 __device__ __forceinline__ float warp_sum(float v) {

@@ -2,8 +2,8 @@
 //! per token, and what that needs and is checked against.
 //!
 //! - [`graph`]: the step graph in `cuda_graph!` (every layer written once, a repeat block) and
-//!   its kernels (`kernels.cu`); [`decoder`]: the weights uploaded once, the KV cache, and
-//!   [`Decoder`] (greedy generation, streamed or back to back; teacher-forced
+//!   its kernels (`kernels.cu`); [`device`]: the weights uploaded once and the KV cache;
+//!   [`decoder`]: [`Decoder`] (greedy generation, streamed or back to back; teacher-forced
 //!   logits; the position advanced on the device or set from the host);
 //! - [`config`]: [`LlamaConfig`](config::LlamaConfig), a `config.json` checked for everything
 //!   that changes the math (both the transformers 4 and 5 rope layouts), the tensors it implies,
@@ -17,6 +17,9 @@
 pub mod checkpoint;
 pub mod config;
 pub mod decoder;
+pub mod device;
+pub mod dtype;
+pub mod error;
 pub mod graph;
 pub mod reference;
 

@@ -3,7 +3,7 @@
 use std::io;
 use std::path::PathBuf;
 
-use crate::llama::config::DType;
+use crate::llama::dtype::DType;
 
 /// What went wrong reading, checking or writing a checkpoint or its config.
 #[derive(Debug, thiserror::Error)]

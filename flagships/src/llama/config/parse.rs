@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::{field_err, DType, Llama3Scaling, LlamaConfig};
-use crate::llama::checkpoint::CheckpointError;
+use crate::llama::checkpoint::error::CheckpointError;
 
 /// The fields of a JSON object, read with errors that name the field.
 struct Fields<'a> {

@@ -1,0 +1,380 @@
+//! What the step graph reads and writes on the device: the sizes it is built with ([`Shape`]),
+//! the element types it is made for ([`Element`]), the model's weights uploaded once from a
+//! checkpoint ([`Weights`]), and the KV cache and activations of a step ([`State`]).
+
+use std::sync::Arc;
+
+use cuda_graph::buffer::{Stack, StackMut};
+use cuda_graph::cudarc::driver::{CudaContext, CudaSlice, CudaStream, DeviceRepr, ValidAsZeroBits};
+use cuda_graph::half::bf16;
+
+use super::checkpoint::Tensors;
+use super::config::{DType, LlamaConfig};
+use super::error::LlamaError;
+use super::graph::{
+    StepBf16, StepBf16Exec, StepBf16Inputs, StepF32, StepF32Exec, StepF32Inputs, CHUNK, HEAD_ROWS,
+};
+
+/// The sizes the step graph is built with: the model's, and the cache's length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shape {
+    pub layers: usize,
+    pub hidden: usize,
+    pub heads: usize,
+    pub kv_heads: usize,
+    pub head_dim: usize,
+    pub ffn: usize,
+    pub vocab: usize,
+    pub eps: f32,
+    /// Positions the KV cache holds.
+    pub max_ctx: usize,
+}
+
+impl Shape {
+    /// The shape of `config` with a cache of `max_ctx` positions, checked against what the
+    /// kernels support (16-byte rows, head size a multiple of 32 up to 128, at most 8 query
+    /// heads per KV head).
+    pub fn new(config: &LlamaConfig, max_ctx: usize) -> Result<Shape, LlamaError> {
+        let s = Shape {
+            layers: config.num_hidden_layers,
+            hidden: config.hidden_size,
+            heads: config.num_attention_heads,
+            kv_heads: config.num_key_value_heads,
+            head_dim: config.head_dim,
+            ffn: config.intermediate_size,
+            vocab: config.vocab_size,
+            eps: config.rms_norm_eps as f32,
+            max_ctx,
+        };
+        let need = |ok: bool, what, value, need| {
+            if ok {
+                Ok(())
+            } else {
+                Err(LlamaError::Shape { what, value, need })
+            }
+        };
+        need(
+            s.hidden.is_multiple_of(8),
+            "hidden size",
+            s.hidden,
+            "a multiple of 8",
+        )?;
+        need(
+            s.ffn.is_multiple_of(8),
+            "intermediate size",
+            s.ffn,
+            "a multiple of 8",
+        )?;
+        need(
+            s.head_dim.is_multiple_of(32) && s.head_dim <= 128,
+            "head size",
+            s.head_dim,
+            "a multiple of 32 up to 128",
+        )?;
+        need(
+            s.kv_heads > 0 && s.heads.is_multiple_of(s.kv_heads) && s.heads / s.kv_heads <= 8,
+            "number of query heads per KV head",
+            s.heads / s.kv_heads.max(1),
+            "at most 8, and the KV heads dividing the query heads",
+        )?;
+        need(
+            max_ctx >= 1 && max_ctx <= u32::MAX as usize / 2,
+            "cache length",
+            max_ctx,
+            "at least 1",
+        )?;
+        Ok(s)
+    }
+
+    /// Rows of the fused query-key-value projection.
+    pub fn qkv_rows(&self) -> usize {
+        (self.heads + 2 * self.kv_heads) * self.head_dim
+    }
+
+    /// Chunks of the attention's partial results per head.
+    pub fn max_chunks(&self) -> usize {
+        self.max_ctx.div_ceil(CHUNK as usize)
+    }
+}
+
+/// An element type the step graph is made for: `f32` or `bf16`.
+pub trait Element:
+    DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + Unpin + 'static
+{
+    /// The checkpoint dtype it reads.
+    const DTYPE: DType;
+    /// From `f32`, rounded to nearest.
+    fn from_f32(v: f32) -> Self;
+    /// From its little-endian bytes.
+    fn from_le(bytes: &[u8]) -> Self;
+    /// Builds the step graph over buffers of this type and makes it executable.
+    #[doc(hidden)]
+    fn exec<'a>(
+        ctx: &Arc<CudaContext>,
+        shape: &Shape,
+        w: &'a Weights<Self>,
+        s: &'a mut State<Self>,
+        counter: bool,
+    ) -> Result<Exec<'a>, LlamaError>;
+}
+
+/// A step graph of either element type, executable.
+#[doc(hidden)]
+pub enum Exec<'a> {
+    F32(StepF32Exec<'a>),
+    Bf16(StepBf16Exec<'a>),
+}
+
+macro_rules! element {
+    ($t:ty, $dtype:expr, $graph:ident, $inputs:ident, $variant:ident, $from:expr, $le:expr) => {
+        impl Element for $t {
+            const DTYPE: DType = $dtype;
+            fn from_f32(v: f32) -> Self {
+                let f: fn(f32) -> $t = $from;
+                f(v)
+            }
+            fn from_le(b: &[u8]) -> Self {
+                let f: fn(&[u8]) -> $t = $le;
+                f(b)
+            }
+            fn exec<'a>(
+                ctx: &Arc<CudaContext>,
+                shape: &Shape,
+                w: &'a Weights<Self>,
+                s: &'a mut State<Self>,
+                counter: bool,
+            ) -> Result<Exec<'a>, LlamaError> {
+                let sh = shape;
+                let (e, layer_kv) = (sh.hidden, sh.max_ctx * sh.kv_heads * sh.head_dim);
+                let u = |v: usize| v as u32;
+                let inputs = $inputs {
+                    embed_w: &w.embed,
+                    attn_norm: Stack::strided(&w.attn_norm, e),
+                    wqkv: Stack::strided(&w.wqkv, sh.qkv_rows() * e),
+                    wo: Stack::strided(&w.wo, e * sh.heads * sh.head_dim),
+                    mlp_norm: Stack::strided(&w.mlp_norm, e),
+                    wgu: Stack::strided(&w.wgu, 2 * sh.ffn * e),
+                    wdown: Stack::strided(&w.wdown, e * sh.ffn),
+                    final_norm: &w.final_norm,
+                    head_w: w.head.as_ref().unwrap_or(&w.embed),
+                    cos_t: &w.cos,
+                    sin_t: &w.sin,
+                    k_cache: StackMut::strided(&mut s.k_cache, layer_kv),
+                    v_cache: StackMut::strided(&mut s.v_cache, layer_kv),
+                    x: &mut s.x,
+                    q: &mut s.q,
+                    att: &mut s.att,
+                    h: &mut s.h,
+                    part_o: &mut s.part_o,
+                    part_ml: &mut s.part_ml,
+                    done: &mut s.done,
+                    logits: &mut s.logits,
+                    best: &mut s.best,
+                    best_at: &mut s.best_at,
+                    ids: &mut s.ids,
+                    dpos: &mut s.dpos,
+                    layers: u(sh.layers),
+                    hidden: u(sh.hidden),
+                    heads: u(sh.heads),
+                    kv_heads: u(sh.kv_heads),
+                    head_dim: u(sh.head_dim),
+                    ffn: u(sh.ffn),
+                    vocab: u(sh.vocab),
+                    eps: sh.eps,
+                    scale: (sh.head_dim as f64).powf(-0.5) as f32,
+                    max_ctx: u(sh.max_ctx),
+                    pos: 0,
+                    counter: u32::from(counter),
+                    prompt_len: 1,
+                };
+                let exec = $graph::build_from_source(ctx, inputs)?.instantiate()?;
+                Ok(Exec::$variant(exec))
+            }
+        }
+    };
+}
+
+element!(f32, DType::F32, StepF32, StepF32Inputs, F32, |v| v, |b| {
+    f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+});
+element!(
+    bf16,
+    DType::BF16,
+    StepBf16,
+    StepBf16Inputs,
+    Bf16,
+    bf16::from_f32,
+    |b| { bf16::from_bits(u16::from_le_bytes([b[0], b[1]])) }
+);
+
+/// The model's weights on the device, every layer's of one kind in one buffer (`layers` equal
+/// parts): the query, key and value projections stacked into one matrix, the gate and up
+/// projections into another; and the rotary tables (cosine and sine of every position and
+/// frequency, as transformers computes them in `f32`, stored as `T`).
+pub struct Weights<T> {
+    pub embed: CudaSlice<T>,
+    pub attn_norm: CudaSlice<T>,
+    pub wqkv: CudaSlice<T>,
+    pub wo: CudaSlice<T>,
+    pub mlp_norm: CudaSlice<T>,
+    pub wgu: CudaSlice<T>,
+    pub wdown: CudaSlice<T>,
+    pub final_norm: CudaSlice<T>,
+    /// `None` when the head is the embedding (tied).
+    pub head: Option<CudaSlice<T>>,
+    pub cos: CudaSlice<T>,
+    pub sin: CudaSlice<T>,
+}
+
+/// The tensor `name`'s elements as `T`, checked against `shape` and `T`'s dtype.
+fn host<T: Element>(t: &dyn Tensors, name: &str, shape: &[usize]) -> Result<Vec<T>, LlamaError> {
+    let r = t.tensor(name)?;
+    if r.dtype != T::DTYPE {
+        return Err(LlamaError::DType {
+            expected: T::DTYPE,
+            found: r.dtype,
+        });
+    }
+    r.check(shape, T::DTYPE)?;
+    let size = std::mem::size_of::<T>();
+    Ok(r.data.chunks_exact(size).map(T::from_le).collect())
+}
+
+impl<T: Element> Weights<T> {
+    /// Copies every tensor of `tensors` (a checkpoint, or weights in memory) to the device
+    /// once, in the layout the step graph reads.
+    pub fn upload(
+        stream: &Arc<CudaStream>,
+        config: &LlamaConfig,
+        tensors: &dyn Tensors,
+        shape: &Shape,
+    ) -> Result<Weights<T>, LlamaError> {
+        let (e, f, l) = (shape.hidden, shape.ffn, shape.layers);
+        let (qd, kvd) = (
+            shape.heads * shape.head_dim,
+            shape.kv_heads * shape.head_dim,
+        );
+        let one = |name: &str, dims: &[usize]| -> Result<CudaSlice<T>, LlamaError> {
+            Ok(stream.clone_htod(&host::<T>(tensors, name, dims)?)?)
+        };
+        // One buffer for every layer's tensors of a kind; `parts` are the tensors of one
+        // layer, stacked.
+        let layered =
+            |per: usize, parts: &[(&str, Vec<usize>)]| -> Result<CudaSlice<T>, LlamaError> {
+                let mut buf = stream.alloc_zeros::<T>(l * per)?;
+                for layer in 0..l {
+                    let mut off = layer * per;
+                    for (suffix, dims) in parts {
+                        let name = format!("model.layers.{layer}.{suffix}");
+                        let v = host::<T>(tensors, &name, dims)?;
+                        stream.memcpy_htod(&v, &mut buf.slice_mut(off..off + v.len()))?;
+                        off += v.len();
+                    }
+                }
+                Ok(buf)
+            };
+        let attn_norm = layered(e, &[("input_layernorm.weight", vec![e])])?;
+        let wqkv = layered(
+            shape.qkv_rows() * e,
+            &[
+                ("self_attn.q_proj.weight", vec![qd, e]),
+                ("self_attn.k_proj.weight", vec![kvd, e]),
+                ("self_attn.v_proj.weight", vec![kvd, e]),
+            ],
+        )?;
+        let wo = layered(e * qd, &[("self_attn.o_proj.weight", vec![e, qd])])?;
+        let mlp_norm = layered(e, &[("post_attention_layernorm.weight", vec![e])])?;
+        let wgu = layered(
+            2 * f * e,
+            &[
+                ("mlp.gate_proj.weight", vec![f, e]),
+                ("mlp.up_proj.weight", vec![f, e]),
+            ],
+        )?;
+        let wdown = layered(e * f, &[("mlp.down_proj.weight", vec![e, f])])?;
+        let embed = one("model.embed_tokens.weight", &[shape.vocab, e])?;
+        let final_norm = one("model.norm.weight", &[e])?;
+        let head = if config.tie_word_embeddings {
+            None
+        } else {
+            Some(one("lm_head.weight", &[shape.vocab, e])?)
+        };
+        let (cos, sin) = rotary_tables::<T>(config, shape.max_ctx);
+        Ok(Weights {
+            embed,
+            attn_norm,
+            wqkv,
+            wo,
+            mlp_norm,
+            wgu,
+            wdown,
+            final_norm,
+            head,
+            cos: stream.clone_htod(&cos)?,
+            sin: stream.clone_htod(&sin)?,
+        })
+    }
+}
+
+/// The cosine and sine of `position * inv_freq[i]` for every position below `max_ctx` and
+/// every frequency, as transformers computes them: the frequencies in `f32`, their product
+/// with the position in `f32`, the cosine of that (here in `f64`, then rounded), stored as `T`.
+pub fn rotary_tables<T: Element>(config: &LlamaConfig, max_ctx: usize) -> (Vec<T>, Vec<T>) {
+    let inv = config.inv_freq_f32();
+    let mut cos = Vec::with_capacity(max_ctx * inv.len());
+    let mut sin = Vec::with_capacity(max_ctx * inv.len());
+    for p in 0..max_ctx {
+        for &f in &inv {
+            let angle = f64::from(p as f32 * f);
+            cos.push(T::from_f32(angle.cos() as f32));
+            sin.push(T::from_f32(angle.sin() as f32));
+        }
+    }
+    (cos, sin)
+}
+
+/// The KV cache and the activations of one step: what the step graph writes.
+pub struct State<T> {
+    pub k_cache: CudaSlice<T>,
+    pub v_cache: CudaSlice<T>,
+    pub x: CudaSlice<T>,
+    /// The query heads, rotated.
+    pub q: CudaSlice<T>,
+    pub att: CudaSlice<T>,
+    pub h: CudaSlice<T>,
+    pub part_o: CudaSlice<f32>,
+    pub part_ml: CudaSlice<f32>,
+    /// Per KV head, the attention blocks done (0 between launches).
+    pub done: CudaSlice<u32>,
+    pub logits: CudaSlice<f32>,
+    pub best: CudaSlice<f32>,
+    pub best_at: CudaSlice<u32>,
+    /// The tokens, position by position: the prompt, then what the steps pick.
+    pub ids: CudaSlice<u32>,
+    /// The position, when the device advances it.
+    pub dpos: CudaSlice<u32>,
+}
+
+impl<T: Element> State<T> {
+    /// Buffers for `shape`, zeroed.
+    pub fn new(stream: &Arc<CudaStream>, shape: &Shape) -> Result<State<T>, LlamaError> {
+        let kv = shape.layers * shape.max_ctx * shape.kv_heads * shape.head_dim;
+        let parts = shape.heads * shape.max_chunks();
+        Ok(State {
+            k_cache: stream.alloc_zeros(kv)?,
+            v_cache: stream.alloc_zeros(kv)?,
+            x: stream.alloc_zeros(shape.hidden)?,
+            q: stream.alloc_zeros(shape.heads * shape.head_dim)?,
+            att: stream.alloc_zeros(shape.heads * shape.head_dim)?,
+            h: stream.alloc_zeros(shape.ffn)?,
+            part_o: stream.alloc_zeros(parts * shape.head_dim)?,
+            part_ml: stream.alloc_zeros(parts * 2)?,
+            done: stream.alloc_zeros(shape.kv_heads)?,
+            logits: stream.alloc_zeros(shape.vocab)?,
+            best: stream.alloc_zeros(shape.vocab.div_ceil(HEAD_ROWS as usize))?,
+            best_at: stream.alloc_zeros(shape.vocab.div_ceil(HEAD_ROWS as usize))?,
+            ids: stream.alloc_zeros(shape.max_ctx)?,
+            dpos: stream.alloc_zeros(1)?,
+        })
+    }
+}
