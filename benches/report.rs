@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 use plotters::prelude::*;
 use serde_json::Value;
 
+mod report_decode;
 mod report_pdl;
 
 const IMPLS: [&str; 5] = ["raw", "cuda_graph", "cudarc_capture", "stream", "pytorch"];
@@ -48,6 +49,7 @@ fn load(dir: &str) -> (Vec<Value>, Vec<Row>) {
         "mlp.json",
         "pytorch_mlp.json",
         "pdl.json",
+        "decode.json",
     ] {
         let Ok(text) = std::fs::read_to_string(format!("{dir}/{name}")) else {
             continue;
@@ -120,7 +122,7 @@ fn main() {
     let _ = writeln!(md, "# Benchmark results\n");
     let _ = writeln!(
         md,
-        "GPU: **{gpu}** (every row of the tables below; the CG, MLP and programmatic-launch sections name their own). \
+        "GPU: **{gpu}** (every row of the tables below; the CG, MLP, programmatic-launch and Llama sections name their own). \
 Medians of repeated runs, host wall time; `launch` includes the stream synchronize. \
 Reproduce: build the benches in release and run them on a GPU machine (`cargo bench -p \
 cuda-graph-bench`, which writes `docs/bench/raw/*.json`) and `python3 benches/pytorch_graphs.py`, \
@@ -316,6 +318,7 @@ interleaved with cuda-graph's, on the same kernel function, so both see the same
     md.push_str(&cg_section(&raw));
     md.push_str(&mlp_section(&raw));
     md.push_str(&report_pdl::section(&raw));
+    md.push_str(&report_decode::section(&raw));
     md.push_str(&misses(&ix));
     let notes = "\n## Notes\n\n\
 - `cudarc_capture`, `stream` and `pytorch` issue a fan-out on one stream, so it runs as a sequence; `raw` and `cuda_graph` build it as a real fan-out/fan-in graph.\n\
