@@ -90,11 +90,24 @@ pub struct Kernel {
 /// What a kernel's CUDA source says about programmatic dependent launch.
 #[derive(Debug, Clone)]
 pub struct Pdl {
-    /// `Ok` when it waits for its predecessors before it uses any pointer; else why not, in
-    /// words, quoting the C line.
+    /// `Ok` when it waits for its predecessors unconditionally, using no pointer before but
+    /// those in `early`; else why not, in words, quoting the C line.
     pub waits: Result<(), String>,
+    /// The parameters it uses before its wait: a node on a programmatic edge must give each
+    /// one memory that no node writes.
+    pub early: Vec<EarlyUse>,
     /// Whether it triggers its dependents' launch on some path.
     pub triggers: bool,
+}
+
+/// A kernel parameter used before the kernel waits for its predecessors.
+#[derive(Debug, Clone)]
+pub struct EarlyUse {
+    /// The parameter's name and position.
+    pub param: String,
+    pub index: usize,
+    /// The C line of its first use, quoted as messages quote it.
+    pub line: String,
 }
 
 /// A buffer declaration.

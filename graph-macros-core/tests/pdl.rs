@@ -115,31 +115,50 @@ fn waits_before_any_pointer_use_are_proven() {
             verdict(k)
         );
     }
-    assert_eq!(verdict("first"), Wait::Proven { line: 12 });
+    assert_eq!(
+        verdict("first"),
+        Wait::Proven {
+            line: 12,
+            early: vec![]
+        }
+    );
 }
 
 #[test]
-fn a_use_before_the_wait_is_found_with_its_line() {
+fn uses_before_the_wait_are_listed_with_their_lines() {
+    // Each one must then be given memory no node writes, which the graph checks per node.
     assert_eq!(
         verdict("reads_first"),
-        Wait::UsedBefore {
-            param: "x".into(),
-            line: 29,
-            wait: Some(30),
-            conditional: None,
+        Wait::Proven {
+            line: 30,
+            early: vec![("x".into(), 29)],
         }
     );
-    assert!(matches!(verdict("address_first"), Wait::UsedBefore { ref param, .. } if param == "x"));
-    assert!(matches!(verdict("struct_first"), Wait::UsedBefore { ref param, .. } if param == "p"));
-    assert!(
-        matches!(verdict("compared_first"), Wait::UsedBefore { ref param, .. } if param == "x")
+    let early = |k: &str| match verdict(k) {
+        Wait::Proven { early, .. } => early.into_iter().map(|(p, _)| p).collect::<Vec<_>>(),
+        other => panic!("{k}: {other:?}"),
+    };
+    assert_eq!(early("address_first"), ["x"]);
+    assert_eq!(early("struct_first"), ["p"]);
+    assert_eq!(early("compared_first"), ["x"]);
+}
+
+#[test]
+fn a_use_with_no_unconditional_wait_is_found_with_its_line() {
+    assert_eq!(
+        verdict("in_if"),
+        Wait::UsedBefore {
+            param: "y".into(),
+            line: 44,
+            conditional: Some((42, "if".into())),
+        }
     );
 }
 
 #[test]
 fn a_wait_that_some_path_skips_does_not_count() {
     let conditional = |k: &str| match verdict(k) {
-        Wait::UsedBefore { wait: None, .. } | Wait::Never { .. } => (),
+        Wait::UsedBefore { .. } | Wait::Never { .. } => (),
         other => panic!("{k}: {other:?}"),
     };
     for k in [
@@ -176,7 +195,8 @@ fn triggers_are_found_directly_through_ptx_and_through_helpers() {
 
 /// Random kernel bodies against a brute-force oracle that runs every path (each `if` taken
 /// or not, each loop 0, 1 or 2 times, `return` ending the path): whenever the proof accepts a
-/// kernel, no path uses a pointer before it has waited.
+/// kernel, every pointer a path uses before it has waited is one the proof lists as used early
+/// (which the graph then requires to be memory no node writes).
 mod oracle {
     use super::*;
     use proptest::prelude::*;
@@ -184,6 +204,7 @@ mod oracle {
     #[derive(Debug, Clone)]
     enum S {
         Use,
+        Read,
         Wait,
         Ret,
         Scalar,
@@ -198,6 +219,7 @@ mod oracle {
     fn stmt() -> impl Strategy<Value = S> {
         let leaf = prop_oneof![
             3 => Just(S::Use),
+            2 => Just(S::Read),
             3 => Just(S::Wait),
             1 => Just(S::Ret),
             2 => Just(S::Scalar),
@@ -221,6 +243,7 @@ mod oracle {
     fn c(s: &S, out: &mut String) {
         match s {
             S::Use => out.push_str("y[0] = x[0];\n"),
+            S::Read => out.push_str("n = n + (int)w[0];\n"),
             S::Wait => out.push_str("cudaGridDependencySynchronize();\n"),
             S::Ret => out.push_str("return;\n"),
             S::Scalar => out.push_str("n = n + 1;\n"),
@@ -254,45 +277,48 @@ mod oracle {
         }
     }
 
-    /// Every path's outcome: `Err(())` when some path uses a pointer before waiting. `waited`
-    /// in, paths out (each: waited, returned).
-    fn run(body: &[S], states: Vec<(bool, bool)>) -> Result<Vec<(bool, bool)>, ()> {
+    /// The pointers each path uses before it has waited (bits: 1 `x`, 2 `y`, 4 `w`). States
+    /// in, paths out (each: waited, returned, pointers used before the wait).
+    fn run(body: &[S], states: Vec<(bool, bool, u8)>) -> Vec<(bool, bool, u8)> {
         let mut states = states;
         for s in body {
             let mut next = Vec::new();
-            for (waited, returned) in states {
+            for (waited, returned, early) in states {
                 if returned {
-                    next.push((waited, true));
+                    next.push((waited, true, early));
                     continue;
                 }
+                let at = |used: u8| if waited { early } else { early | used };
                 match s {
-                    S::Use if !waited => return Err(()),
-                    S::Use | S::Scalar => next.push((waited, false)),
-                    S::Wait => next.push((true, false)),
-                    S::Ret => next.push((waited, true)),
+                    S::Use => next.push((waited, false, at(1 | 2))),
+                    S::Read => next.push((waited, false, at(4))),
+                    S::Scalar => next.push((waited, false, early)),
+                    S::Wait => next.push((true, false, early)),
+                    S::Ret => next.push((waited, true, early)),
                     // The wait in `?:` runs on one branch only.
                     S::Ternary => {
-                        next.push((true, false));
-                        next.push((waited, false));
+                        next.push((true, false, early));
+                        next.push((waited, false, early));
                     }
                     S::If(b) | S::Block(b) => {
                         if matches!(s, S::If(_)) {
-                            next.push((waited, false));
+                            next.push((waited, false, early));
                         }
-                        next.extend(run(b, vec![(waited, false)])?);
+                        next.extend(run(b, vec![(waited, false, early)]));
                     }
                     S::IfElse(a, b) => {
-                        next.extend(run(a, vec![(waited, false)])?);
-                        next.extend(run(b, vec![(waited, false)])?);
+                        next.extend(run(a, vec![(waited, false, early)]));
+                        next.extend(run(b, vec![(waited, false, early)]));
                     }
                     S::BracelessIf(one) => {
-                        next.push((waited, false));
-                        next.extend(run(std::slice::from_ref(one), vec![(waited, false)])?);
+                        next.push((waited, false, early));
+                        next.extend(run(std::slice::from_ref(one), vec![(waited, false, early)]));
                     }
                     S::For(b) => {
-                        next.push((waited, false));
-                        let once = run(b, vec![(waited, false)])?;
-                        let twice = run(b, once.iter().filter(|(_, r)| !r).copied().collect())?;
+                        next.push((waited, false, early));
+                        let once = run(b, vec![(waited, false, early)]);
+                        let again = once.iter().filter(|s| !s.1).copied().collect();
+                        let twice = run(b, again);
                         next.extend(once);
                         next.extend(twice);
                     }
@@ -302,23 +328,37 @@ mod oracle {
             next.dedup();
             states = next;
         }
-        Ok(states)
+        states
     }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
         #[test]
-        fn an_accepted_kernel_never_uses_a_pointer_before_waiting(
+        fn an_accepted_kernel_uses_before_waiting_only_what_the_proof_lists(
             body in prop::collection::vec(stmt(), 0..8)
         ) {
-            let mut text = String::from("extern \"C\" __global__ void k(const float* x, float* y, int n) {\n");
+            let mut text = String::from(
+                "extern \"C\" __global__ void k(const float* x, float* y, const float* w, int n) {\n",
+            );
             body.iter().for_each(|s| c(s, &mut text));
             text.push_str("}\n");
             let src = parse(&text);
             let verdict = wait(&src, &src.kernels[0]);
-            let safe = run(&body, vec![(false, false)]).is_ok();
-            if matches!(verdict, Wait::Proven { .. }) {
-                prop_assert!(safe, "accepted but a path races:\n{text}");
+            if let Wait::Proven { early, .. } = verdict {
+                let listed = early.iter().fold(0u8, |m, (p, _)| {
+                    m | match p.as_str() {
+                        "x" => 1,
+                        "y" => 2,
+                        "w" => 4,
+                        other => panic!("not a pointer parameter: {other}"),
+                    }
+                });
+                for (_, _, used) in run(&body, vec![(false, false, 0)]) {
+                    prop_assert!(
+                        used & !listed == 0,
+                        "accepted, but a path uses {used:#b} before waiting and the proof lists {listed:#b}:\n{text}"
+                    );
+                }
             }
         }
     }

@@ -1,5 +1,6 @@
 //! Programmatic edges: one written `#[programmatic]` into a kernel that waits, and, with
-//! `#[programmatic]` on the graph, every edge whose target waits and whose source triggers.
+//! `#[programmatic]` on the graph, every edge whose target waits (reading before its wait only
+//! buffers no node writes) and whose source triggers.
 //! The DOT shows them bold.
 #![deny(warnings)]
 use cuda_graph::cuda_graph;
@@ -40,7 +41,33 @@ cuda_graph! {
     }
 }
 
+cuda_graph! {
+    // `prefetch` reads `w` before it waits: weights no node writes may take a programmatic
+    // edge; a `buffer mut` may not (that edge stays plain).
+    #[programmatic]
+    graph Early {
+        source "../macro/cu/pdl.cu";
+        kernel produce;
+        kernel prefetch;
+        buffer weights: f32;
+        buffer mut scratch: f32;
+        buffer mut y: f32;
+        buffer mut z: f32;
+        buffer mut v: f32;
+        buffer mut u: f32;
+        param n: i32;
+        a = produce<<<4, 256>>>(y, n);
+        b = prefetch<<<4, 256>>>(weights, y, z, n);
+        c = produce<<<4, 256>>>(v, n);
+        d = prefetch<<<4, 256>>>(scratch, v, u, n);
+        a -> b;
+        c -> d;
+    }
+}
+
 fn main() {
+    assert!(Early::DOT.contains("\"a\" -> \"b\" [style=bold, label=\"programmatic\"];"));
+    assert!(Early::DOT.contains("\"c\" -> \"d\";"));
     assert!(Explicit::DOT.contains("\"a\" -> \"b\" [style=bold, label=\"programmatic\"];"));
     // `produce` triggers and `consume` waits: upgraded. `no_trigger` never triggers, and
     // `consume_late` reads before it waits: both stay plain.

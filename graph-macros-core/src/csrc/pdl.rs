@@ -9,6 +9,11 @@
 //! (or struct, or reference) parameter before it, anywhere, even to compute an address, is a
 //! use. A call to a `__device__` function of the file counts as a wait when that function waits
 //! so itself (two calls deep at most).
+//!
+//! A kernel that waits may use parameters before its wait (to start loading weights while its
+//! predecessor finishes, say): the proof lists them ([`Wait::Proven`]'s `early`), and each node
+//! that launches the kernel on a programmatic edge must give each of them memory that no node
+//! of the graph writes (the graph's check, not this file's).
 
 use super::lex::{Kind, Tok};
 use super::{CKernel, CType, Source};
@@ -16,8 +21,12 @@ use super::{CKernel, CType, Source};
 /// Why a kernel cannot take a programmatic edge, or where it waits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Wait {
-    /// It waits unconditionally, at this line, before any pointer use.
-    Proven { line: usize },
+    /// It waits unconditionally, at this line; `early`: the parameters it uses before (each
+    /// with the line of its first use), which must be memory no predecessor writes.
+    Proven {
+        line: usize,
+        early: Vec<(String, usize)>,
+    },
     /// No body in the file (a declaration only).
     NoBody,
     /// It never waits unconditionally; `conditional` is a wait under a condition, if any:
@@ -25,12 +34,11 @@ pub enum Wait {
     Never {
         conditional: Option<(usize, String)>,
     },
-    /// Parameter `param` is used at `line` before the wait (at `wait`, if there is one;
-    /// `conditional`: a wait under a condition, its line and the construct).
+    /// It never waits unconditionally, and uses parameter `param` at `line` (`conditional`: a
+    /// wait under a condition, its line and the construct).
     UsedBefore {
         param: String,
         line: usize,
-        wait: Option<usize>,
         conditional: Option<(usize, String)>,
     },
 }
@@ -223,23 +231,31 @@ pub fn wait(src: &Source, k: &CKernel) -> Wait {
             _ => false,
         }
     };
-    let used = k.body[..limit]
-        .iter()
-        .enumerate()
-        .find(|&(i, x)| x.kind == Kind::Ident && params.contains(&x.text) && !member(i))
-        .map(|(_, x)| x);
-    match (used, at) {
-        (Some(u), wait) => Wait::UsedBefore {
-            param: u.text.clone(),
-            line: u.line,
-            wait: wait.map(|w| k.body[w].line),
-            conditional: if wait.is_some() { None } else { conditional },
-        },
-        (None, Some(w)) => Wait::Proven {
+    // Each parameter used before the wait, at its first use.
+    let mut early: Vec<(String, usize)> = Vec::new();
+    for (i, x) in k.body[..limit].iter().enumerate() {
+        if x.kind == Kind::Ident
+            && params.contains(&x.text)
+            && !member(i)
+            && !early.iter().any(|(p, _)| *p == x.text)
+        {
+            early.push((x.text.clone(), x.line));
+        }
+    }
+    match at {
+        Some(w) => Wait::Proven {
             line: k.body[w].line,
+            early,
         },
-        // Even with no pointer parameter: it may read globals its predecessor writes.
-        (None, None) => Wait::Never { conditional },
+        None => match early.into_iter().next() {
+            Some((param, line)) => Wait::UsedBefore {
+                param,
+                line,
+                conditional,
+            },
+            // Even with no pointer parameter: it may read globals its predecessor writes.
+            None => Wait::Never { conditional },
+        },
     }
 }
 

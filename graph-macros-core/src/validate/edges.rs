@@ -9,7 +9,7 @@ use proc_macro2::Span;
 
 use crate::ast;
 use crate::lower::hint;
-use crate::model::{Errors, Graph, NodeOp};
+use crate::model::{Arg, Errors, Graph, NodeOp};
 
 /// Edges of one chain `a -> [b, c] -> d;`. Each error points at the edge's arrow; a cycle
 /// prints its path. Edges naming a node left out by an earlier error are skipped silently.
@@ -133,7 +133,7 @@ fn kernel_of(model: &Graph, i: u32) -> Option<usize> {
 }
 
 /// Whether `#[programmatic]` on the graph makes `a -> b` programmatic: both are kernels, the
-/// target waits and the source triggers.
+/// target waits (reading before its wait only memory no node writes) and the source triggers.
 fn auto(model: &Graph, a: u32, b: u32) -> bool {
     let (Some(ka), Some(kb)) = (kernel_of(model, a), kernel_of(model, b)) else {
         return false;
@@ -143,7 +143,50 @@ fn auto(model: &Graph, a: u32, b: u32) -> bool {
         .as_ref()
         .is_some_and(|p| p.waits.is_ok());
     let triggers = model.kernels[ka].pdl.as_ref().is_some_and(|p| p.triggers);
-    waits && triggers
+    waits && triggers && early_reads(model, b).is_ok()
+}
+
+/// Whether what kernel node `b` uses before its wait is safe to use while its predecessor
+/// runs: each such parameter must be given a buffer declared without `mut`, which no node of
+/// the graph writes (a predecessor still running, or one before it that triggered early,
+/// cannot be writing it). Else why not, in words.
+fn early_reads(model: &Graph, b: u32) -> Result<(), String> {
+    let NodeOp::Launch(l) = &model.nodes[b as usize].op else {
+        return Ok(());
+    };
+    let k = &model.kernels[l.kernel];
+    let Some(pdl) = &k.pdl else { return Ok(()) };
+    let nb = &model.nodes[b as usize].name;
+    for e in &pdl.early {
+        let (given, fix) = match l.args.get(e.index) {
+            Some(Arg::Buffer { input, .. }) => {
+                let inp = &model.inputs[*input];
+                match inp.kind.buffer() {
+                    Some(buf) if !buf.mutable && buf.temp.is_none() => continue,
+                    Some(buf) if buf.temp.is_some() => (
+                        format!("the temporary `{}`, which the graph writes", inp.name),
+                        "move the wait above that use".to_owned(),
+                    ),
+                    _ => (
+                        format!("`{}`, a `buffer mut`, which nodes may write", inp.name),
+                        format!(
+                            "move the wait above that use, or, if no node writes `{}`, declare it without `mut` (only such buffers may be read before the wait)",
+                            inp.name
+                        ),
+                    ),
+                }
+            }
+            _ => (
+                "an argument that is not a buffer".to_owned(),
+                "move the wait above that use".to_owned(),
+            ),
+        };
+        return Err(format!(
+            "kernel `{}` uses `{}` before it waits for its predecessors, and node `{nb}` gives it {given} while `{nb}` starts: {fix}\n  {}",
+            k.name, e.param, e.line
+        ));
+    }
+    Ok(())
 }
 
 /// Whether the edge `a -> b` written `#[programmatic]` (at `arrow`) can be: two kernel nodes,
@@ -176,7 +219,7 @@ fn programmatic_ok(model: &mut Graph, a: u32, b: u32, arrow: Span, errors: &mut 
         );
         return false;
     };
-    if let Err(why) = &target.waits {
+    if let Err(why) = target.waits.clone().and_then(|()| early_reads(model, b)) {
         errors.at(
             arrow,
             format!(

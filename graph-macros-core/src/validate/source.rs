@@ -145,8 +145,19 @@ fn c_line(file: &Loaded, k: &CKernel, line: usize) -> String {
 fn pdl_facts(file: &Loaded, c: &CKernel) -> crate::model::Pdl {
     use csrc::pdl::Wait;
     let name = &c.name;
+    let mut early = Vec::new();
     let waits = match csrc::pdl::wait(&file.src, c) {
-        Wait::Proven { .. } => Ok(()),
+        Wait::Proven { early: uses, .. } => {
+            for (param, line) in uses {
+                let index = c.params.iter().position(|p| p.name.as_deref() == Some(&param));
+                early.push(crate::model::EarlyUse {
+                    index: index.unwrap_or(usize::MAX),
+                    line: c_line(file, c, line),
+                    param,
+                });
+            }
+            Ok(())
+        }
         Wait::NoBody => Err(format!(
             "`{}` declares kernel `{name}` without its body, so the wait cannot be seen; name the file that defines it",
             c.file.as_deref().unwrap_or(&file.shown)
@@ -164,20 +175,19 @@ fn pdl_facts(file: &Loaded, c: &CKernel) -> crate::model::Pdl {
         Wait::UsedBefore {
             param,
             line,
-            wait,
             conditional,
         } => Err(format!(
             "kernel `{name}` uses `{param}` before it waits for its predecessors{}: it could read memory its predecessor is still writing; move the wait to the top of the body, before the first use\n  {}",
-            match (wait, conditional) {
-                (Some(w), _) => format!(" (the wait is at line {w})"),
-                (None, Some((l, how))) => format!(" (its only wait, at line {l}, is inside `{how}`, which some paths skip)"),
-                (None, None) => " (it never waits)".to_owned(),
+            match conditional {
+                Some((l, how)) => format!(" (its only wait, at line {l}, is inside `{how}`, which some paths skip)"),
+                None => " (it never waits)".to_owned(),
             },
             c_line(file, c, line)
         )),
     };
     crate::model::Pdl {
         waits,
+        early,
         triggers: csrc::pdl::triggers(&file.src, c),
     }
 }

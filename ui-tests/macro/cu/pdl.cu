@@ -30,3 +30,12 @@ extern "C" __global__ void consume_if(const float* y, float* z, int n) {
     z[i] = y[i];
   }
 }
+
+// Reads its weights `w` before it waits (to have them on the way while its predecessor
+// finishes), then what the predecessor wrote.
+extern "C" __global__ void prefetch(const float* w, const float* y, float* z, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float wi = i < n ? w[i] : 0.0f;
+  cudaGridDependencySynchronize();
+  if (i < n) z[i] = wi * y[i];
+}
