@@ -1,8 +1,8 @@
 //! The Llama decoder on the GPU against the float64 reference (`llama::reference`), on
 //! 2-layer checkpoints the test writes (random weights, the Hugging Face directory format):
 //! teacher-forced logits at every step past two attention chunks, greedy ids, both ways of
-//! advancing the position, tied and untied heads, llama3 rope scaling, bf16 weights; and the
-//! errors a bad input gives.
+//! advancing the position, tied and untied heads, llama3 rope scaling, bf16 weights; the
+//! errors a bad input gives; and the programmatic edges the macro proved.
 
 use std::path::PathBuf;
 
@@ -243,4 +243,27 @@ fn bad_inputs_are_errors() {
         Err(LlamaError::Shape { .. })
     ));
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_step_kernels_start_while_their_predecessors_finish() {
+    // The macro proved from the source that each kernel waits for its predecessor before it
+    // reads what that one writes (reading only weights before), so these edges are
+    // programmatic; a change to a kernel that broke the proof would turn them back to plain.
+    use cuda_graph_flagships::llama::graph::{StepBf16, StepF32};
+    for dot in [StepF32::DOT, StepBf16::DOT] {
+        for (a, b) in [
+            ("qkv", "attn"),
+            ("attn", "o_proj"),
+            ("o_proj", "mlp_up"),
+            ("mlp_up", "mlp_down"),
+            ("head", "pick"),
+        ] {
+            let edge = format!("\"{a}\" -> \"{b}\" [style=bold, label=\"programmatic\"];");
+            assert!(
+                dot.contains(&edge),
+                "{a} -> {b} is not programmatic:\n{dot}"
+            );
+        }
+    }
 }

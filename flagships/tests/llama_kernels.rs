@@ -28,8 +28,10 @@ cuda_graph! {
         buffer mut dpos: u32;
         param cols: u32;
         param rows: u32;
-        p2 = gu<<<(rows / 2).div_ceil(4), 128, cols * 4>>>(x, g, w, h, cols, rows / 2, 1e-5);
-        p3 = ma<<<rows.div_ceil(4), 256>>>(w2, a, y, cols, rows);
+        param blocks: u32;
+        // Grids of fewer warps than rows: each warp streams several rows.
+        p2 = gu<<<blocks, 256, cols * 4>>>(x, g, w, h, cols, rows / 2, 1e-5);
+        p3 = ma<<<blocks, 256>>>(w2, a, y, cols, rows);
         p4 = hd<<<rows.div_ceil(16), 256, cols * 4>>>(x, g, w, logits, best, best_at, cols, rows, 1e-5);
         p5 = argmax_step<<<1, 1024>>>(best, best_at, rows.div_ceil(16), ids, dpos, 0, 1, 1, 64);
         p4 -> p5;
@@ -53,7 +55,8 @@ cuda_graph! {
         param kv: u32;
         param hd: u32;
         param max_ctx: u32;
-        k = qkv_t<<<((heads + 2 * kv) * (hd / 2)).div_ceil(4), 128, cols * 4>>>(
+        param blocks: u32;
+        k = qkv_t<<<blocks, 256, cols * 4>>>(
             x, g, w, cos_t, sin_t, q, kc, vc, dpos, pos, 0, max_ctx, cols, heads, kv, hd, 1e-5);
     }
 
@@ -164,6 +167,7 @@ fn projections(gpu: &Gpu, cols: usize, rows: usize) {
                 dpos: &mut dpos,
                 cols: cols as u32,
                 rows: rows as u32,
+                blocks: 3,
             },
         )
         .unwrap();
@@ -248,6 +252,7 @@ fn qkv_projection_rotates_and_fills_the_cache() {
                 kv: kv as u32,
                 hd: hd as u32,
                 max_ctx: max_ctx as u32,
+                blocks: 5,
             },
         )
         .unwrap();
@@ -287,14 +292,16 @@ fn attention_over_several_chunks_in_both_position_modes() {
     let Some(gpu) = Gpu::find() else { return };
     // Groups of 4, 1 and 8 query heads; heads of 64, 128 and 32 elements (each group size and
     // head length the kernel has a body for, or rounds up to).
+    // Positions in three chunks (merged by the last block) and in one (written by its block).
     for (heads, kv, hd) in [(8usize, 2usize, 64usize), (3, 3, 128), (24, 3, 32)] {
-        attention_case(&gpu, heads, kv, hd);
+        for pos in [300, 37] {
+            attention_case(&gpu, heads, kv, hd, pos);
+        }
     }
 }
 
-fn attention_case(gpu: &Gpu, heads: usize, kv: usize, hd: usize) {
+fn attention_case(gpu: &Gpu, heads: usize, kv: usize, hd: usize, pos: usize) {
     let max_ctx = 400usize;
-    let pos = 300usize;
     let qh = values(heads * hd, 8);
     let kc_h = values(max_ctx * kv * hd, 9);
     let vc_h = values(max_ctx * kv * hd, 10);
@@ -358,7 +365,9 @@ fn attention_case(gpu: &Gpu, heads: usize, kv: usize, hd: usize) {
             exec.synchronize().unwrap();
         }
         close(
-            &format!("attention ({heads} heads, {kv} kv, {hd} long, counter {counter})"),
+            &format!(
+                "attention ({heads} heads, {kv} kv, {hd} long, position {pos}, counter {counter})"
+            ),
             &gpu.read(&out),
             &want,
             1e-5,

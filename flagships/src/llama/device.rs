@@ -97,6 +97,13 @@ impl Shape {
     }
 }
 
+/// The GPU's multiprocessors: the projection kernels' grids are made to fill them.
+fn multiprocessors(ctx: &Arc<CudaContext>) -> Result<u32, LlamaError> {
+    use cuda_graph::cudarc::driver::sys::CUdevice_attribute;
+    let n = ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+    Ok(n.max(1) as u32)
+}
+
 /// An element type the step graph is made for: `f32` or `bf16`.
 pub trait Element:
     DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + Unpin + 'static
@@ -186,6 +193,7 @@ macro_rules! element {
                     pos: 0,
                     counter: u32::from(counter),
                     prompt_len: 1,
+                    sms: multiprocessors(ctx)?,
                 };
                 let exec = $graph::build_from_source(ctx, inputs)?.instantiate()?;
                 Ok(Exec::$variant(exec))

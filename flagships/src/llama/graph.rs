@@ -12,7 +12,7 @@
 //!   embedding of the query and key heads, the key and value heads written into the layer's
 //!   cache at the position;
 //! - `attn`: grouped-query attention over the `pos + 1` positions so far, split into chunks of
-//!   [`CHUNK`] positions, the last block to finish merging them;
+//!   [`CHUNK`] positions (with more than one, the last block to finish merges them);
 //! - `o_proj`, `mlp_down`: a projection and the residual add;
 //! - `mlp_up`: RMSNorm fused into the gate and up projections and SwiGLU;
 //! - `head`, `pick`: the final RMSNorm fused into the LM head, then the greedy argmax, written
@@ -20,11 +20,14 @@
 //!
 //! Weights of all layers are stacks (`buffer wqkv[layers]: T;`), bound as one buffer per kind
 //! of weight, cut into equal parts ([`Stack::strided`](cuda_graph::buffer::Stack::strided)).
-//! The edges are plain. The kernels wait for their predecessor before they touch memory, so
-//! `#[programmatic]` on the graph is accepted (the macro checks it in the source), but on an
-//! H100 it made decoding 1-3% slower in three measurements (tiny and 1B shapes, bf16): each
-//! kernel of a step reads what the one before wrote before anything else, so an early launch
-//! only holds a share of the SMs while it waits.
+//!
+//! The edges between kernels are programmatic (`#[programmatic]` on the graph): a kernel's
+//! blocks start while its predecessor's last blocks run. Each projection kernel loads its
+//! first weights, then waits for its predecessor (`griddepcontrol.wait`), then reads the
+//! activations; the macro proves from the source that nothing but weights (buffers declared
+//! without `mut`, which no node writes) is read before the wait. The projection kernels' grids
+//! are a few blocks an SM ([`spread`]), so the early blocks of the next kernel take only the
+//! room the last blocks of this one leave.
 //! The position is the param `pos` (set before each step) or, with `counter` = 1, the device's
 //! `dpos`, which `pick` advances: then the steps need no host work between them.
 
@@ -37,8 +40,22 @@ pub const CHUNK: u32 = 128;
 /// Rows of the head one block computes (`HEAD_ROWS` in `kernels.cu`).
 pub const HEAD_ROWS: u32 = 16;
 
-/// The CUDA source of the kernels.
+/// Blocks of 256 threads an SM that the projection kernels are given: as many as fit beside
+/// each other (about 100 registers a thread), so every block is running from the start and
+/// each warp streams its rows without a break.
+pub const BLOCKS_PER_SM: u32 = 2;
+
+/// The grid of a projection kernel over `items` (rows, or pairs of rows: a warp takes one at a
+/// time, 8 warps a block) on a GPU of `sms` multiprocessors: one block for 8 items, at most
+/// [`BLOCKS_PER_SM`] an SM (the warps then loop over the items).
+pub fn spread(items: u32, sms: u32) -> u32 {
+    items.div_ceil(8).min(sms.max(1) * BLOCKS_PER_SM).max(1)
+}
+
+/// The CUDA source of the kernels, and the header it includes (`stream.cuh`).
 pub const KERNELS: &str = include_str!("kernels.cu");
+/// The header of the kernels: loads, reductions, RMSNorm and weight streaming.
+pub const STREAM: &str = include_str!("stream.cuh");
 
 /// Chunks of the attention's grid: those of the `pos + 1` positions when the position is set
 /// from the host, all of the cache when the device advances it (the blocks past the position
@@ -55,6 +72,7 @@ macro_rules! step_graph {
     ($(#[$doc:meta])* $name:ident, $t:ident) => {
         cuda_graph! {
             $(#[$doc])*
+            #[programmatic]
             pub graph $name {
                 source "src/llama/kernels.cu";
                 kernel embed_t = embed<$t>;
@@ -104,21 +122,22 @@ macro_rules! step_graph {
                 param pos: u32;
                 param counter: u32;
                 param prompt_len: u32;
+                param sms: u32;
 
                 emb = embed_t<<<hidden.div_ceil(256), 256>>>(
                     embed_w, ids, dpos, x, hidden, vocab, pos, counter, max_ctx);
                 stack = repeat l in 0..layers {
-                    qkv = qkv_rope_t<<<((heads + 2 * kv_heads) * (head_dim / 2)).div_ceil(4), 128, hidden * 4>>>(
+                    qkv = qkv_rope_t<<<spread((heads + 2 * kv_heads) * (head_dim / 2), sms), 256, hidden * 4>>>(
                         x, attn_norm[l], wqkv[l], cos_t, sin_t, q, k_cache[l], v_cache[l], dpos,
                         pos, counter, max_ctx, hidden, heads, kv_heads, head_dim, eps);
                     attn = attention_t<<<(kv_heads, attention_chunks(counter, pos, max_ctx), 1), 128>>>(
                         q, k_cache[l], v_cache[l], part_o, part_ml, done, att, dpos, pos, counter,
                         max_ctx, heads, kv_heads, head_dim, max_ctx.div_ceil(CHUNK), scale);
-                    o_proj = matvec_add_t<<<hidden.div_ceil(4), 256>>>(
+                    o_proj = matvec_add_t<<<spread(hidden, sms), 256>>>(
                         wo[l], att, x, heads * head_dim, hidden);
-                    mlp_up = gate_up_t<<<ffn.div_ceil(4), 128, hidden * 4>>>(
+                    mlp_up = gate_up_t<<<spread(ffn, sms), 256, hidden * 4>>>(
                         x, mlp_norm[l], wgu[l], h, hidden, ffn, eps);
-                    mlp_down = matvec_add_t<<<hidden.div_ceil(4), 256>>>(wdown[l], h, x, ffn, hidden);
+                    mlp_down = matvec_add_t<<<spread(hidden, sms), 256>>>(wdown[l], h, x, ffn, hidden);
                     qkv -> attn -> o_proj -> mlp_up -> mlp_down;
                     // Layer l + 1 starts from what layer l left in `x`.
                     carry mlp_down -> qkv;

@@ -1,0 +1,185 @@
+// What the Llama kernels (`kernels.cu`) share: conversions between `T` and float, 16-byte
+// loads, warp reductions, the RMSNorm of an input into shared memory, and the streaming of
+// weight rows through registers that every projection kernel is built on.
+#pragma once
+#include <cuda_bf16.h>
+
+#define WARP 32
+
+namespace llama {
+
+__device__ __forceinline__ float to_f(float v) { return v; }
+__device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <typename T> __device__ __forceinline__ T from_f(float v);
+template <> __device__ __forceinline__ float from_f<float>(float v) { return v; }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+// `v` as storing it as `T` and reading it back gives.
+template <typename T> __device__ __forceinline__ float rnd(float v) { return to_f(from_f<T>(v)); }
+
+// Elements of `T` in 16 bytes.
+template <typename T> struct Vec16 { static constexpr int N = 16 / sizeof(T); };
+
+// 16 bytes at `p` (16-byte aligned), read-only.
+__device__ __forceinline__ uint4 ldg16(const void* p) {
+  return __ldg(reinterpret_cast<const uint4*>(p));
+}
+
+// The elements of `T` in 16 bytes, as floats.
+__device__ __forceinline__ void unpack(uint4 v, float* out, const float*) {
+  out[0] = __uint_as_float(v.x); out[1] = __uint_as_float(v.y);
+  out[2] = __uint_as_float(v.z); out[3] = __uint_as_float(v.w);
+}
+__device__ __forceinline__ void unpack(uint4 v, float* out, const __nv_bfloat16*) {
+  const unsigned w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    __nv_bfloat162 pair = *reinterpret_cast<const __nv_bfloat162*>(&w[i]);
+    float2 f = __bfloat1622float2(pair);
+    out[2 * i] = f.x;
+    out[2 * i + 1] = f.y;
+  }
+}
+
+// The N elements at `p` (16-byte aligned), as floats.
+template <typename T> __device__ __forceinline__ void load16(const T* p, float* out) {
+  unpack(ldg16(p), out, p);
+}
+
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+  for (int o = WARP / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+#pragma unroll
+  for (int o = WARP / 2; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// x / sqrt(mean(x^2) + eps), times g, rounded as transformers' LlamaRMSNorm rounds it (the
+// normalised value to T, then its product with the weight to T), into shared `xn` (cols
+// floats, cols a multiple of 16 bytes of T). Every thread of the block takes part; `xn` is
+// ready when it returns. Two passes of 16-byte loads: x (kept raw in `xn`) and its squares,
+// then the weight.
+template <typename T>
+__device__ void normalise(const T* __restrict__ x, const T* __restrict__ g, float eps,
+                          float* xn, unsigned cols) {
+  constexpr int N = Vec16<T>::N;
+  __shared__ float partial[32];
+  __shared__ float inv;
+  float acc = 0.f;
+#pragma unroll 4
+  for (unsigned c = threadIdx.x * N; c < cols; c += blockDim.x * N) {
+    float v[N];
+    load16(x + c, v);
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+      acc += v[i] * v[i] + v[i + 1] * v[i + 1] + v[i + 2] * v[i + 2] + v[i + 3] * v[i + 3];
+      *reinterpret_cast<float4*>(xn + c + i) = make_float4(v[i], v[i + 1], v[i + 2], v[i + 3]);
+    }
+  }
+  acc = warp_sum(acc);
+  if (threadIdx.x % WARP == 0) partial[threadIdx.x / WARP] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float s = 0.f;
+    for (unsigned w = 0; w < blockDim.x / WARP; w++) s += partial[w];
+    inv = rsqrtf(s / (float)cols + eps);
+  }
+  __syncthreads();
+  const float r = inv;
+#pragma unroll 4
+  for (unsigned c = threadIdx.x * N; c < cols; c += blockDim.x * N) {
+    float gv[N];
+    load16(g + c, gv);
+#pragma unroll
+    for (int i = 0; i < N; i++) xn[c + i] = rnd<T>(rnd<T>(xn[c + i] * r) * gv[i]);
+  }
+  __syncthreads();
+}
+
+// 16-byte pieces of a lane's share of a weight row held in registers, PF at a time. A kernel's
+// grid is at most a few blocks an SM, and each warp takes rows one after another (the warp's
+// number, then every `warps` on): while one batch of pieces is used the next is in flight,
+// the first batch of the warp's next row included, so a warp's loads do not stop between rows
+// and the RMSNorm before a projection is computed once a block.
+#define PF 8
+template <int P> struct Pieces {
+  uint4 v[P];
+};
+using Ahead = Pieces<PF>;
+
+// Reads the P pieces of this lane's share of `row` (cols elements) from piece `base` on
+// (piece k of a lane covers elements (lane + (base + k) * 32) * N ..).
+template <typename T, int P>
+__device__ __forceinline__ void fetch(const T* __restrict__ row, unsigned cols, Pieces<P>& a,
+                                      unsigned base = 0) {
+  constexpr int N = Vec16<T>::N;
+  const unsigned lane = threadIdx.x % WARP;
+#pragma unroll
+  for (int k = 0; k < P; k++) {
+    const unsigned c = (lane + (base + k) * WARP) * N;
+    if (c < cols) a.v[k] = ldg16(row + c);
+  }
+}
+
+// The vector a weight row is multiplied with: floats in shared memory, or `T` in global memory.
+struct SharedVec {
+  const float* v;
+  template <int N> __device__ __forceinline__ void get(unsigned c, float* out) const {
+#pragma unroll
+    for (int i = 0; i < N; i += 4) {
+      const float4 f = *reinterpret_cast<const float4*>(v + c + i);
+      out[i] = f.x; out[i + 1] = f.y; out[i + 2] = f.z; out[i + 3] = f.w;
+    }
+  }
+};
+template <typename T> struct GlobalVec {
+  const T* __restrict__ v;
+  template <int N> __device__ __forceinline__ void get(unsigned c, float* out) const {
+    load16(v + c, out);
+  }
+};
+
+// The dot product of `row` (cols elements, 16-byte aligned) with `vec`, summed over the warp;
+// every lane gets it. `cur` holds the row's first batch on entry and, on return, the first
+// batch of `next` (the warp's next row; none if null).
+template <typename T, typename V>
+__device__ __forceinline__ float dot_stream(const T* __restrict__ row, const T* __restrict__ next,
+                                            unsigned cols, Ahead& cur, const V& vec) {
+  constexpr int N = Vec16<T>::N;
+  const unsigned lane = threadIdx.x % WARP;
+  float acc = 0.f;
+#pragma unroll 1
+  for (unsigned base = 0; base * WARP * N < cols; base += PF) {
+    Ahead nx;
+    if ((base + PF) * WARP * N < cols) {
+      fetch<T>(row, cols, nx, base + PF);
+    } else if (next != nullptr) {
+      fetch<T>(next, cols, nx);
+    }
+#pragma unroll
+    for (int k = 0; k < PF; k++) {
+      const unsigned c = (lane + (base + k) * WARP) * N;
+      if (c < cols) {
+        float w[N], x[N];
+        unpack(cur.v[k], w, row);
+        vec.template get<N>(c, x);
+#pragma unroll
+        for (int i = 0; i < N; i++) acc += w[i] * x[i];
+      }
+    }
+    cur = nx;
+  }
+  return warp_sum(acc);
+}
+
+// This warp's number in the grid, and the warps of the grid.
+__device__ __forceinline__ unsigned warp_id() {
+  return blockIdx.x * (blockDim.x / WARP) + threadIdx.x / WARP;
+}
+__device__ __forceinline__ unsigned warps() { return gridDim.x * (blockDim.x / WARP); }
+
+}  // namespace llama
