@@ -126,5 +126,44 @@ pub fn section(raw: &[Value]) -> String {
     if !targets.is_empty() {
         let _ = writeln!(md, "\nTargets: {}.", targets.join("; "));
     }
+    md.push_str(&products(raw));
+    md
+}
+
+/// The matrix-vector products of a step (`gemv` rows): the step graph's kernels measured one
+/// at a time by ncu in the decode itself, beside cuBLAS through PyTorch (`gemv_peer.py`),
+/// both reading weights that are not in L2.
+fn products(raw: &[Value]) -> String {
+    let rows: Vec<&Value> = raw.iter().filter(|v| v["case"] == "gemv").collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut md = String::from(
+        "\nThe matrix-vector products of a step, bf16, µs per call (TB/s of weights): the step graph's kernels measured one at a time by ncu (`--cache-control none`) inside the decode, with the work they fuse; cuBLAS through PyTorch's `F.linear`, replayed from a CUDA graph over enough copies of the weight that none is in L2 (`flagships/scripts/gemv_peer.py`), the product alone. Same run.\n\n| model | product | rows × cols | step graph kernel | fused into it | cuBLAS | cuBLAS ÷ kernel |\n|---|---|---|---|---|---|---|\n",
+    );
+    for v in rows.iter().filter(|v| v["impl"] == "cuda_graph_kernel") {
+        let Some(peer) = rows.iter().find(|p| {
+            p["impl"] == "cublas_f_linear"
+                && p["model"] == v["model"]
+                && p["product"] == v["product"]
+        }) else {
+            continue;
+        };
+        let f = |r: &Value, k: &str| r[k].as_f64().unwrap_or(f64::NAN);
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} × {} | {:.1} ({:.2}) | {} | {:.1} ({:.2}) | {:.2} |",
+            v["model"].as_str().unwrap_or(""),
+            v["product"].as_str().unwrap_or(""),
+            v["rows"],
+            v["cols"],
+            f(v, "us_per_call"),
+            f(v, "tb_per_s"),
+            v["fused"].as_str().unwrap_or(""),
+            f(peer, "us_per_call"),
+            f(peer, "tb_per_s"),
+            f(peer, "us_per_call") / f(v, "us_per_call"),
+        );
+    }
     md
 }

@@ -246,6 +246,24 @@ fn bad_inputs_are_errors() {
 }
 
 #[test]
+fn an_intermediate_size_past_the_shared_memory_is_an_error_for_its_element_type() {
+    let mut cfg = config(false, false);
+    cfg.intermediate_size = 14336;
+    let shape = Shape::new(&cfg, 64).unwrap();
+    assert!(shape.check_element::<bf16>().is_ok());
+    match shape.check_element::<f32>() {
+        Err(
+            e @ LlamaError::Shape {
+                what: "intermediate size",
+                value: 14336,
+                ..
+            },
+        ) => assert!(e.to_string().contains("48 KiB"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn the_step_kernels_start_while_their_predecessors_finish() {
     // The macro proved from the source that each kernel waits for its predecessor before it
     // reads what that one writes (reading only weights before), so these edges are

@@ -31,7 +31,7 @@ cuda_graph! {
         param blocks: u32;
         // Grids of fewer warps than rows: each warp streams several rows.
         p2 = gu<<<blocks, 256, cols * 4>>>(x, g, w, h, cols, rows / 2, 1e-5);
-        p3 = ma<<<blocks, 256>>>(w2, a, y, cols, rows);
+        p3 = ma<<<blocks, 256, cols * 4>>>(w2, a, y, cols, rows);
         p4 = hd<<<rows.div_ceil(16), 256, cols * 4>>>(x, g, w, logits, best, best_at, cols, rows, 1e-5);
         p5 = argmax_step<<<1, 1024>>>(best, best_at, rows.div_ceil(16), ids, dpos, 0, 1, 1, 64);
         p4 -> p5;

@@ -91,11 +91,27 @@ impl Shape {
         (self.heads + 2 * self.kv_heads) * self.head_dim
     }
 
+    /// Whether the kernels take this shape with elements of `T`: the down projection keeps its
+    /// input (`ffn` elements of `T`) in at most 48 KiB of shared memory.
+    pub fn check_element<T: Element>(&self) -> Result<(), LlamaError> {
+        if self.ffn * std::mem::size_of::<T>() > SHARED_BYTES {
+            return Err(LlamaError::Shape {
+                what: "intermediate size",
+                value: self.ffn,
+                need: "one that fits in 48 KiB of shared memory, where the down projection keeps its input (at most 24576 bf16 or 12288 f32 elements)",
+            });
+        }
+        Ok(())
+    }
+
     /// Chunks of the attention's partial results per head.
     pub fn max_chunks(&self) -> usize {
         self.max_ctx.div_ceil(CHUNK as usize)
     }
 }
+
+/// Dynamic shared memory a kernel may use without asking the driver for more.
+const SHARED_BYTES: usize = 48 * 1024;
 
 /// The GPU's multiprocessors: the projection kernels' grids are made to fill them.
 fn multiprocessors(ctx: &Arc<CudaContext>) -> Result<u32, LlamaError> {
@@ -152,6 +168,7 @@ macro_rules! element {
                 counter: bool,
             ) -> Result<Exec<'a>, LlamaError> {
                 let sh = shape;
+                sh.check_element::<$t>()?;
                 let (e, layer_kv) = (sh.hidden, sh.max_ctx * sh.kv_heads * sh.head_dim);
                 let u = |v: usize| v as u32;
                 let inputs = $inputs {
@@ -194,6 +211,7 @@ macro_rules! element {
                     counter: u32::from(counter),
                     prompt_len: 1,
                     sms: multiprocessors(ctx)?,
+                    elem_bytes: u(std::mem::size_of::<$t>()),
                 };
                 let exec = $graph::build_from_source(ctx, inputs)?.instantiate()?;
                 Ok(Exec::$variant(exec))

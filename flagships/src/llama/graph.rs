@@ -123,6 +123,7 @@ macro_rules! step_graph {
                 param counter: u32;
                 param prompt_len: u32;
                 param sms: u32;
+                param elem_bytes: u32;
 
                 emb = embed_t<<<hidden.div_ceil(256), 256>>>(
                     embed_w, ids, dpos, x, hidden, vocab, pos, counter, max_ctx);
@@ -133,11 +134,11 @@ macro_rules! step_graph {
                     attn = attention_t<<<(kv_heads, attention_chunks(counter, pos, max_ctx), 1), 128>>>(
                         q, k_cache[l], v_cache[l], part_o, part_ml, done, att, dpos, pos, counter,
                         max_ctx, heads, kv_heads, head_dim, max_ctx.div_ceil(CHUNK), scale);
-                    o_proj = matvec_add_t<<<spread(hidden, sms), 256>>>(
+                    o_proj = matvec_add_t<<<spread(hidden, sms), 256, heads * head_dim * elem_bytes>>>(
                         wo[l], att, x, heads * head_dim, hidden);
                     mlp_up = gate_up_t<<<spread(ffn, sms), 256, hidden * 4>>>(
                         x, mlp_norm[l], wgu[l], h, hidden, ffn, eps);
-                    mlp_down = matvec_add_t<<<spread(hidden, sms), 256>>>(wdown[l], h, x, ffn, hidden);
+                    mlp_down = matvec_add_t<<<spread(hidden, sms), 256, ffn * elem_bytes>>>(wdown[l], h, x, ffn, hidden);
                     qkv -> attn -> o_proj -> mlp_up -> mlp_down;
                     // Layer l + 1 starts from what layer l left in `x`.
                     carry mlp_down -> qkv;

@@ -125,19 +125,28 @@ norm_gate_up(const T* __restrict__ x, const T* __restrict__ g, const T* __restri
 }
 
 // x += W a: a projection and the residual add after it (x and the projection rounded to T
-// apart, then their sum). A warp computes a row at a time; `a` is read through the cache.
+// apart, then their sum). A warp computes a row at a time; `a` is copied into shared memory
+// first (dynamic shared memory: `cols` elements of T), so a piece of a weight row waits on no
+// other global load.
 template <typename T>
 __global__ void __launch_bounds__(256)
 matvec_add(const T* __restrict__ w, const T* __restrict__ a, T* __restrict__ x, unsigned cols,
            unsigned rows) {
+  extern __shared__ __align__(16) unsigned char a_raw[];
+  T* as = reinterpret_cast<T*>(a_raw);
+  constexpr int N = Vec16<T>::N;
   unsigned r = warp_id();
   Ahead ah;
   if (r < rows) fetch<T>(w + (size_t)r * cols, cols, ah);
   pdl_start();
+  for (unsigned c = threadIdx.x * N; c < cols; c += blockDim.x * N) {
+    *reinterpret_cast<uint4*>(as + c) = ldg16(a + c);
+  }
+  __syncthreads();
   for (; r < rows; r += warps()) {
     const float xr = to_f(x[r]);
     const T* next = r + warps() < rows ? w + (size_t)(r + warps()) * cols : nullptr;
-    const float acc = dot_stream<T>(w + (size_t)r * cols, next, cols, ah, GlobalVec<T>{a});
+    const float acc = dot_stream<T>(w + (size_t)r * cols, next, cols, ah, SharedT<T>{as});
     if (threadIdx.x % WARP == 0) x[r] = from_f<T>(xr + rnd<T>(acc));
   }
 }

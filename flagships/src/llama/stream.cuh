@@ -125,7 +125,8 @@ __device__ __forceinline__ void fetch(const T* __restrict__ row, unsigned cols, 
   }
 }
 
-// The vector a weight row is multiplied with: floats in shared memory, or `T` in global memory.
+// The vector a weight row is multiplied with, in shared memory: as floats (an RMSNorm's
+// output), or as `T` (16-byte aligned).
 struct SharedVec {
   const float* v;
   template <int N> __device__ __forceinline__ void get(unsigned c, float* out) const {
@@ -136,10 +137,10 @@ struct SharedVec {
     }
   }
 };
-template <typename T> struct GlobalVec {
-  const T* __restrict__ v;
+template <typename T> struct SharedT {
+  const T* v;
   template <int N> __device__ __forceinline__ void get(unsigned c, float* out) const {
-    load16(v + c, out);
+    unpack(*reinterpret_cast<const uint4*>(v + c), out, v);
   }
 };
 
