@@ -318,7 +318,10 @@ interleaved with cuda-graph's, on the same kernel function, so both see the same
     md.push_str(&cg_section(&raw));
     md.push_str(&mlp_section(&raw));
     md.push_str(&report_pdl::section(&raw));
-    md.push_str(&report_decode::section(&raw));
+    md.push_str(&report_decode::section(
+        &raw,
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/bench/decode.svg"),
+    ));
     md.push_str(&misses(&ix));
     let notes = "\n## Notes\n\n\
 - `cudarc_capture`, `stream` and `pytorch` issue a fan-out on one stream, so it runs as a sequence; `raw` and `cuda_graph` build it as a real fan-out/fan-in graph.\n\
@@ -336,7 +339,7 @@ interleaved with cuda-graph's, on the same kernel function, so both see the same
         &rows,
         concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/bench/launch.svg"),
     );
-    println!("wrote docs/bench/results.json, docs/bench/results.md, docs/bench/launch.svg");
+    println!("wrote docs/bench/results.json, docs/bench/results.md, docs/bench/launch.svg, docs/bench/decode.svg");
 }
 
 /// The analysis of the targets at the line, with this run's numbers.

@@ -1,17 +1,25 @@
 //! Greedy decoding of a Llama checkpoint (the Hugging Face directory format: `config.json` and
-//! safetensors) with one launch of the step graph per token, printing ids as they come.
+//! safetensors), printing ids as the host receives them: by default the whole generation in
+//! one launch of the generation graph (prefill, then a WHILE loop of decode steps; tokens read
+//! from mapped host memory while it runs), or with `--mode step` one launch of the step graph
+//! per token.
 //!
 //! ```text
 //! cargo run --release -p cuda-graph-flagships --example llama -- <dir> --prompt-ids 1,2,3 --max-new 128
 //! ```
 //!
-//! Options: `--position counter|setter` (how the position advances; counter by default),
-//! `--max-ctx N` (cache length, 4096 by default), `--ignore-eos`, `--quiet`, `--json PATH`
-//! (the new ids and timings as JSON), `--teacher-ids a,b,.. --logits PATH` (the logits of every
-//! step over the given ids, f32 little-endian, one row of `vocab` per id), `--bench REPS`
-//! (times the generation REPS times, with each position mode, and writes the results into the
-//! JSON). Without a directory it says how to make one, then decodes a small random model it
-//! writes itself and checks it against the float64 reference.
+//! Options: `--mode loop|step`; `--position counter|setter` (step mode: how the position
+//! advances; counter by default), `--max-ctx N` (cache length, 4096 by default),
+//! `--ignore-eos`, `--quiet`, `--json PATH` (the new ids and timings as JSON),
+//! `--teacher-ids a,b,.. --logits PATH` (the logits of every step over the given ids, f32
+//! little-endian, one row of `vocab` per id; in loop mode one generation of one token after
+//! each prefix of the ids), `--last-logits PATH` (loop mode: the
+//! logits of the generation's last step, one row), `--bench REPS` (times the generation REPS
+//! times in each mode of `--bench-modes loop,counter,setter` and writes the results into the
+//! JSON; `--disable node,..` leaves those nodes of the decode loop out of the timed loop-mode
+//! generations, to see what each costs inside the graph: the tokens are then wrong). Without a
+//! directory it says how to make one, then decodes a small random model it
+//! writes itself, both ways, and checks it against the float64 reference.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -23,6 +31,7 @@ use cuda_graph_flagships::llama::checkpoint::{Checkpoint, MemTensors};
 use cuda_graph_flagships::llama::config::{DType, LlamaConfig};
 use cuda_graph_flagships::llama::decoder::{Decoder, Element, Position, Shape, State, Weights};
 use cuda_graph_flagships::llama::reference::Reference;
+use cuda_graph_flagships::llama::{Generator, Prefill};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -33,12 +42,16 @@ struct Args {
     max_new: usize,
     max_ctx: usize,
     position: Option<Position>,
+    step: bool,
     ignore_eos: bool,
     quiet: bool,
     json: Option<String>,
     teacher: Option<Vec<u32>>,
     logits: Option<String>,
+    last_logits: Option<String>,
     bench: usize,
+    bench_modes: Vec<String>,
+    disable: Vec<String>,
 }
 
 fn ids(s: &str) -> Res<Vec<u32>> {
@@ -53,6 +66,7 @@ fn parse() -> Res<Args> {
         prompt: vec![1, 2, 3, 4, 5, 6, 7, 8],
         max_new: 128,
         max_ctx: 4096,
+        bench_modes: vec!["loop".into(), "counter".into(), "setter".into()],
         ..Args::default()
     };
     let mut it = std::env::args().skip(1);
@@ -71,6 +85,30 @@ fn parse() -> Res<Args> {
                     }
                 })
             }
+            "--mode" => {
+                a.step = match value("--mode")?.as_str() {
+                    "loop" => false,
+                    "step" => true,
+                    other => return Err(format!("--mode is loop or step, not {other}").into()),
+                }
+            }
+            "--last-logits" => a.last_logits = Some(value("--last-logits")?),
+            "--bench-modes" => {
+                a.bench_modes = value("--bench-modes")?
+                    .split(',')
+                    .map(str::to_owned)
+                    .collect();
+                if let Some(m) = a
+                    .bench_modes
+                    .iter()
+                    .find(|m| !["loop", "counter", "setter"].contains(&m.as_str()))
+                {
+                    return Err(
+                        format!("--bench-modes takes loop, counter, setter, not {m}").into(),
+                    );
+                }
+            }
+            "--disable" => a.disable = value("--disable")?.split(',').map(str::to_owned).collect(),
             "--ignore-eos" => a.ignore_eos = true,
             "--quiet" => a.quiet = true,
             "--json" => a.json = Some(value("--json")?),
@@ -85,6 +123,11 @@ fn parse() -> Res<Args> {
     }
     if a.teacher.is_some() != a.logits.is_some() {
         return Err("--teacher-ids and --logits go together".into());
+    }
+    if a.last_logits.is_some() && a.step {
+        return Err(
+            "--last-logits is for --mode loop; use --teacher-ids with --logits in step mode".into(),
+        );
     }
     Ok(a)
 }
@@ -141,8 +184,13 @@ fn run<T: Element>(ctx: &Arc<CudaContext>, ckpt: &Checkpoint, args: &Args) -> Re
         "prompt_ids": args.prompt,
     });
     if let (Some(teacher), Some(path)) = (&args.teacher, &args.logits) {
-        let mut dec = Decoder::new(ctx, &shape, &weights, &mut state, position)?;
-        let logits = dec.teacher_forced(teacher)?;
+        let logits = if args.step {
+            Decoder::new(ctx, &shape, &weights, &mut state, position)?.teacher_forced(teacher)?
+        } else {
+            let mut prefill = Prefill::<T>::new(&stream, &shape, teacher.len())?;
+            let mut gen = Generator::new(ctx, &shape, &weights, &mut state, &mut prefill, &[])?;
+            gen.teacher_forced(teacher)?
+        };
         let bytes: Vec<u8> = logits.iter().flat_map(|v| v.to_le_bytes()).collect();
         std::fs::write(path, bytes)?;
         if !args.quiet {
@@ -155,47 +203,17 @@ fn run<T: Element>(ctx: &Arc<CudaContext>, ckpt: &Checkpoint, args: &Args) -> Re
         return Ok(());
     }
     if args.bench > 0 {
-        // Each position mode: a warm-up generation, then `bench` timed ones.
-        for mode in [Position::Counter, Position::Setter] {
-            let mut dec = Decoder::new(ctx, &shape, &weights, &mut state, mode)?;
-            dec.timed(&args.prompt, args.max_new)?;
-            let (mut rates, mut host) = (Vec::new(), Vec::new());
-            let mut ids = Vec::new();
-            for _ in 0..args.bench {
-                let (got, t) = dec.timed(&args.prompt, args.max_new)?;
-                rates.push(t.tokens_per_s);
-                host.push(t.host_us_per_token);
-                ids = got;
-            }
-            let name = if mode == Position::Counter {
-                "counter"
-            } else {
-                "setter"
-            };
-            let best = rates.iter().cloned().fold(0.0, f64::max);
-            json[format!("tokens_per_s_{name}")] = best.into();
-            json[format!("tokens_per_s_median_{name}")] = median(rates.clone()).into();
-            json[format!("host_us_per_token_{name}")] = median(host).into();
-            if mode == position {
-                json["tokens_per_s"] = best.into();
-                json["tokens_per_s_median"] = median(rates).into();
-                json["ids"] = ids.into();
-                json["mode"] = name.into();
-            }
-            if !args.quiet {
-                println!("{name}: {best:.1} tokens/s (best of {})", args.bench);
-            }
+        for name in &args.bench_modes {
+            bench(
+                ctx, &shape, &weights, &mut state, args, name, position, &mut json,
+            )?;
         }
-    } else {
+    } else if args.step {
         let mut dec = Decoder::new(ctx, &shape, &weights, &mut state, position)?;
         let eos = cfg.eos_token_ids.clone();
         let t0 = std::time::Instant::now();
         let out = dec.generate(&args.prompt, args.max_new, |t| {
-            if !args.quiet {
-                print!("{t} ");
-                use std::io::Write as _;
-                let _ = std::io::stdout().flush();
-            }
+            show(args, t);
             args.ignore_eos || !eos.contains(&t)
         })?;
         let secs = t0.elapsed().as_secs_f64();
@@ -205,9 +223,122 @@ fn run<T: Element>(ctx: &Arc<CudaContext>, ckpt: &Checkpoint, args: &Args) -> Re
         }
         json["ids"] = out.into();
         json["tokens_per_s"] = rate.into();
+    } else {
+        let mut prefill = Prefill::<T>::new(&stream, &shape, args.prompt.len())?;
+        let mut gen = Generator::new(
+            ctx,
+            &shape,
+            &weights,
+            &mut state,
+            &mut prefill,
+            &cfg.eos_token_ids,
+        )?;
+        gen.stop_at_end_ids(!args.ignore_eos);
+        let t0 = std::time::Instant::now();
+        let (mut first, mut last, mut n) = (None, t0, 0usize);
+        let out = gen.generate(&args.prompt, args.max_new, |t| {
+            show(args, t);
+            let now = std::time::Instant::now();
+            first.get_or_insert(now);
+            last = now;
+            n += 1;
+            true
+        })?;
+        let ttft = first.map_or(0.0, |f| (f - t0).as_secs_f64() * 1e3);
+        let itl = match first {
+            Some(f) if n > 1 => (last - f).as_secs_f64() * 1e6 / (n - 1) as f64,
+            _ => 0.0,
+        };
+        if !args.quiet {
+            println!(
+                "\n{} tokens in one launch: first after {ttft:.2} ms, then one every {itl:.1} us ({:.1} tokens/s)",
+                out.len(),
+                if itl > 0.0 { 1e6 / itl } else { 0.0 }
+            );
+        }
+        if let Some(path) = &args.last_logits {
+            let logits = gen.logits()?;
+            let bytes: Vec<u8> = logits.iter().flat_map(|v| v.to_le_bytes()).collect();
+            std::fs::write(path, bytes)?;
+        }
+        json["ids"] = out.into();
+        json["ttft_ms"] = ttft.into();
+        json["inter_token_us"] = itl.into();
     }
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string_pretty(&json)?)?;
+    }
+    Ok(())
+}
+
+/// Prints a token as it arrives (unless quiet).
+fn show(args: &Args, t: u32) {
+    if !args.quiet {
+        print!("{t} ");
+        use std::io::Write as _;
+        let _ = std::io::stdout().flush();
+    }
+}
+
+/// Times `args.bench` generations (after a warm-up) in one mode: `loop` (one launch a
+/// generation), `counter` or `setter` (one launch of the step graph a token), into `json`.
+#[allow(clippy::too_many_arguments)]
+fn bench<T: Element>(
+    ctx: &Arc<CudaContext>,
+    shape: &Shape,
+    weights: &Weights<T>,
+    state: &mut State<T>,
+    args: &Args,
+    name: &str,
+    position: Position,
+    json: &mut serde_json::Value,
+) -> Res<()> {
+    let (mut rates, mut host, mut ttft, mut itl) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut ids = Vec::new();
+    if name == "loop" {
+        let stream = ctx.default_stream();
+        let mut prefill = Prefill::<T>::new(&stream, shape, args.prompt.len())?;
+        let mut gen = Generator::new(ctx, shape, weights, state, &mut prefill, &[])?;
+        for node in &args.disable {
+            gen.disable(node)?;
+        }
+        gen.timed(&args.prompt, args.max_new)?;
+        for _ in 0..args.bench {
+            let (got, t) = gen.timed(&args.prompt, args.max_new)?;
+            rates.push(t.tokens_per_s);
+            ttft.push(t.ttft_ms);
+            itl.push(t.inter_token_us);
+            ids = got;
+        }
+        json["ttft_ms_loop"] = median(ttft).into();
+        json["inter_token_us_loop"] = median(itl).into();
+    } else {
+        let mode = if name == "counter" {
+            Position::Counter
+        } else {
+            Position::Setter
+        };
+        let mut dec = Decoder::new(ctx, shape, weights, state, mode)?;
+        dec.timed(&args.prompt, args.max_new)?;
+        for _ in 0..args.bench {
+            let (got, t) = dec.timed(&args.prompt, args.max_new)?;
+            rates.push(t.tokens_per_s);
+            host.push(t.host_us_per_token);
+            ids = got;
+        }
+        json[format!("host_us_per_token_{name}")] = median(host).into();
+        if mode == position {
+            json["tokens_per_s"] = rates.iter().cloned().fold(0.0, f64::max).into();
+            json["tokens_per_s_median"] = median(rates.clone()).into();
+            json["mode"] = name.into();
+        }
+    }
+    let best = rates.iter().cloned().fold(0.0, f64::max);
+    json[format!("tokens_per_s_{name}")] = best.into();
+    json[format!("tokens_per_s_median_{name}")] = median(rates).into();
+    json[format!("ids_{name}")] = ids.into();
+    if !args.quiet {
+        println!("{name}: {best:.1} tokens/s (best of {})", args.bench);
     }
     Ok(())
 }
@@ -236,16 +367,36 @@ fn demo(ctx: &Arc<CudaContext>) -> Res<()> {
     let shape = Shape::new(&ckpt.config, 256)?;
     let weights = Weights::<f32>::upload(&stream, &ckpt.config, &ckpt, &shape)?;
     let mut state = State::<f32>::new(&stream, &shape)?;
-    let mut dec = Decoder::new(ctx, &shape, &weights, &mut state, Position::Counter)?;
-    let got = dec.generate(&prompt, 32, |t| {
+    {
+        let mut dec = Decoder::new(ctx, &shape, &weights, &mut state, Position::Counter)?;
+        print!("one launch a token:      ");
+        let got = dec.generate(&prompt, 32, |t| {
+            print!("{t} ");
+            true
+        })?;
+        println!();
+        if got != want {
+            return Err(format!(
+                "the step graph's ids {got:?} differ from the reference's {want:?}"
+            )
+            .into());
+        }
+    }
+    let mut prefill = Prefill::<f32>::new(&stream, &shape, prompt.len())?;
+    let mut gen = Generator::new(ctx, &shape, &weights, &mut state, &mut prefill, &[])?;
+    print!("one launch a generation: ");
+    let got = gen.generate(&prompt, 32, |t| {
         print!("{t} ");
         true
     })?;
     println!();
     let _ = std::fs::remove_dir_all(&dir);
     if got != want {
-        return Err(format!("the GPU's ids {got:?} differ from the reference's {want:?}").into());
+        return Err(format!(
+            "the generation graph's ids {got:?} differ from the reference's {want:?}"
+        )
+        .into());
     }
-    println!("32 ids, the same as the float64 reference's");
+    println!("32 ids both ways, the same as the float64 reference's");
     Ok(())
 }

@@ -9,16 +9,19 @@ checkpoints are random models made here and saved with `save_pretrained`).
   bench   --dir DIR --bin PATH [--new 128] [--reps 3] [--compare-json r.json] [--out rows.json]
   all     --shapes tiny:f32,tiny:bf16 --bin PATH --work DIR --out-dir DIR [--skip-bench]
 
-`compare` checks the Rust binary against transformers on the same checkpoint: greedy ids of
+`compare` checks the Rust binary against transformers on the same checkpoint, in both of its
+modes (`--mode step`, one launch a token; `--mode loop`, one launch a generation): greedy ids of
 `max_new` tokens after the prompt, and teacher-forced logits at every step (the full sequence
-through transformers in one forward, one step at a time through the binary). Thresholds (the
-issue's): f32, ids identical (compared up to the first step where transformers' top-2 margin
-is below 1e-4, reported) and every row's largest logit error within 2e-3 of its largest
-|logit|; bf16, top-1 agreement of the teacher-forced rows of the new tokens at least 97% and
-the mean |logit error| at most 2% of the logits' standard deviation (per row, averaged). A row
-whose largest transformers logit is shared by several tokens (bf16 logits can tie exactly)
-agrees when the binary picks any of them; the strict agreement is reported beside it, with
-every row that differs.
+through transformers in one forward; through the binary one step at a time, or in loop mode one
+generation of one token after each prefix, its prefill included). Thresholds (the issue's):
+f32, ids identical (compared up to the first step where transformers' top-2 margin is below
+1e-4, reported) and every row's largest logit error within 2e-3 of its largest |logit|; bf16,
+top-1 agreement of the teacher-forced rows of the new tokens at least 97% and the mean |logit
+error| at most 2% of the logits' standard deviation (per row, averaged). A row whose largest
+transformers logit is shared by several tokens (bf16 logits can tie exactly) agrees when the
+binary picks any of them; the strict agreement is reported beside it, with every row that
+differs. Then the prefill alone: the logits after prompts of 1, 8 and 512 tokens (loop mode,
+one new token) against transformers' last row, under the same thresholds.
 
 `bench` times, batch 1, an 8-token prompt and `new` tokens, in one process: the copy
 bandwidth (bytes read and written over time, a 1 GiB device-to-device copy), the checkpoint's
@@ -33,8 +36,14 @@ bytes read per token and the floor they give, and four rows:
                   each step, the token kept on the device, one sync at the end: steps / time of
                   the decode steps;
   cuda_graph_step the Rust binary's `--bench` (its steps launched back to back, one wait at the
-                  end): new tokens / time from the first new token's step to the last token.
-Rows: {"case": "decode", "impl", "model", "dtype", "batch": 1, "tokens_per_s", ...}.
+                  end): new tokens / time from the first new token's step to the last token;
+  cuda_graph_loop the binary's loop mode, one launch a generation: tokens after the first over
+                  the time between the first and the last reaching the host (`ttft_ms`: from the
+                  call to the first token at the host, prefill included).
+With `--context N` (in `all`: `--long`, the 1B shape), the prompt is N - new tokens, so the new
+tokens take positions N - new .. N: rows `pytorch_graph` and `cuda_graph_loop` with `context`.
+Rows: {"case": "decode", "impl", "model", "dtype", "batch": 1, "tokens_per_s", ...}; `all`
+adds the comparison as rows `decode_check` (per mode) and `decode_prefill_check`.
 """
 import argparse
 import inspect
@@ -158,34 +167,17 @@ def hf_greedy(model, prompt, new):
     return out[0, len(prompt):].tolist()
 
 
-def compare(d, binary, prompt, new, out=None, tmp="/tmp"):
-    model = load(d)
-    dt = dtype_name(model)
-    hf_ids = hf_greedy(model, prompt, new)
-    seq = prompt + hf_ids
-    with torch.no_grad():
-        hf_logits = model(torch.tensor([seq], device=device())).logits[0].float().cpu()
-    vocab = hf_logits.shape[1]
-    jpath, lpath = os.path.join(tmp, "cg_ids.json"), os.path.join(tmp, "cg_logits.bin")
-    run([binary, d, "--prompt-ids", ",".join(map(str, prompt)), "--max-new", new,
-         "--ignore-eos", "--json", jpath, "--quiet"])
-    ours_ids = json.load(open(jpath))["ids"]
-    run([binary, d, "--teacher-ids", ",".join(map(str, seq)), "--logits", lpath, "--quiet"])
-    raw = torch.frombuffer(bytearray(open(lpath, "rb").read()), dtype=torch.float32)
-    if raw.numel() != len(seq) * vocab:
-        raise RuntimeError(f"{raw.numel()} logits from the binary, expected {len(seq)} x {vocab}")
-    ours = raw.view(len(seq), vocab)
-    rows = slice(len(prompt) - 1, len(prompt) - 1 + new)
-    h, o = hf_logits[rows], ours[rows]
+def judge(dt, h, o, ours_ids, hf_ids, new):
+    """The thresholds of the module docstring on logits rows `o` against transformers' `h`
+    (the rows of the new tokens) and the greedy ids."""
     finite = bool(torch.isfinite(o).all())
     top2 = torch.topk(h, 2, dim=1).values
     margins = (top2[:, 0] - top2[:, 1]).tolist()
     std = h.std(dim=1)
     near = [i for i, m in enumerate(margins) if m < 1e-4]
     first_div = next((i for i, (a, b) in enumerate(zip(ours_ids, hf_ids)) if a != b), None)
-    res = {"model": os.path.basename(d.rstrip("/")), "dtype": dt, "prompt": prompt, "new": new,
-           "hf_ids": hf_ids, "ids": ours_ids, "first_divergence": first_div, "near_ties": near,
-           "ties_below_1e-2_std": sum(1 for m, s in zip(margins, std.tolist()) if m < 1e-2 * s) / new,
+    res = {"ids": ours_ids, "first_divergence": first_div, "near_ties": near,
+           "ties_below_1e-2_std": sum(1 for m, s in zip(margins, std.tolist()) if m < 1e-2 * s) / len(margins),
            "finite": finite}
     err = (o - h).abs()
     res["max_rel_logit_err"] = float((err.max(dim=1).values / h.abs().max(dim=1).values).max())
@@ -199,7 +191,7 @@ def compare(d, binary, prompt, new, out=None, tmp="/tmp"):
     res["top1_disagreements"] = [
         {"step": i, "hf_margin": margins[i], "ours": int(pick[i]), "hf": int(h[i].argmax()),
          "hf_logit_of_ours": float(h[i, pick[i]]), "hf_max": float(h[i].max())}
-        for i in range(new) if not bool(strict[i])]
+        for i in range(len(margins)) if not bool(strict[i])]
     res["mean_err_over_std"] = float((err.mean(dim=1) / std).mean())
     if dt == "f32":
         upto = near[0] if near else new
@@ -209,10 +201,76 @@ def compare(d, binary, prompt, new, out=None, tmp="/tmp"):
     else:
         res["matches_hf"] = bool(finite and res["top1_agreement"] >= 0.97
                                  and res["mean_err_over_std"] <= 0.02)
-    log(f"compare {res['model']} {dt}: {'PASS' if res['matches_hf'] else 'FAIL'}; ids first differ at "
-        f"{first_div}; near ties (<1e-4) at {near}; max rel logit err {res['max_rel_logit_err']:.2e}; "
-        f"top-1 {res['top1_agreement']:.4f} (strict {res['top1_agreement_strict']:.4f}); mean err/std {res['mean_err_over_std']:.4f}; "
-        f"margins < 1e-2 std: {res['ties_below_1e-2_std']:.3f}")
+    return res
+
+
+def read_logits(path, rows, vocab):
+    raw = torch.frombuffer(bytearray(open(path, "rb").read()), dtype=torch.float32)
+    if raw.numel() != rows * vocab:
+        raise RuntimeError(f"{raw.numel()} logits from the binary, expected {rows} x {vocab}")
+    return raw.view(rows, vocab)
+
+
+def long_prompt(n, vocab):
+    """A prompt of n tokens that walks the vocabulary (the long-context rows and the prefill
+    check)."""
+    return [(i * 7919 + 13) % vocab for i in range(n)]
+
+
+def compare(d, binary, prompt, new, out=None, tmp="/tmp", prefill_lens=(1, 8, 512)):
+    """Both modes of the binary against transformers: `step` (one launch a token) and `loop`
+    (one launch a generation, prefill included), each with its greedy ids and teacher-forced
+    logits under the same thresholds; then the prefill alone: the logits after prompts of
+    `prefill_lens` tokens (one generation of one token) against transformers' last row."""
+    model = load(d)
+    dt = dtype_name(model)
+    hf_ids = hf_greedy(model, prompt, new)
+    seq = prompt + hf_ids
+    with torch.no_grad():
+        hf_logits = model(torch.tensor([seq], device=device())).logits[0].float().cpu()
+    vocab = hf_logits.shape[1]
+    rows = slice(len(prompt) - 1, len(prompt) - 1 + new)
+    jpath, lpath = os.path.join(tmp, "cg_ids.json"), os.path.join(tmp, "cg_logits.bin")
+    res = {"model": os.path.basename(d.rstrip("/")), "dtype": dt, "prompt": prompt, "new": new,
+           "hf_ids": hf_ids, "modes": {}}
+    for mode in ("step", "loop"):
+        run([binary, d, "--mode", mode, "--prompt-ids", ",".join(map(str, prompt)), "--max-new", new,
+             "--ignore-eos", "--json", jpath, "--quiet"])
+        ours_ids = json.load(open(jpath))["ids"]
+        run([binary, d, "--mode", mode, "--teacher-ids", ",".join(map(str, seq)), "--logits", lpath,
+             "--quiet"])
+        ours = read_logits(lpath, len(seq), vocab)
+        r = judge(dt, hf_logits[rows], ours[rows], ours_ids, hf_ids, new)
+        res["modes"][mode] = r
+        log(f"compare {res['model']} {dt} {mode}: {'PASS' if r['matches_hf'] else 'FAIL'}; ids first differ at "
+            f"{r['first_divergence']}; near ties (<1e-4) at {r['near_ties']}; max rel logit err {r['max_rel_logit_err']:.2e}; "
+            f"top-1 {r['top1_agreement']:.4f} (strict {r['top1_agreement_strict']:.4f}); mean err/std {r['mean_err_over_std']:.4f}; "
+            f"margins < 1e-2 std: {r['ties_below_1e-2_std']:.3f}")
+    # The prefill: the logits after prompts of several lengths, all rows judged together.
+    hs, os_ = [], []
+    for n in prefill_lens:
+        p = long_prompt(n, vocab)
+        run([binary, d, "--mode", "loop", "--prompt-ids", ",".join(map(str, p)), "--max-new", 1,
+             "--max-ctx", max(4096, n + 1), "--ignore-eos", "--last-logits", lpath, "--quiet"])
+        os_.append(read_logits(lpath, 1, vocab))
+        with torch.no_grad():
+            hs.append(model(torch.tensor([p], device=device())).logits[0, -1:].float().cpu())
+    h, o = torch.cat(hs), torch.cat(os_)
+    pick = o.argmax(dim=1)
+    agree = (pick == h.argmax(dim=1)) | (h.gather(1, pick.view(-1, 1)).view(-1) == h.max(dim=1).values)
+    err = (o - h).abs()
+    pre = {"prompt_lens": list(prefill_lens), "top1": [bool(a) for a in agree],
+           "max_rel_logit_err": [float(e) for e in err.max(dim=1).values / h.abs().max(dim=1).values],
+           "err_over_std": [float(e) for e in err.mean(dim=1) / h.std(dim=1)]}
+    if dt == "f32":
+        pre["matches_hf"] = bool(torch.isfinite(o).all()) and max(pre["max_rel_logit_err"]) <= 2e-3
+    else:
+        pre["matches_hf"] = bool(torch.isfinite(o).all()) and all(pre["top1"]) and max(pre["err_over_std"]) <= 0.02
+    res["prefill"] = pre
+    res["matches_hf"] = all(r["matches_hf"] for r in res["modes"].values()) and pre["matches_hf"]
+    log(f"compare {res['model']} {dt} prefill {list(prefill_lens)}: {'PASS' if pre['matches_hf'] else 'FAIL'}; "
+        f"top-1 {pre['top1']}; max rel err {['%.2e' % e for e in pre['max_rel_logit_err']]}; "
+        f"err/std {['%.4f' % e for e in pre['err_over_std']]}")
     if out:
         json.dump(res, open(out, "w"), indent=1)
     del model
@@ -259,7 +317,10 @@ def timed(fn, reps):
     return out
 
 
-def bench(d, binary, new=128, reps=3, compare_json=None, out=None, tmp="/tmp"):
+def bench(d, binary, new=128, reps=3, compare_json=None, out=None, tmp="/tmp", context=None):
+    """The rows of the module docstring; with `context`, a prompt of `context - new` tokens
+    (the long-context rows: positions context - new .. context), the PyTorch loop and the
+    binary's loop mode only."""
     from transformers import StaticCache
     cfg = json.load(open(os.path.join(d, "config.json")))
     model = load(d)
@@ -271,11 +332,14 @@ def bench(d, binary, new=128, reps=3, compare_json=None, out=None, tmp="/tmp"):
     floor = gbps * 1e9 / bpt
     gpu = torch.cuda.get_device_name() if dev == "cuda" else "cpu"
     matches = json.load(open(compare_json))["matches_hf"] if compare_json else None
-    base = {"case": "decode", "model": name, "dtype": dt, "batch": 1, "prompt": len(PROMPT),
+    prompt = PROMPT if context is None else long_prompt(context - new, cfg["vocab_size"])
+    base = {"case": "decode", "model": name, "dtype": dt, "batch": 1, "prompt": len(prompt),
             "new": new, "floor_tokens_per_s": floor, "copy_gbps": gbps, "bytes_per_token": bpt,
             "gpu": gpu, "matches_hf": matches}
+    if context is not None:
+        base["context"] = context
     rows = []
-    ids = torch.tensor([PROMPT], device=dev)
+    ids = torch.tensor([prompt], device=dev)
 
     def row(impl, rates, **extra):
         r = dict(base, impl=impl, tokens_per_s=max(rates), tokens_per_s_median=sorted(rates)[len(rates) // 2])
@@ -305,7 +369,7 @@ def bench(d, binary, new=128, reps=3, compare_json=None, out=None, tmp="/tmp"):
             row("hf_compile", [new / t for t in timed(gen, reps)])
 
     def loop():
-        cache = StaticCache(config=model.config, max_cache_len=len(PROMPT) + new + 8)
+        cache = StaticCache(config=model.config, max_cache_len=len(prompt) + new + 8)
 
         def step(tok, pos):
             o = model(tok.view(1, 1), past_key_values=cache, cache_position=pos,
@@ -319,8 +383,10 @@ def bench(d, binary, new=128, reps=3, compare_json=None, out=None, tmp="/tmp"):
 
         def generate():
             cache.reset()
-            p = len(PROMPT)
+            p = len(prompt)
             with torch.no_grad():
+                sync()
+                t0 = time.perf_counter()
                 o = model(ids, past_key_values=cache, cache_position=torch.arange(p, device=dev),
                           use_cache=True)
                 tok = o.logits[:, -1, :].argmax(dim=-1)
@@ -332,15 +398,17 @@ def bench(d, binary, new=128, reps=3, compare_json=None, out=None, tmp="/tmp"):
                     tok = step_c(tok, torch.tensor([p + i], device=dev)).clone()
                     toks.append(tok)
                 sync()
-                return (new - 1) / (time.perf_counter() - t), torch.cat(toks).tolist()
+                return (new - 1) / (time.perf_counter() - t), torch.cat(toks).tolist(), (t - t0) * 1e3
 
         generate()
         generate()
         results = [generate() for _ in range(reps)]
-        row("pytorch_graph", [r for r, _ in results])
+        row("pytorch_graph", [r for r, _, _ in results],
+            ttft_ms=sorted(f for _, _, f in results)[len(results) // 2])
 
-    guarded("hf_eager", eager)
-    guarded("hf_compile", compiled)
+    if context is None:
+        guarded("hf_eager", eager)
+        guarded("hf_compile", compiled)
     guarded("pytorch_graph", loop)
     del model
     if dev == "cuda":
@@ -348,21 +416,46 @@ def bench(d, binary, new=128, reps=3, compare_json=None, out=None, tmp="/tmp"):
 
     def ours():
         jpath = os.path.join(tmp, "cg_bench.json")
-        run([binary, d, "--prompt-ids", ",".join(map(str, PROMPT)), "--max-new", new,
-             "--ignore-eos", "--bench", max(reps, 5), "--json", jpath, "--quiet"])
+        modes = "loop" if context is not None else "loop,counter,setter"
+        run([binary, d, "--prompt-ids", ",".join(map(str, prompt)), "--max-new", new,
+             "--max-ctx", max(4096, len(prompt) + new), "--ignore-eos", "--bench", max(reps, 5),
+             "--bench-modes", modes, "--json", jpath, "--quiet"])
         j = json.load(open(jpath))
-        extra = {k: v for k, v in j.items() if k.startswith(("tokens_per_s_", "host_us"))}
-        extra["mode"] = j.get("mode")
-        row("cuda_graph_step", [j["tokens_per_s"]], **extra)
+        row("cuda_graph_loop", [j["tokens_per_s_loop"]], ttft_ms=j["ttft_ms_loop"],
+            inter_token_us=j["inter_token_us_loop"],
+            tokens_per_s_median=j["tokens_per_s_median_loop"])
+        if context is None:
+            extra = {k: v for k, v in j.items()
+                     if k.startswith(("tokens_per_s_", "host_us")) and not k.endswith("_loop")}
+            extra["mode"] = j.get("mode")
+            row("cuda_graph_step", [j["tokens_per_s"]], **extra)
 
-    guarded("cuda_graph_step", ours)
+    guarded("cuda_graph", ours)
     by = {r["impl"]: r["tokens_per_s"] for r in rows}
-    if "cuda_graph_step" in by and "pytorch_graph" in by:
-        log(f"{name} {dt}: cuda_graph_step / pytorch_graph = {by['cuda_graph_step'] / by['pytorch_graph']:.2f}x; "
-            f"floor {floor:.0f} tokens/s ({gbps:.0f} GB/s, {bpt / 1e9:.3f} GB a token)")
+    for impl in ("cuda_graph_loop", "cuda_graph_step"):
+        if impl in by and "pytorch_graph" in by:
+            log(f"{name} {dt}{'' if context is None else f' context {context}'}: {impl} / pytorch_graph = "
+                f"{by[impl] / by['pytorch_graph']:.2f}x; floor {floor:.0f} tokens/s ({gbps:.0f} GB/s, "
+                f"{bpt / 1e9:.3f} GB a token)")
     if out:
         json.dump(rows, open(out, "w"), indent=1)
     return rows
+
+
+def check_rows(shape, res):
+    """The comparison as result rows: `decode_check` per mode, `decode_prefill_check`."""
+    gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu"
+    keep = ["matches_hf", "first_divergence", "near_ties", "max_rel_logit_err", "top1_agreement",
+            "top1_agreement_strict", "mean_err_over_std", "top1_disagreements", "ids_compared_up_to"]
+    out = []
+    for mode, r in res["modes"].items():
+        row = {"case": "decode_check", "mode": mode, "model": shape, "dtype": res["dtype"], "gpu": gpu,
+               "prompt": len(res["prompt"]), "new": res["new"]}
+        row.update({k: r[k] for k in keep if k in r})
+        out.append(row)
+    out.append(dict({"case": "decode_prefill_check", "model": shape, "dtype": res["dtype"], "gpu": gpu},
+                    **res["prefill"]))
+    return out
 
 
 def main():
@@ -385,6 +478,7 @@ def main():
     b.add_argument("--new", type=int, default=128)
     b.add_argument("--reps", type=int, default=3)
     b.add_argument("--compare-json")
+    b.add_argument("--context", type=int)
     b.add_argument("--out")
     a = sub.add_parser("all")
     a.add_argument("--shapes", default="tiny:f32,tiny:bf16,1b:bf16")
@@ -393,6 +487,7 @@ def main():
     a.add_argument("--out-dir", required=True)
     a.add_argument("--reps", type=int, default=3)
     a.add_argument("--skip-bench", action="store_true")
+    a.add_argument("--long", default="1b:bf16", help="shapes with a long-context row (context 4096)")
     args = ap.parse_args()
     if args.cmd == "make":
         make(args.shape, args.dtype, args.out, args.seed)
@@ -400,7 +495,7 @@ def main():
         r = compare(args.dir, args.bin, [int(t) for t in args.prompt_ids.split(",")], args.max_new, args.out)
         sys.exit(0 if r["matches_hf"] else 1)
     elif args.cmd == "bench":
-        bench(args.dir, args.bin, args.new, args.reps, args.compare_json, args.out)
+        bench(args.dir, args.bin, args.new, args.reps, args.compare_json, args.out, context=args.context)
     else:
         os.makedirs(args.out_dir, exist_ok=True)
         rows, ok = [], True
@@ -415,8 +510,11 @@ def main():
                 cj = os.path.join(args.out_dir, f"compare-{shape}-{dt}.json")
                 r = compare(d, args.bin, PROMPT, 128, cj)
                 ok &= r["matches_hf"]
+                rows += check_rows(shape, r)
                 if not args.skip_bench:
                     rows += bench(d, args.bin, 128, args.reps, cj)
+                    if spec in args.long.split(","):
+                        rows += bench(d, args.bin, 128, args.reps, cj, context=4096)
             except Exception as e:
                 ok = False
                 log(f"{spec} failed: {type(e).__name__}: {e}")
@@ -424,7 +522,9 @@ def main():
             json.dump(rows, open(os.path.join(args.out_dir, "rows.json"), "w"), indent=1)
         log("summary:")
         for r in rows:
-            log(f"  {r['model']:5s} {r['dtype']:5s} {r['impl']:16s} {r['tokens_per_s']:9.1f} tokens/s "
+            if r["case"] != "decode":
+                continue
+            log(f"  {r['model']:5s} {r['dtype']:5s} {r.get('context', ''):5} {r['impl']:16s} {r['tokens_per_s']:9.1f} tokens/s "
                 f"{r['tokens_per_s'] / r['floor_tokens_per_s']:6.1%} of floor  matches_hf={r['matches_hf']}")
         sys.exit(0 if ok else 1)
 

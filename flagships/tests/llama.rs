@@ -4,82 +4,15 @@
 //! advancing the position, tied and untied heads, llama3 rope scaling, bf16 weights; the
 //! errors a bad input gives; and the programmatic edges the macro proved.
 
-use std::path::PathBuf;
+mod llama_common;
 
 use cuda_graph::half::bf16;
 use cuda_graph_flagships::harness::Gpu;
-use cuda_graph_flagships::llama::checkpoint::{Checkpoint, MemTensors};
-use cuda_graph_flagships::llama::config::{DType, Llama3Scaling, LlamaConfig};
-use cuda_graph_flagships::llama::decoder::{
-    Decoder, Element, LlamaError, Position, Shape, State, Weights,
-};
+use cuda_graph_flagships::llama::checkpoint::Checkpoint;
+use cuda_graph_flagships::llama::config::{DType, LlamaConfig};
+use cuda_graph_flagships::llama::decoder::{Decoder, LlamaError, Position, Shape, State, Weights};
 use cuda_graph_flagships::llama::reference::Reference;
-
-fn config(tied: bool, llama3: bool) -> LlamaConfig {
-    LlamaConfig {
-        hidden_size: 256,
-        intermediate_size: 512,
-        num_hidden_layers: 2,
-        num_attention_heads: 8,
-        num_key_value_heads: 2,
-        head_dim: 64,
-        rms_norm_eps: 1e-5,
-        rope_theta: if llama3 { 500_000.0 } else { 10_000.0 },
-        rope_scaling: llama3.then_some(Llama3Scaling {
-            factor: 32.0,
-            low_freq_factor: 1.0,
-            high_freq_factor: 4.0,
-            original_max_position_embeddings: 64,
-        }),
-        tie_word_embeddings: tied,
-        // Not a multiple of the head's 4 rows a block: the last block is partly empty.
-        vocab_size: 1001,
-        max_position_embeddings: 4096,
-        eos_token_ids: vec![2],
-        bos_token_id: Some(1),
-        dtype: None,
-    }
-}
-
-/// A fresh checkpoint directory with random weights.
-fn checkpoint(name: &str, cfg: &LlamaConfig, dtype: DType, seed: u64) -> (PathBuf, Checkpoint) {
-    let dir = std::env::temp_dir().join(format!("cg-llama-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut cfg = cfg.clone();
-    cfg.dtype = Some(dtype);
-    let t = MemTensors::random(&cfg, dtype, seed).expect("random weights");
-    t.save(&cfg, &dir).expect("write the checkpoint");
-    let ckpt = Checkpoint::open(&dir).expect("read it back");
-    (dir, ckpt)
-}
-
-/// Tokens that walk the vocabulary.
-fn tokens(n: usize, vocab: usize) -> Vec<u32> {
-    (0..n).map(|i| ((i * 7919 + 13) % vocab) as u32).collect()
-}
-
-/// max |a - b| over max |b|, per row of `vocab`.
-fn worst_row_error(ours: &[f32], reference: &[Vec<f64>]) -> f64 {
-    let vocab = reference[0].len();
-    let mut worst: f64 = 0.0;
-    for (row, r) in ours.chunks(vocab).zip(reference) {
-        let top = r.iter().fold(0f64, |m, v| m.max(v.abs()));
-        let err = row
-            .iter()
-            .zip(r)
-            .fold(0f64, |m, (a, b)| m.max((*a as f64 - b).abs()));
-        assert!(row.iter().all(|v| v.is_finite()), "a logit is not finite");
-        worst = worst.max(err / top);
-    }
-    worst
-}
-
-fn reference_logits(cfg: &LlamaConfig, ckpt: &Checkpoint, ids: &[u32]) -> Vec<Vec<f64>> {
-    let mut r = Reference::new(cfg, ckpt, ids.len()).expect("reference");
-    ids.iter()
-        .map(|&t| r.step(t).expect("reference step"))
-        .collect()
-}
+use llama_common::*;
 
 fn run_f32(gpu: &Gpu, cfg: &LlamaConfig, ckpt: &Checkpoint, position: Position) {
     // 260 positions: three attention chunks of 128.
@@ -123,27 +56,6 @@ fn run_f32(gpu: &Gpu, cfg: &LlamaConfig, ckpt: &Checkpoint, position: Position) 
         })
         .unwrap();
     assert_eq!(few, want[..6]);
-}
-
-/// Every activation and cache element starts as a NaN, so a value read before it is written
-/// shows up in the logits.
-fn poison<T: Element>(gpu: &Gpu, s: &mut State<T>) {
-    let nan = T::from_f32(f32::NAN);
-    for b in [
-        &mut s.k_cache,
-        &mut s.v_cache,
-        &mut s.x,
-        &mut s.q,
-        &mut s.att,
-        &mut s.h,
-    ] {
-        let n = b.len();
-        gpu.stream.memcpy_htod(&vec![nan; n], b).unwrap();
-    }
-    for b in [&mut s.part_o, &mut s.part_ml, &mut s.logits, &mut s.best] {
-        let n = b.len();
-        gpu.stream.memcpy_htod(&vec![f32::NAN; n], b).unwrap();
-    }
 }
 
 #[test]

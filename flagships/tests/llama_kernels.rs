@@ -1,7 +1,9 @@
 //! The Llama decoder's kernels one at a time (`llama/kernels.cu`, f32), each in a small graph
 //! of its own, against float64 host computations on random inputs: the query, key and value
 //! projection with RMSNorm, the rotary embedding and the cache write; SwiGLU; the projection
-//! with the residual add; the head with its argmax; attention over several chunks, merged by
+//! with the residual add; the head with its argmax (each on a grid of fewer warps than rows);
+//! the prefill's kernels over many rows (RMSNorm, the matrix-matrix product, SwiGLU, the rotary
+//! embedding, causal attention); attention over several chunks, merged by
 //! the last block, with the position from the host and from the device.
 
 use cuda_graph::cuda_graph;
@@ -32,8 +34,8 @@ cuda_graph! {
         // Grids of fewer warps than rows: each warp streams several rows.
         p2 = gu<<<blocks, 256, cols * 4>>>(x, g, w, h, cols, rows / 2, 1e-5);
         p3 = ma<<<blocks, 256, cols * 4>>>(w2, a, y, cols, rows);
-        p4 = hd<<<rows.div_ceil(16), 256, cols * 4>>>(x, g, w, logits, best, best_at, cols, rows, 1e-5);
-        p5 = argmax_step<<<1, 1024>>>(best, best_at, rows.div_ceil(16), ids, dpos, 0, 1, 1, 64);
+        p4 = hd<<<blocks, 256, cols * 4>>>(x, g, w, logits, best, best_at, cols, rows, 1e-5);
+        p5 = argmax_step<<<1, 1024>>>(best, best_at, blocks, ids, dpos, 0, 1, 1, 64);
         p4 -> p5;
     }
 
@@ -77,9 +79,49 @@ cuda_graph! {
         param kv: u32;
         param hd: u32;
         param max_ctx: u32;
-        att = att_t<<<(kv, cuda_graph_flagships::llama::graph::attention_chunks(counter, pos, max_ctx), 1), 128>>>(
+        att = att_t<<<(kv, cuda_graph_flagships::llama::graph::attention_chunks(counter, pos, max_ctx), 1), cuda_graph_flagships::llama::graph::ATTENTION_THREADS>>>(
             q, kc, vc, part_o, part_ml, done, out, dpos, pos, counter, max_ctx, heads, kv, hd,
             max_ctx.div_ceil(128), 0.125);
+    }
+
+    /// The prefill's kernels: RMSNorm of rows, the matrix-matrix product with the residual
+    /// add, SwiGLU of rows, the rotary embedding with the cache write, causal attention.
+    graph Batch {
+        source "src/llama/kernels.cu";
+        kernel nr = norm_rows<f32>;
+        kernel mm = gemm<f32>;
+        kernel sw = swiglu_rows<f32>;
+        kernel rr = rope_rows<f32>;
+        kernel ca = causal_attention<f32>;
+        buffer xs: f32;
+        buffer g: f32;
+        buffer w: f32;
+        buffer gu: f32;
+        buffer cos_t: f32;
+        buffer sin_t: f32;
+        buffer mut ns: f32;
+        buffer mut y: f32;
+        buffer mut acts: f32;
+        buffer mut qkv: f32;
+        buffer mut kc: f32;
+        buffer mut vc: f32;
+        buffer mut att: f32;
+        param rows: u32;
+        param cols: u32;
+        param n: u32;
+        param ffn: u32;
+        param heads: u32;
+        param kv: u32;
+        param hd: u32;
+        param scale: f32;
+        norm = nr<<<rows, 256, cols * 4>>>(xs, g, ns, cols, rows, 1e-5);
+        prod = mm<<<(n.div_ceil(64), rows.div_ceil(64), 1), 256>>>(ns, w, y, rows, n, cols, 1);
+        act = sw<<<(rows * ffn).div_ceil(256), 256>>>(gu, acts, rows, ffn);
+        rope = rr<<<(rows * (heads + 2 * kv) * (hd / 2)).div_ceil(256), 256>>>(
+            qkv, cos_t, sin_t, kc, vc, rows, heads, kv, hd);
+        attn = ca<<<(rows * heads).div_ceil(8), 256>>>(qkv, kc, vc, att, rows, heads, kv, hd, scale);
+        norm -> prod;
+        rope -> attn;
     }
 }
 
@@ -146,8 +188,8 @@ fn projections(gpu: &Gpu, cols: usize, rows: usize) {
     );
     let nan = |n| gpu.upload(&vec![f32::NAN; n]);
     let (mut h, mut y) = (nan(rows / 2), gpu.upload(&yh));
-    let (mut logits, mut best) = (nan(rows), nan(rows.div_ceil(16)));
-    let mut best_at = gpu.upload(&vec![u32::MAX; rows.div_ceil(16)]);
+    let (mut logits, mut best) = (nan(rows), nan(3));
+    let mut best_at = gpu.upload(&[u32::MAX; 3]);
     let (mut ids, mut dpos) = (gpu.upload(&vec![u32::MAX; 64]), gpu.upload(&[0u32]));
     {
         let graph = Projections::build_from_source(
@@ -374,4 +416,171 @@ fn attention_case(gpu: &Gpu, heads: usize, kv: usize, hd: usize, pos: usize) {
         );
         assert_eq!(gpu.read(&done), vec![0u32; kv], "the counts are back to 0");
     }
+}
+
+#[test]
+fn prefill_kernels_compute_their_float64_values() {
+    let Some(gpu) = Gpu::find() else { return };
+    // 70 rows and 130 output columns: past one 64 x 64 tile each way; 200 columns, not a
+    // multiple of the tile's 32.
+    let (rows, cols, n, ffn) = (70usize, 200usize, 130usize, 48usize);
+    let (heads, kv, hd) = (4usize, 2usize, 64usize);
+    let width = (heads + 2 * kv) * hd;
+    let (xh, gh, wh) = (
+        values(rows * cols, 11),
+        values(cols, 12),
+        values(n * cols, 13),
+    );
+    let (y0, guh, qkvh) = (
+        values(rows * n, 14),
+        values(rows * 2 * ffn, 15),
+        values(rows * width, 16),
+    );
+    let half = hd / 2;
+    let angle = |p: usize, i: usize| p as f64 * 10000f64.powf(-(i as f64) / half as f64);
+    let cos: Vec<f32> = (0..rows * half)
+        .map(|k| angle(k / half, k % half).cos() as f32)
+        .collect();
+    let sin: Vec<f32> = (0..rows * half)
+        .map(|k| angle(k / half, k % half).sin() as f32)
+        .collect();
+    let (xs, g, w, gu, c, sn) = (
+        gpu.upload(&xh),
+        gpu.upload(&gh),
+        gpu.upload(&wh),
+        gpu.upload(&guh),
+        gpu.upload(&cos),
+        gpu.upload(&sin),
+    );
+    let nan = |k| gpu.upload(&vec![f32::NAN; k]);
+    let (mut ns, mut y, mut acts) = (nan(rows * cols), gpu.upload(&y0), nan(rows * ffn));
+    let (mut qkv, mut kc, mut vc, mut att) = (
+        gpu.upload(&qkvh),
+        nan(rows * kv * hd),
+        nan(rows * kv * hd),
+        nan(rows * heads * hd),
+    );
+    let scale = (hd as f64).powf(-0.5);
+    {
+        let graph = Batch::build_from_source(
+            &gpu.ctx,
+            BatchInputs {
+                xs: &xs,
+                g: &g,
+                w: &w,
+                gu: &gu,
+                cos_t: &c,
+                sin_t: &sn,
+                ns: &mut ns,
+                y: &mut y,
+                acts: &mut acts,
+                qkv: &mut qkv,
+                kc: &mut kc,
+                vc: &mut vc,
+                att: &mut att,
+                rows: rows as u32,
+                cols: cols as u32,
+                n: n as u32,
+                ffn: ffn as u32,
+                heads: heads as u32,
+                kv: kv as u32,
+                hd: hd as u32,
+                scale: scale as f32,
+            },
+        )
+        .unwrap();
+        let mut exec = graph.instantiate().unwrap();
+        exec.launch(&gpu.stream).unwrap();
+        exec.synchronize().unwrap();
+    }
+    let normed: Vec<Vec<f64>> = (0..rows)
+        .map(|r| rms(&xh[r * cols..(r + 1) * cols], &gh))
+        .collect();
+    close("norm_rows", &gpu.read(&ns), &normed.concat(), 1e-5);
+    // The product reads the rows as the norm stored them (f32).
+    let stored: Vec<f64> = gpu.read(&ns).iter().map(|&v| v as f64).collect();
+    let prod: Vec<f64> = (0..rows * n)
+        .map(|k| {
+            let (r, j) = (k / n, k % n);
+            y0[k] as f64
+                + dot(
+                    &wh[j * cols..(j + 1) * cols],
+                    &stored[r * cols..(r + 1) * cols],
+                )
+        })
+        .collect();
+    close("gemm (with the residual)", &gpu.read(&y), &prod, 1e-5);
+    let swiglu: Vec<f64> = (0..rows * ffn)
+        .map(|k| {
+            let (r, i) = (k / ffn, k % ffn);
+            let (gt, up) = (
+                guh[r * 2 * ffn + i] as f64,
+                guh[r * 2 * ffn + ffn + i] as f64,
+            );
+            gt / (1.0 + (-gt).exp()) * up
+        })
+        .collect();
+    close("swiglu_rows", &gpu.read(&acts), &swiglu, 1e-5);
+    // Rotated query heads in place, rotated key heads and value heads in the cache.
+    let head = |r: usize, h: usize| -> Vec<f64> {
+        qkvh[r * width + h * hd..r * width + (h + 1) * hd]
+            .iter()
+            .map(|&v| v as f64)
+            .collect()
+    };
+    let q: Vec<Vec<Vec<f64>>> = (0..rows)
+        .map(|r| {
+            (0..heads)
+                .map(|h| rotate(&head(r, h), r, &cos, &sin))
+                .collect()
+        })
+        .collect();
+    let k: Vec<Vec<Vec<f64>>> = (0..rows)
+        .map(|r| {
+            (0..kv)
+                .map(|h| rotate(&head(r, heads + h), r, &cos, &sin))
+                .collect()
+        })
+        .collect();
+    let v: Vec<Vec<Vec<f64>>> = (0..rows)
+        .map(|r| (0..kv).map(|h| head(r, heads + kv + h)).collect())
+        .collect();
+    let got_qkv = gpu.read(&qkv);
+    let got_q: Vec<f32> = (0..rows)
+        .flat_map(|r| got_qkv[r * width..r * width + heads * hd].to_vec())
+        .collect();
+    close("rope_rows (query)", &got_q, &q.concat().concat(), 1e-5);
+    close(
+        "rope_rows (key cache)",
+        &gpu.read(&kc),
+        &k.concat().concat(),
+        1e-5,
+    );
+    close(
+        "rope_rows (value cache)",
+        &gpu.read(&vc),
+        &v.concat().concat(),
+        1e-5,
+    );
+    let mut want = Vec::with_capacity(rows * heads * hd);
+    for (r, qr) in q.iter().enumerate() {
+        for (h, qh) in qr.iter().enumerate() {
+            let kvh = h / (heads / kv);
+            let s: Vec<f64> = k[..=r]
+                .iter()
+                .map(|kj| qh.iter().zip(&kj[kvh]).map(|(a, b)| a * b).sum::<f64>() * scale)
+                .collect();
+            let m = s.iter().cloned().fold(f64::MIN, f64::max);
+            let e: Vec<f64> = s.iter().map(|x| (x - m).exp()).collect();
+            let z: f64 = e.iter().sum();
+            want.extend((0..hd).map(|d| {
+                e.iter()
+                    .zip(&v[..=r])
+                    .map(|(ej, vj)| ej * vj[kvh][d])
+                    .sum::<f64>()
+                    / z
+            }));
+        }
+    }
+    close("causal_attention", &gpu.read(&att), &want, 1e-4);
 }

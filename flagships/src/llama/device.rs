@@ -12,8 +12,9 @@ use super::checkpoint::Tensors;
 use super::config::{DType, LlamaConfig};
 use super::error::LlamaError;
 use super::graph::{
-    StepBf16, StepBf16Exec, StepBf16Inputs, StepF32, StepF32Exec, StepF32Inputs, CHUNK, HEAD_ROWS,
+    StepBf16, StepBf16Exec, StepBf16Inputs, StepF32, StepF32Exec, StepF32Inputs, CHUNK,
 };
+use super::loop_graph::{GenBf16, GenBf16Exec, GenBf16Inputs, GenF32, GenF32Exec, GenF32Inputs};
 
 /// The sizes the step graph is built with: the model's, and the cache's length.
 #[derive(Debug, Clone, PartialEq)]
@@ -139,6 +140,17 @@ pub trait Element:
         s: &'a mut State<Self>,
         counter: bool,
     ) -> Result<Exec<'a>, LlamaError>;
+    /// Builds the generation graph over buffers of this type and makes it executable; `ring`
+    /// is the device address of the host's ring.
+    #[doc(hidden)]
+    fn generation<'a>(
+        ctx: &Arc<CudaContext>,
+        shape: &Shape,
+        w: &'a Weights<Self>,
+        s: &'a mut State<Self>,
+        p: &'a mut Prefill<Self>,
+        ring: u64,
+    ) -> Result<GenExec<'a>, LlamaError>;
 }
 
 /// A step graph of either element type, executable.
@@ -148,8 +160,66 @@ pub enum Exec<'a> {
     Bf16(StepBf16Exec<'a>),
 }
 
+/// A generation graph of either element type, executable.
+#[doc(hidden)]
+pub enum GenExec<'a> {
+    F32(GenF32Exec<'a>),
+    Bf16(GenBf16Exec<'a>),
+}
+
+/// The inputs both graphs share, as fields of `$inputs` (the graph's inputs struct): weights,
+/// cache and step activations, the model's sizes.
+macro_rules! shared_inputs {
+    ($inputs:ident, $ctx:expr, $sh:expr, $w:expr, $s:expr, $t:ty, { $($rest:tt)* }) => {{
+        let (sh, w, s) = ($sh, $w, $s);
+        let (e, layer_kv) = (sh.hidden, sh.max_ctx * sh.kv_heads * sh.head_dim);
+        let u = |v: usize| v as u32;
+        $inputs {
+            embed_w: &w.embed,
+            attn_norm: Stack::strided(&w.attn_norm, e),
+            wqkv: Stack::strided(&w.wqkv, sh.qkv_rows() * e),
+            wo: Stack::strided(&w.wo, e * sh.heads * sh.head_dim),
+            mlp_norm: Stack::strided(&w.mlp_norm, e),
+            wgu: Stack::strided(&w.wgu, 2 * sh.ffn * e),
+            wdown: Stack::strided(&w.wdown, e * sh.ffn),
+            final_norm: &w.final_norm,
+            head_w: w.head.as_ref().unwrap_or(&w.embed),
+            cos_t: &w.cos,
+            sin_t: &w.sin,
+            k_cache: StackMut::strided(&mut s.k_cache, layer_kv),
+            v_cache: StackMut::strided(&mut s.v_cache, layer_kv),
+            x: &mut s.x,
+            q: &mut s.q,
+            att: &mut s.att,
+            h: &mut s.h,
+            part_o: &mut s.part_o,
+            part_ml: &mut s.part_ml,
+            done: &mut s.done,
+            logits: &mut s.logits,
+            best: &mut s.best,
+            best_at: &mut s.best_at,
+            ids: &mut s.ids,
+            dpos: &mut s.dpos,
+            layers: u(sh.layers),
+            hidden: u(sh.hidden),
+            heads: u(sh.heads),
+            kv_heads: u(sh.kv_heads),
+            head_dim: u(sh.head_dim),
+            ffn: u(sh.ffn),
+            vocab: u(sh.vocab),
+            eps: sh.eps,
+            scale: (sh.head_dim as f64).powf(-0.5) as f32,
+            max_ctx: u(sh.max_ctx),
+            sms: multiprocessors($ctx)?,
+            elem_bytes: u(std::mem::size_of::<$t>()),
+            $($rest)*
+        }
+    }};
+}
+
 macro_rules! element {
-    ($t:ty, $dtype:expr, $graph:ident, $inputs:ident, $variant:ident, $from:expr, $le:expr) => {
+    ($t:ty, $dtype:expr, $graph:ident, $inputs:ident, $variant:ident, $gen:ident, $gen_inputs:ident,
+     $from:expr, $le:expr) => {
         impl Element for $t {
             const DTYPE: DType = $dtype;
             fn from_f32(v: f32) -> Self {
@@ -167,68 +237,64 @@ macro_rules! element {
                 s: &'a mut State<Self>,
                 counter: bool,
             ) -> Result<Exec<'a>, LlamaError> {
-                let sh = shape;
-                sh.check_element::<$t>()?;
-                let (e, layer_kv) = (sh.hidden, sh.max_ctx * sh.kv_heads * sh.head_dim);
-                let u = |v: usize| v as u32;
-                let inputs = $inputs {
-                    embed_w: &w.embed,
-                    attn_norm: Stack::strided(&w.attn_norm, e),
-                    wqkv: Stack::strided(&w.wqkv, sh.qkv_rows() * e),
-                    wo: Stack::strided(&w.wo, e * sh.heads * sh.head_dim),
-                    mlp_norm: Stack::strided(&w.mlp_norm, e),
-                    wgu: Stack::strided(&w.wgu, 2 * sh.ffn * e),
-                    wdown: Stack::strided(&w.wdown, e * sh.ffn),
-                    final_norm: &w.final_norm,
-                    head_w: w.head.as_ref().unwrap_or(&w.embed),
-                    cos_t: &w.cos,
-                    sin_t: &w.sin,
-                    k_cache: StackMut::strided(&mut s.k_cache, layer_kv),
-                    v_cache: StackMut::strided(&mut s.v_cache, layer_kv),
-                    x: &mut s.x,
-                    q: &mut s.q,
-                    att: &mut s.att,
-                    h: &mut s.h,
-                    part_o: &mut s.part_o,
-                    part_ml: &mut s.part_ml,
-                    done: &mut s.done,
-                    logits: &mut s.logits,
-                    best: &mut s.best,
-                    best_at: &mut s.best_at,
-                    ids: &mut s.ids,
-                    dpos: &mut s.dpos,
-                    layers: u(sh.layers),
-                    hidden: u(sh.hidden),
-                    heads: u(sh.heads),
-                    kv_heads: u(sh.kv_heads),
-                    head_dim: u(sh.head_dim),
-                    ffn: u(sh.ffn),
-                    vocab: u(sh.vocab),
-                    eps: sh.eps,
-                    scale: (sh.head_dim as f64).powf(-0.5) as f32,
-                    max_ctx: u(sh.max_ctx),
+                shape.check_element::<$t>()?;
+                let inputs = shared_inputs!($inputs, ctx, shape, w, s, $t, {
                     pos: 0,
                     counter: u32::from(counter),
                     prompt_len: 1,
-                    sms: multiprocessors(ctx)?,
-                    elem_bytes: u(std::mem::size_of::<$t>()),
-                };
+                });
                 let exec = $graph::build_from_source(ctx, inputs)?.instantiate()?;
                 Ok(Exec::$variant(exec))
+            }
+            fn generation<'a>(
+                ctx: &Arc<CudaContext>,
+                shape: &Shape,
+                w: &'a Weights<Self>,
+                s: &'a mut State<Self>,
+                p: &'a mut Prefill<Self>,
+                ring: u64,
+            ) -> Result<GenExec<'a>, LlamaError> {
+                shape.check_element::<$t>()?;
+                let inputs = shared_inputs!($gen_inputs, ctx, shape, w, s, $t, {
+                    ends: &p.ends,
+                    xs: &mut p.xs,
+                    ns: &mut p.ns,
+                    qkvs: &mut p.qkvs,
+                    atts: &mut p.atts,
+                    hs: &mut p.hs,
+                    acts: &mut p.acts,
+                    rows: 0,
+                    prompt_len: 1,
+                    max_new: 1,
+                    n_end: 0,
+                    ring,
+                });
+                let exec = $gen::build_from_source(ctx, inputs)?.instantiate()?;
+                Ok(GenExec::$variant(exec))
             }
         }
     };
 }
 
-element!(f32, DType::F32, StepF32, StepF32Inputs, F32, |v| v, |b| {
-    f32::from_le_bytes([b[0], b[1], b[2], b[3]])
-});
+element!(
+    f32,
+    DType::F32,
+    StepF32,
+    StepF32Inputs,
+    F32,
+    GenF32,
+    GenF32Inputs,
+    |v| v,
+    |b| { f32::from_le_bytes([b[0], b[1], b[2], b[3]]) }
+);
 element!(
     bf16,
     DType::BF16,
     StepBf16,
     StepBf16Inputs,
     Bf16,
+    GenBf16,
+    GenBf16Inputs,
     bf16::from_f32,
     |b| { bf16::from_bits(u16::from_le_bytes([b[0], b[1]])) }
 );
@@ -397,10 +463,52 @@ impl<T: Element> State<T> {
             part_ml: stream.alloc_zeros(parts * 2)?,
             done: stream.alloc_zeros(shape.kv_heads)?,
             logits: stream.alloc_zeros(shape.vocab)?,
-            best: stream.alloc_zeros(shape.vocab.div_ceil(HEAD_ROWS as usize))?,
-            best_at: stream.alloc_zeros(shape.vocab.div_ceil(HEAD_ROWS as usize))?,
+            // One pair a block of the head: at most one block for 8 rows (`spread`).
+            best: stream.alloc_zeros(shape.vocab.div_ceil(8))?,
+            best_at: stream.alloc_zeros(shape.vocab.div_ceil(8))?,
             ids: stream.alloc_zeros(shape.max_ctx)?,
             dpos: stream.alloc_zeros(1)?,
+        })
+    }
+}
+
+/// End ids the generation graph holds at most.
+pub const MAX_END_IDS: usize = 16;
+
+/// What the generation graph's prefill writes besides the cache: the activations of every
+/// prompt row before the last (`rows` of them at most), and the end ids the loop stops at.
+pub struct Prefill<T> {
+    /// Rows it holds: prompts of up to `rows + 1` tokens.
+    pub rows: usize,
+    pub xs: CudaSlice<T>,
+    pub ns: CudaSlice<T>,
+    pub qkvs: CudaSlice<T>,
+    pub atts: CudaSlice<T>,
+    /// The gate and up products, 2 `ffn` a row.
+    pub hs: CudaSlice<T>,
+    pub acts: CudaSlice<T>,
+    /// [`MAX_END_IDS`] ids.
+    pub ends: CudaSlice<u32>,
+}
+
+impl<T: Element> Prefill<T> {
+    /// Buffers for prompts of up to `max_prompt` tokens (at most the cache's length), zeroed.
+    pub fn new(
+        stream: &Arc<CudaStream>,
+        shape: &Shape,
+        max_prompt: usize,
+    ) -> Result<Prefill<T>, LlamaError> {
+        let rows = max_prompt.clamp(1, shape.max_ctx) - 1;
+        let r = rows.max(1);
+        Ok(Prefill {
+            rows,
+            xs: stream.alloc_zeros(r * shape.hidden)?,
+            ns: stream.alloc_zeros(r * shape.hidden)?,
+            qkvs: stream.alloc_zeros(r * shape.qkv_rows())?,
+            atts: stream.alloc_zeros(r * shape.heads * shape.head_dim)?,
+            hs: stream.alloc_zeros(r * 2 * shape.ffn)?,
+            acts: stream.alloc_zeros(r * shape.ffn)?,
+            ends: stream.alloc_zeros(MAX_END_IDS)?,
         })
     }
 }

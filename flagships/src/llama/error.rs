@@ -52,6 +52,25 @@ pub enum LlamaError {
         /// The cache's length.
         max_ctx: usize,
     },
+    /// A prompt longer than the generation graph's prefill was made for.
+    #[error("the prompt has {tokens} tokens but the prefill holds at most {max}; make the Prefill with a larger max_prompt")]
+    PromptRows {
+        /// Tokens in the prompt.
+        tokens: usize,
+        /// The longest prompt the prefill takes.
+        max: usize,
+    },
+    /// More end ids than the generation graph holds.
+    #[error("{count} end ids were given but the generation graph holds at most {max}")]
+    EndIds {
+        /// Ids given.
+        count: usize,
+        /// The most it holds.
+        max: usize,
+    },
+    /// A node name the decode loop does not have.
+    #[error("the decode loop has no node `{0}`; the nodes it can leave out are qkv, attn, o_proj, mlp_up, mlp_down")]
+    NoNode(String),
     /// An empty prompt.
     #[error("the prompt is empty; give at least one token")]
     EmptyPrompt,

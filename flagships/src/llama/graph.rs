@@ -37,8 +37,9 @@ use cuda_graph::half::bf16;
 /// Positions one block of the attention kernel covers (`CHUNK` in `kernels.cu`).
 pub const CHUNK: u32 = 128;
 
-/// Rows of the head one block computes (`HEAD_ROWS` in `kernels.cu`).
-pub const HEAD_ROWS: u32 = 16;
+/// Threads of an attention block (`ATT_WARPS` warps in `kernels.cu`), each warp a share of
+/// its chunk's positions.
+pub const ATTENTION_THREADS: u32 = 128;
 
 /// Blocks of 256 threads an SM that the projection kernels are given: as many as fit beside
 /// each other (about 100 registers a thread), so every block is running from the start and
@@ -131,7 +132,7 @@ macro_rules! step_graph {
                     qkv = qkv_rope_t<<<spread((heads + 2 * kv_heads) * (head_dim / 2), sms), 256, hidden * 4>>>(
                         x, attn_norm[l], wqkv[l], cos_t, sin_t, q, k_cache[l], v_cache[l], dpos,
                         pos, counter, max_ctx, hidden, heads, kv_heads, head_dim, eps);
-                    attn = attention_t<<<(kv_heads, attention_chunks(counter, pos, max_ctx), 1), 128>>>(
+                    attn = attention_t<<<(kv_heads, attention_chunks(counter, pos, max_ctx), 1), ATTENTION_THREADS>>>(
                         q, k_cache[l], v_cache[l], part_o, part_ml, done, att, dpos, pos, counter,
                         max_ctx, heads, kv_heads, head_dim, max_ctx.div_ceil(CHUNK), scale);
                     o_proj = matvec_add_t<<<spread(hidden, sms), 256, heads * head_dim * elem_bytes>>>(
@@ -143,10 +144,10 @@ macro_rules! step_graph {
                     // Layer l + 1 starts from what layer l left in `x`.
                     carry mlp_down -> qkv;
                 }
-                head = head_t<<<vocab.div_ceil(HEAD_ROWS), 256, hidden * 4>>>(
+                head = head_t<<<spread(vocab, sms), 256, hidden * 4>>>(
                     x, final_norm, head_w, logits, best, best_at, hidden, vocab, eps);
                 pick = argmax_step<<<1, 1024>>>(
-                    best, best_at, vocab.div_ceil(HEAD_ROWS), ids, dpos, pos, counter, prompt_len,
+                    best, best_at, spread(vocab, sms), ids, dpos, pos, counter, prompt_len,
                     max_ctx);
                 emb -> stack -> head -> pick;
             }

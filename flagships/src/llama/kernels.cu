@@ -1,6 +1,8 @@
-// The kernels of the Llama decoder (`llama::graph`): one token's step, batch 1, five kernels
-// a layer (the query, key and value projections with the rotary embedding and the cache write;
-// attention; the output projection; the gate and up projections; the down projection).
+// The kernels of the Llama decoder (`llama::graph`, `llama::loop_graph`): one token's step,
+// batch 1, five kernels a layer (the query, key and value projections with the rotary
+// embedding and the cache write; attention; the output projection; the gate and up
+// projections; the down projection), the head and the greedy pick; the start and the pick of
+// the generation loop; and, in `prefill.cuh`, the prefill of the prompt's rows.
 //
 // Every kernel is a template over the model's element type `T` (`float` or `__nv_bfloat16`):
 // weights, the KV cache and the activations between kernels are stored as `T`, arithmetic is
@@ -20,11 +22,18 @@
 // and the RMSNorm of the input.
 #include "stream.cuh"
 
+// Conditional nodes: a kernel sets the value of a condition with cudaGraphSetConditional.
+typedef unsigned long long cudaGraphConditionalHandle;
+extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(
+    cudaGraphConditionalHandle handle, unsigned int value);
+
 // Positions one block of `attention` covers (32 a warp).
 #define CHUNK 128
 // Query heads per KV head, head size: what `attention` keeps in shared memory.
 #define MAX_GROUP 8
 #define MAX_HEAD_DIM 128
+// Warps of an `attention` block: each takes CHUNK / ATT_WARPS positions of its chunk.
+#define ATT_WARPS 4
 // NVRTC has no <math.h>: minus infinity from its bits.
 #define NEG_INF __int_as_float(0xff800000)
 
@@ -152,62 +161,57 @@ matvec_add(const T* __restrict__ w, const T* __restrict__ a, T* __restrict__ x, 
 }
 
 // logits = W RMSNorm(x) g (each rounded to T, kept as float), and per block the largest of
-// its rows and its index (the first on ties), for `argmax_step`. 8 warps a block, 2 rows a
-// warp (HEAD_ROWS rows a block: the norm is computed once for them).
-#define HEAD_ROWS 16
+// its rows and its index (the first on ties), for the greedy pick. Like the projections, a few
+// blocks an SM, each warp streaming its rows (and keeping the best of them), so the pick reads
+// one pair a block.
 template <typename T>
 __global__ void __launch_bounds__(256)
 norm_head(const T* __restrict__ x, const T* __restrict__ g, const T* __restrict__ w,
           float* __restrict__ logits, float* __restrict__ best, unsigned* __restrict__ best_at,
           unsigned cols, unsigned vocab, float eps) {
   extern __shared__ float xn[];
-  __shared__ float val[HEAD_ROWS];
-  __shared__ unsigned idx[HEAD_ROWS];
-  const unsigned warp = threadIdx.x / WARP;
-  const unsigned r0 = blockIdx.x * HEAD_ROWS + 2 * warp, r1 = r0 + 1;
-  const T* row0 = w + (size_t)r0 * cols;
-  const T* row1 = w + (size_t)r1 * cols;
-  Ahead a0, a1;
-  if (r0 < vocab) fetch<T>(row0, cols, a0);
-  if (r1 < vocab) fetch<T>(row1, cols, a1);
+  __shared__ float val[8];
+  __shared__ unsigned idx[8];
+  unsigned r = warp_id();
+  Ahead a;
+  if (r < vocab) fetch<T>(w + (size_t)r * cols, cols, a);
   pdl_start();
   normalise<T>(x, g, eps, xn, cols);
-  float l0 = NEG_INF, l1 = NEG_INF;
-  if (r0 < vocab) l0 = rnd<T>(dot_stream<T>(row0, nullptr, cols, a0, SharedVec{xn}));
-  if (r1 < vocab) l1 = rnd<T>(dot_stream<T>(row1, nullptr, cols, a1, SharedVec{xn}));
+  float bv = NEG_INF;
+  unsigned bi = 0xffffffffu;
+  for (; r < vocab; r += warps()) {
+    const T* next = r + warps() < vocab ? w + (size_t)(r + warps()) * cols : nullptr;
+    const float l = rnd<T>(dot_stream<T>(w + (size_t)r * cols, next, cols, a, SharedVec{xn}));
+    if (threadIdx.x % WARP == 0) logits[r] = l;
+    // A warp's rows rise, so the first of equal logits stays.
+    if (l > bv || bi == 0xffffffffu) {
+      bv = l;
+      bi = r;
+    }
+  }
   if (threadIdx.x % WARP == 0) {
-    if (r0 < vocab) logits[r0] = l0;
-    if (r1 < vocab) logits[r1] = l1;
-    val[2 * warp] = l0;
-    idx[2 * warp] = r0;
-    val[2 * warp + 1] = l1;
-    idx[2 * warp + 1] = r1;
+    val[threadIdx.x / WARP] = bv;
+    idx[threadIdx.x / WARP] = bi;
   }
   __syncthreads();
   if (threadIdx.x == 0) {
-    float v = val[0];
-    unsigned i = idx[0];
-    for (unsigned k = 1; k < HEAD_ROWS; k++) {
-      if (val[k] > v) {
-        v = val[k];
-        i = idx[k];
+    for (unsigned k = 1; k < blockDim.x / WARP; k++) {
+      if (val[k] > bv || (val[k] == bv && idx[k] < bi)) {
+        bv = val[k];
+        bi = idx[k];
       }
     }
-    best[blockIdx.x] = v;
-    best_at[blockIdx.x] = i;
+    best[blockIdx.x] = bv;
+    best_at[blockIdx.x] = bi;
   }
 }
 
-// The greedy pick: the largest logit over the blocks' bests (the first index on ties), written
-// as the next token unless that position still holds the prompt; in counter mode the position
-// advances. One block of 1024 threads.
-__global__ void __launch_bounds__(1024)
-argmax_step(const float* __restrict__ best, const unsigned* __restrict__ best_at, unsigned parts,
-            unsigned* __restrict__ ids, unsigned* __restrict__ dpos, unsigned pos, unsigned counter,
-            unsigned prompt_len, unsigned max_ctx) {
+// The largest of `parts` (value, index) pairs, the first index on ties; thread 0 gets it.
+// Every thread of the block (up to 1024) takes part.
+__device__ __forceinline__ unsigned best_of(const float* __restrict__ best,
+                                            const unsigned* __restrict__ best_at, unsigned parts) {
   __shared__ float sv[32];
   __shared__ unsigned si[32];
-  pdl_start();
   float v = NEG_INF;
   unsigned i = 0xffffffffu;
 #pragma unroll 4
@@ -240,11 +244,86 @@ argmax_step(const float* __restrict__ best, const unsigned* __restrict__ best_at
         i = si[w];
       }
     }
+  }
+  return i;
+}
+
+// The greedy pick: the largest logit over the blocks' bests (the first index on ties), written
+// as the next token unless that position still holds the prompt; in counter mode the position
+// advances. One block of 1024 threads.
+__global__ void __launch_bounds__(1024)
+argmax_step(const float* __restrict__ best, const unsigned* __restrict__ best_at, unsigned parts,
+            unsigned* __restrict__ ids, unsigned* __restrict__ dpos, unsigned pos, unsigned counter,
+            unsigned prompt_len, unsigned max_ctx) {
+  pdl_start();
+  const unsigned i = best_of(best, best_at, parts);
+  if (threadIdx.x == 0) {
     unsigned p = counter ? *dpos : pos;
     unsigned next = p + 1;
     if (next < max_ctx && next >= prompt_len) ids[next] = i;
     if (counter) *dpos = next;
   }
+}
+
+// The start of a generation (`llama::loop_graph`): the decode loop starts at the prompt's last
+// position, `rows`, with x the embedding of its token; the prefill, which fills the cache at
+// the positions before it, runs when there are any.
+template <typename T>
+__global__ void loop_begin(const T* __restrict__ table, const unsigned* __restrict__ ids,
+                           T* __restrict__ x, unsigned* __restrict__ dpos, unsigned rows,
+                           unsigned hidden, unsigned vocab, cudaGraphConditionalHandle prefix) {
+  pdl_start();
+  unsigned tok = ids[rows];
+  tok = tok < vocab ? tok : 0;
+  for (unsigned c = blockIdx.x * blockDim.x + threadIdx.x; c < hidden; c += gridDim.x * blockDim.x) {
+    x[c] = table[(size_t)tok * hidden + c];
+  }
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    *dpos = rows;
+    cudaGraphSetConditional(prefix, rows > 0 ? 1u : 0u);
+  }
+}
+
+// The host's ring (mapped host memory) is 8-byte words: [0] the host's request to stop
+// (non-zero), then one word a token, written once: the token in the low half, and in the high
+// half its number from 1, with RING_LAST set on the generation's last token. One 8-byte store
+// a token, so the host sees a token and its number together, with no fence between them.
+#define RING_LAST 0x80000000u
+
+// The greedy pick of the generation loop: the largest logit over the head's blocks' bests
+// (the first index on ties) is the token after position *dpos: it is written at the next
+// position, the position advances, the token goes to the host's ring, and its embedding into
+// `x` for the next step. The loop goes on while fewer than `max_new` tokens are made, the
+// token is none of the `n_end` end ids, the host has not asked to stop and the cache has room
+// for the next position. One block of 1024 threads.
+template <typename T>
+__global__ void __launch_bounds__(1024)
+pick_next(const float* __restrict__ best, const unsigned* __restrict__ best_at, unsigned parts,
+          const T* __restrict__ table, T* __restrict__ x, unsigned* __restrict__ ids,
+          unsigned* __restrict__ dpos, const unsigned* __restrict__ ends, unsigned n_end,
+          unsigned hidden, unsigned vocab, unsigned prompt_len, unsigned max_new, unsigned max_ctx,
+          unsigned long long ring, cudaGraphConditionalHandle again) {
+  __shared__ unsigned chosen;
+  pdl_start();
+  volatile unsigned long long* host = reinterpret_cast<volatile unsigned long long*>(ring);
+  // Asked before the reduction, so the read from host memory overlaps it.
+  const unsigned long long stop = threadIdx.x == 0 ? host[0] : 0ull;
+  const unsigned tok = best_of(best, best_at, parts);
+  if (threadIdx.x == 0) {
+    chosen = tok;
+    const unsigned next = *dpos + 1;
+    if (next < max_ctx) ids[next] = tok;
+    *dpos = next;
+    const unsigned made = next + 1 - prompt_len;
+    bool end = false;
+    for (unsigned e = 0; e < n_end; e++) end = end || ends[e] == tok;
+    const bool go = made < max_new && !end && stop == 0 && next < max_ctx;
+    host[made] = ((unsigned long long)(made | (go ? 0u : RING_LAST)) << 32) | tok;
+    cudaGraphSetConditional(again, go ? 1u : 0u);
+  }
+  __syncthreads();
+  const unsigned t = chosen < vocab ? chosen : 0;
+  for (unsigned c = threadIdx.x; c < hidden; c += blockDim.x) x[c] = table[(size_t)t * hidden + c];
 }
 
 // x = the embedding of the token at the position being decoded.
@@ -263,8 +342,8 @@ __global__ void embed(const T* __restrict__ table, const unsigned* __restrict__ 
 // Shared memory of `attention`: each warp's unnormalised output, its max and its sum per query
 // head, sized for the largest group and head.
 struct AttnShared {
-  float wo[4][MAX_GROUP][MAX_HEAD_DIM];
-  float wm[4][MAX_GROUP], wl[4][MAX_GROUP];
+  float wo[ATT_WARPS][MAX_GROUP][MAX_HEAD_DIM];
+  float wm[ATT_WARPS][MAX_GROUP], wl[ATT_WARPS][MAX_GROUP];
   bool last;
 };
 
@@ -273,7 +352,7 @@ struct AttnShared {
 // is called with. The kernel runs once a layer, so its code is fetched afresh each time: one
 // body for every head length, and no more unrolled than the group needs.
 //
-// A warp takes CHUNK / 4 positions, WARP / L a step (`slot` = the lane's position in a step,
+// A warp takes CHUNK / ATT_WARPS positions, WARP / L a step (`slot` = the lane's position in a step,
 // its 16 bytes of the row from `d0`). The keys and values of B steps are loaded together,
 // those of the next B steps while these are used; the query slices are read once. Each slot
 // keeps a running max, sum and output per query head (online softmax); the slots, then the
@@ -292,8 +371,8 @@ __device__ __forceinline__ void attend(AttnShared& sh, const unsigned L, const T
   const unsigned warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
   const unsigned slot = lane / L, d0 = (lane % L) * N;
   const bool dl = d0 < D;
-  const unsigned first = chunk * CHUNK + warp * (CHUNK / 4);
-  const unsigned count = first < len ? min(len - first, (unsigned)(CHUNK / 4)) : 0;
+  const unsigned first = chunk * CHUNK + warp * (CHUNK / ATT_WARPS);
+  const unsigned count = first < len ? min(len - first, (unsigned)(CHUNK / ATT_WARPS)) : 0;
   const unsigned steps = (count + R - 1) / R;
   const size_t stride = (size_t)kv_heads * D;
   const T* kp = kc + (size_t)first * stride + (size_t)kvh * D + d0;
@@ -431,9 +510,9 @@ __device__ __forceinline__ void attend(AttnShared& sh, const unsigned L, const T
   for (unsigned k = threadIdx.x; k < group * D; k += blockDim.x) {
     const unsigned g = k / D, d = k % D;
     float mx = NEG_INF;
-    for (int w = 0; w < 4; w++) mx = fmaxf(mx, sh.wm[w][g]);
+    for (int w = 0; w < ATT_WARPS; w++) mx = fmaxf(mx, sh.wm[w][g]);
     float sum = 0.f, acc = 0.f;
-    for (int w = 0; w < 4; w++) {
+    for (int w = 0; w < ATT_WARPS; w++) {
       const float e = sh.wm[w][g] > NEG_INF ? expf(sh.wm[w][g] - mx) : 0.f;
       sum += sh.wl[w][g] * e;
       acc += sh.wo[w][g][d] * e;
@@ -473,13 +552,13 @@ __device__ __forceinline__ void attend(AttnShared& sh, const unsigned L, const T
 }
 
 // Grouped-query attention of one KV head over one chunk of CHUNK positions (blockIdx.y) of
-// the `pos + 1` so far, 4 warps a block (see `attend`). With one chunk the block writes the
+// the `pos + 1` so far, ATT_WARPS warps a block (see `attend`). With one chunk the block writes the
 // output of the group's query heads; with several, the last block of a KV head to finish
 // (counted in `done`, which it sets back to 0) merges the chunks. Chunks past the position
 // return at once (in counter mode the grid covers the whole cache). Groups of up to MAX_GROUP
 // query heads, heads of 32 to MAX_HEAD_DIM elements (a multiple of 32).
 template <typename T>
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(ATT_WARPS * WARP)
 attention(const T* __restrict__ q, const T* __restrict__ kc, const T* __restrict__ vc,
           float* __restrict__ part_o, float* __restrict__ part_ml, unsigned* __restrict__ done,
           T* __restrict__ out, const unsigned* __restrict__ dpos, unsigned pos, unsigned counter,
@@ -504,3 +583,5 @@ attention(const T* __restrict__ q, const T* __restrict__ kc, const T* __restrict
 }
 
 }  // namespace llama
+
+#include "prefill.cuh"

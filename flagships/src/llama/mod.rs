@@ -1,8 +1,13 @@
-//! Llama decoding: a Hugging Face checkpoint decoded on the GPU with one launch of a step graph
-//! per token, and what that needs and is checked against.
+//! Llama decoding: a Hugging Face checkpoint decoded on the GPU with one launch of a generation
+//! graph per generation, or one launch of a step graph per token, and what that needs and is
+//! checked against.
 //!
+//! - [`loop_graph`]: the generation graph (prefill of the prompt, then a WHILE node of decode
+//!   steps); [`generator`]: [`Generator`] (one launch a generation, tokens read from mapped
+//!   host memory while it runs, stopped at end ids or from the host; [`Streamed`] timings);
 //! - [`graph`]: the step graph in `cuda_graph!` (every layer written once, a repeat block) and
-//!   its kernels (`kernels.cu`); [`device`]: the weights uploaded once and the KV cache;
+//!   the kernels both graphs share (`kernels.cu`, `prefill.cuh`); [`device`]: the weights
+//!   uploaded once, the KV cache, the prefill's buffers ([`Prefill`]);
 //!   [`decoder`]: [`Decoder`] (greedy generation, streamed or back to back; teacher-forced
 //!   logits; the position advanced on the device or set from the host);
 //! - [`config`]: [`LlamaConfig`](config::LlamaConfig), a `config.json` checked for everything
@@ -20,8 +25,12 @@ pub mod decoder;
 pub mod device;
 pub mod dtype;
 pub mod error;
+pub mod generator;
 pub mod graph;
+pub mod loop_graph;
 pub mod reference;
 
 pub use checkpoint::Checkpoint;
 pub use decoder::{Decoder, Position, Shape, State, Weights};
+pub use device::Prefill;
+pub use generator::{Generator, Streamed};
