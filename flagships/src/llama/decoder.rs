@@ -93,21 +93,7 @@ impl<'a> Decoder<'a> {
     /// Starts a new sequence: `ids` at positions 0, 1, ..., of which the first `prompt_len`
     /// are kept (the steps write their picks after them).
     pub fn start(&mut self, ids: &[u32], prompt_len: usize) -> Result<(), LlamaError> {
-        if ids.is_empty() {
-            return Err(LlamaError::EmptyPrompt);
-        }
-        if ids.len() > self.shape.max_ctx {
-            return Err(LlamaError::TooLong {
-                needed: ids.len(),
-                max_ctx: self.shape.max_ctx,
-            });
-        }
-        if let Some(&id) = ids.iter().find(|&&id| id as usize >= self.shape.vocab) {
-            return Err(LlamaError::Token {
-                id,
-                vocab: self.shape.vocab,
-            });
-        }
+        self.shape.check_prompt(ids, 0)?;
         let stream = self.stream.clone();
         on!(self, e => {
             stream.memcpy_htod(ids, &mut e.ids_mut()?.slice_mut(0..ids.len()))?;
@@ -153,16 +139,6 @@ impl<'a> Decoder<'a> {
         Ok(on!(self, e => stream.clone_dtoh(e.logits()?)?))
     }
 
-    fn check_room(&self, prompt: usize, max_new: usize) -> Result<(), LlamaError> {
-        if prompt + max_new > self.shape.max_ctx {
-            return Err(LlamaError::TooLong {
-                needed: prompt + max_new,
-                max_ctx: self.shape.max_ctx,
-            });
-        }
-        Ok(())
-    }
-
     /// Greedy generation of up to `max_new` tokens after `prompt`, each handed to `on_token` as
     /// it is made (it returns `false` to stop); the prompt runs through the step graph token by
     /// token. Returns the new tokens.
@@ -172,7 +148,7 @@ impl<'a> Decoder<'a> {
         max_new: usize,
         mut on_token: impl FnMut(u32) -> bool,
     ) -> Result<Vec<u32>, LlamaError> {
-        self.check_room(prompt.len(), max_new)?;
+        self.shape.check_prompt(prompt, max_new)?;
         self.start(prompt, prompt.len())?;
         for _ in 1..prompt.len() {
             self.step()?;
@@ -197,7 +173,7 @@ impl<'a> Decoder<'a> {
         prompt: &[u32],
         max_new: usize,
     ) -> Result<(Vec<u32>, Timing), LlamaError> {
-        self.check_room(prompt.len(), max_new)?;
+        self.shape.check_prompt(prompt, max_new)?;
         self.start(prompt, prompt.len())?;
         for _ in 1..prompt.len() {
             self.step()?;
@@ -228,7 +204,7 @@ impl<'a> Decoder<'a> {
     /// The logits of every step over `ids` given (teacher forcing): row `i` is what the model
     /// predicts after `ids[..=i]`, `vocab` floats a row.
     pub fn teacher_forced(&mut self, ids: &[u32]) -> Result<Vec<f32>, LlamaError> {
-        self.check_room(ids.len(), 0)?;
+        self.shape.check_prompt(ids, 0)?;
         self.start(ids, ids.len())?;
         let mut out = Vec::with_capacity(ids.len() * self.shape.vocab);
         for _ in 0..ids.len() {

@@ -105,6 +105,27 @@ impl Shape {
         Ok(())
     }
 
+    /// Checks a prompt and the room it needs: not empty, `prompt.len() + max_new` positions
+    /// within the cache, every id within the vocabulary.
+    pub fn check_prompt(&self, prompt: &[u32], max_new: usize) -> Result<(), LlamaError> {
+        if prompt.is_empty() {
+            return Err(LlamaError::EmptyPrompt);
+        }
+        if prompt.len() + max_new > self.max_ctx {
+            return Err(LlamaError::TooLong {
+                needed: prompt.len() + max_new,
+                max_ctx: self.max_ctx,
+            });
+        }
+        if let Some(&id) = prompt.iter().find(|&&id| id as usize >= self.vocab) {
+            return Err(LlamaError::Token {
+                id,
+                vocab: self.vocab,
+            });
+        }
+        Ok(())
+    }
+
     /// Chunks of the attention's partial results per head.
     pub fn max_chunks(&self) -> usize {
         self.max_ctx.div_ceil(CHUNK as usize)

@@ -189,25 +189,11 @@ impl<'a> Generator<'a> {
     }
 
     fn check(&self, prompt: &[u32], max_new: usize) -> Result<(), LlamaError> {
-        if prompt.is_empty() {
-            return Err(LlamaError::EmptyPrompt);
-        }
-        if prompt.len() + max_new > self.shape.max_ctx {
-            return Err(LlamaError::TooLong {
-                needed: prompt.len() + max_new,
-                max_ctx: self.shape.max_ctx,
-            });
-        }
+        self.shape.check_prompt(prompt, max_new)?;
         if prompt.len() > self.prefill_rows + 1 {
             return Err(LlamaError::PromptRows {
                 tokens: prompt.len(),
                 max: self.prefill_rows + 1,
-            });
-        }
-        if let Some(&id) = prompt.iter().find(|&&id| id as usize >= self.shape.vocab) {
-            return Err(LlamaError::Token {
-                id,
-                vocab: self.shape.vocab,
             });
         }
         Ok(())
