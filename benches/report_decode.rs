@@ -240,93 +240,54 @@ fn checks(raw: &[Value]) -> String {
     md
 }
 
-/// Where the time of a 1B step goes: the step graph's kernels one at a time (ncu), and the
-/// generation graph with each kind of node left out.
+/// Where the time of a step goes (`decode_trace` rows, `flagships/scripts/step_trace.cu`): each
+/// kind of kernel's cost on the step's critical path, beside what its bytes cost at the copy
+/// bandwidth.
 fn profile(raw: &[Value]) -> String {
-    let kernels: Vec<&Value> = raw
-        .iter()
-        .filter(|v| v["case"] == "decode_kernel")
-        .collect();
-    let ablation: Vec<&Value> = raw
-        .iter()
-        .filter(|v| v["case"] == "decode_ablation")
-        .collect();
-    if kernels.is_empty() && ablation.is_empty() {
+    let traces: Vec<&Value> = raw.iter().filter(|v| v["case"] == "decode_trace").collect();
+    if traces.is_empty() {
         return String::new();
     }
-    let mut md = String::from("\n### Where the time of a 1B step goes\n");
-    let full = ablation
-        .iter()
-        .find(|v| v["left_out"] == "none")
-        .map(|v| num(v, "us_per_token"));
-    if !kernels.is_empty() {
-        let sum: f64 = kernels.iter().map(|v| num(v, "us")).sum();
+    let mut md = String::from("\n### Where the time of a step goes\n");
+    let _ = writeln!(
+        md,
+        "\nncu cannot profile the kernels of a graph that holds a conditional node, and Nsight Systems cannot make a report on these machines, so `flagships/scripts/step_trace.cu` traces the step itself: the step graph's kernels (`kernels.cu`, the same grids, programmatic edges between all of them) captured into a graph with random bf16 weights and launched back to back as `llama --bench` launches its steps, block 0 of every kernel writing the global timer as its wait on the kernel before it returns (a hook of `kernels.cu` compiled in only there). A kernel's cost is the time from its release to the next kernel's: its own work, plus whatever gap its end leaves before the next can go on. Steps 8 to 127, in the same run as the table above (`llama_hf.py all`); the tokens/s of the traced program match the `llama` example's step mode."
+    );
+    for t in &traces {
+        let kernels = t["kernels"].as_array().cloned().unwrap_or_default();
+        let (step, floor): (f64, f64) = kernels.iter().fold((0.0, 0.0), |(a, b), k| {
+            (a + num(k, "us_per_step"), b + num(k, "floor_us_per_step"))
+        });
         let _ = writeln!(
             md,
-            "\nncu cannot profile the kernels of a graph that holds a conditional node (it says so and profiles nothing), so the kernels were timed in the step graph, which runs the same decode kernels one launch a token: one token's {} kernels, each alone (`--cache-control none`, so every kernel reads its weights from memory; no kernel overlaps another).\n\n| kernel | launches a token | µs a token | µs a launch | GB a token | TB/s |\n|---|---|---|---|---|---|",
-            kernels.iter().map(|v| v["calls"].as_u64().unwrap_or(0)).sum::<u64>()
+            "\n{} bf16, position {} on: {:.0} tokens/s, {:.0} µs a step ({:.0} GB/s copy bandwidth: the bytes at that rate take {:.0} µs, {:.1}% of the step).\n\n| kernel | launches a step | µs a step | µs a launch | its bytes at the copy bandwidth, µs a step | over them, µs a step |\n|---|---|---|---|---|---|",
+            text(t, "model"),
+            num(t, "position"),
+            num(t, "tokens_per_s"),
+            step,
+            num(t, "copy_gbps"),
+            floor,
+            100.0 * floor / step
         );
-        for v in &kernels {
-            let (us, calls, bytes) = (num(v, "us"), num(v, "calls"), num(v, "bytes"));
+        for k in &kernels {
+            let (us, n, fl) = (
+                num(k, "us_per_step"),
+                num(k, "launches_per_step"),
+                num(k, "floor_us_per_step"),
+            );
             let _ = writeln!(
                 md,
-                "| `{}` | {calls:.0} | {us:.1} | {:.2} | {:.3} | {:.2} |",
-                text(v, "kernel"),
-                us / calls,
-                bytes / 1e9,
-                bytes / us / 1e6
+                "| `{}` | {n:.0} | {us:.1} | {:.2} | {fl:.1} | {:.1} |",
+                text(k, "kernel"),
+                us / n.max(1.0),
+                us - fl
             );
         }
-        let _ = writeln!(
-            md,
-            "\nKernel time alone: {sum:.0} µs a token. The generation graph takes {} µs a token, because programmatic edges let each kernel load its first weights while the one before it ends: the kernels overlap more than the gaps between them cost.",
-            full.map_or("–".to_owned(), |f| format!("{f:.0}"))
-        );
     }
-    if let Some(full) = full {
-        let _ = writeln!(
-            md,
-            "\nThe generation graph on the GPU, 1B bf16, with the nodes of one kind disabled in every layer (`llama --disable`, a profiling option: the tokens are then wrong, the work and the edges of the rest are not), loop mode, best of 3, run of the same code before the one above: what each kind costs inside the graph, edges and overlap included.\n\n| left out | tokens/s | µs a token | its cost, µs a token | a layer |\n|---|---|---|---|---|"
-        );
-        for v in &ablation {
-            let us = num(v, "us_per_token");
-            let cost = full - us;
-            let _ = writeln!(
-                md,
-                "| {} | {:.0} | {us:.0} | {} | {} |",
-                text(v, "left_out").replace(',', ", "),
-                num(v, "tokens_per_s"),
-                if v["left_out"] == "none" {
-                    "–".to_owned()
-                } else {
-                    format!("{cost:.0}")
-                },
-                if v["left_out"] == "none" {
-                    "–".to_owned()
-                } else {
-                    format!("{:.1}", cost / 16.0)
-                }
-            );
-        }
-        let cost = |k: &str| {
-            ablation
-                .iter()
-                .find(|v| v["left_out"] == k)
-                .map_or(f64::NAN, |v| (full - num(v, "us_per_token")) / 16.0)
-        };
-        let rest = ablation
-            .iter()
-            .find(|v| text(v, "left_out").split(',').count() == 5)
-            .map_or(f64::NAN, |v| num(v, "us_per_token"));
-        let _ = writeln!(
-            md,
-            "\nReading (16 layers): the gate/up and down projections cost about what their bytes cost at the copy bandwidth in the graph, where each one's ramp-up overlaps the kernel before it (alone, in the first table, they are slower): {:.1} and {:.1} µs a layer. The attention block does not: the query/key/value projection, attention and the output projection cost {:.1} µs a layer together for a third of the MLP's bytes, and attention, which reads almost nothing at these lengths, costs {:.1} µs a layer: a chain of dependent steps (the position, the cache, the merge across warps) that nothing overlaps, since the next kernel needs its result and may not read the cache early. With every layer's kernels left out, {rest:.0} µs a token remain: the head (its bytes), the pick and the loop's own step.",
-            cost("mlp_up"),
-            cost("mlp_down"),
-            cost("qkv,attn,o_proj"),
-            cost("attn"),
-        );
-    }
+    let _ = writeln!(
+        md,
+        "\nReading: the projections that stream most of the bytes (gate/up, down, the head) run within a few percent of the copy bandwidth; the rest of the step is the attention block. Attention reads almost nothing at these lengths but is a chain of dependent steps (the position, the cache, the merge across warps) that the next kernel must wait for; the query/key/value and output projections each pay a start (the RMSNorm, the input) on that chain. Loading the next kernel's weights into L2 while attention runs, or earlier, only moved the time: the loads queue in front of attention's own."
+    );
     md
 }
 
@@ -464,7 +425,7 @@ fn products(raw: &[Value]) -> String {
         return String::new();
     }
     let mut md = String::from(
-        "\nThe matrix-vector products of a step, bf16, µs per call (TB/s of weights), from the run before this one (the step graph as it was then; the head has since become a streaming kernel, the others are unchanged): the step graph's kernels measured one at a time by ncu (`--cache-control none`) inside the decode, with the work they fuse; cuBLAS through PyTorch's `F.linear`, replayed from a CUDA graph over enough copies of the weight that none is in L2 (`flagships/scripts/gemv_peer.py`), the product alone, in that same run.\n\n| model | product | rows × cols | step graph kernel | fused into it | cuBLAS | cuBLAS ÷ kernel |\n|---|---|---|---|---|---|---|\n",
+        "\nThe matrix-vector products of a step, bf16, µs per call (TB/s of weights), from an earlier run (the step graph as it was then; since, the head has become a streaming kernel and every weight load carries an L2 evict-first hint): the step graph's kernels measured one at a time by ncu (`--cache-control none`) inside the decode, with the work they fuse; cuBLAS through PyTorch's `F.linear`, replayed from a CUDA graph over enough copies of the weight that none is in L2 (`flagships/scripts/gemv_peer.py`), the product alone, in that same run.\n\n| model | product | rows × cols | step graph kernel | fused into it | cuBLAS | cuBLAS ÷ kernel |\n|---|---|---|---|---|---|---|\n",
     );
     for v in rows.iter().filter(|v| v["impl"] == "cuda_graph_kernel") {
         let Some(peer) = rows.iter().find(|p| {

@@ -8,6 +8,7 @@ checkpoints are random models made here and saved with `save_pretrained`).
   compare --dir DIR --bin PATH [--prompt-ids 1,2,..] [--max-new 128] [--out result.json]
   bench   --dir DIR --bin PATH [--new 128] [--reps 3] [--compare-json r.json] [--out rows.json]
   all     --shapes tiny:f32,tiny:bf16 --bin PATH --work DIR --out-dir DIR [--skip-bench]
+          [--skip-trace]
 
 `compare` checks the Rust binary against transformers on the same checkpoint, in both of its
 modes (`--mode step`, one launch a token; `--mode loop`, one launch a generation): greedy ids of
@@ -49,6 +50,7 @@ import argparse
 import inspect
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -442,6 +444,27 @@ def bench(d, binary, new=128, reps=3, compare_json=None, out=None, tmp="/tmp", c
     return rows
 
 
+def trace(shape, tmp="/tmp"):
+    """Where the time of a step goes: `step_trace.cu` (the step graph's kernels built by stream
+    capture with random bf16 weights, block 0 of each kernel stamping the global timer as its
+    wait returns) built with nvcc and run for `shape`; one `decode_trace` row, or none when
+    nvcc is missing."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = os.path.join(here, "step_trace.cu")
+    exe = os.path.join(tmp, "step_trace")
+    nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
+    if nvcc is None:
+        log("no nvcc: no trace")
+        return []
+    if not os.path.exists(exe):
+        run([nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-I", os.path.join(here, "..", "src", "llama"), src, "-o", exe])
+    out = os.path.join(tmp, f"trace-{shape}.json")
+    run([exe, "--shape", shape, "--json", out])
+    row = json.load(open(out))
+    row.update(case="decode_trace", model=shape, dtype="bf16")
+    return [row]
+
+
 def check_rows(shape, res):
     """The comparison as result rows: `decode_check` per mode, `decode_prefill_check`."""
     gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu"
@@ -488,6 +511,7 @@ def main():
     a.add_argument("--reps", type=int, default=3)
     a.add_argument("--skip-bench", action="store_true")
     a.add_argument("--long", default="1b:bf16", help="shapes with a long-context row (context 4096)")
+    a.add_argument("--skip-trace", action="store_true", help="no step_trace.cu rows (it needs nvcc)")
     args = ap.parse_args()
     if args.cmd == "make":
         make(args.shape, args.dtype, args.out, args.seed)
@@ -515,6 +539,8 @@ def main():
                     rows += bench(d, args.bin, 128, args.reps, cj)
                     if spec in args.long.split(","):
                         rows += bench(d, args.bin, 128, args.reps, cj, context=4096)
+                    if dt == "bf16" and not args.skip_trace:
+                        rows += trace(shape)
             except Exception as e:
                 ok = False
                 log(f"{spec} failed: {type(e).__name__}: {e}")

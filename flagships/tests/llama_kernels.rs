@@ -79,7 +79,9 @@ cuda_graph! {
         param kv: u32;
         param hd: u32;
         param max_ctx: u32;
-        att = att_t<<<(kv, cuda_graph_flagships::llama::graph::attention_chunks(counter, pos, max_ctx), 1), cuda_graph_flagships::llama::graph::ATTENTION_THREADS>>>(
+        // Blocks a head: as many as the chunks, or fewer (each then takes every `ys`-th chunk).
+        param ys: u32;
+        att = att_t<<<(heads, ys, 1), cuda_graph_flagships::llama::graph::ATTENTION_THREADS>>>(
             q, kc, vc, part_o, part_ml, done, out, dpos, pos, counter, max_ctx, heads, kv, hd,
             max_ctx.div_ceil(128), 0.125);
     }
@@ -332,17 +334,26 @@ fn qkv_projection_rotates_and_fills_the_cache() {
 #[test]
 fn attention_over_several_chunks_in_both_position_modes() {
     let Some(gpu) = Gpu::find() else { return };
-    // Groups of 4, 1 and 8 query heads; heads of 64, 128 and 32 elements (each group size and
-    // head length the kernel has a body for, or rounds up to).
+    // Groups of 4, 1, 8 and 16 query heads; heads of 64, 128, 32 and 96 elements (each way
+    // of loading steps, each number of lanes a row).
     // Positions in three chunks (merged by the last block) and in one (written by its block).
-    for (heads, kv, hd) in [(8usize, 2usize, 64usize), (3, 3, 128), (24, 3, 32)] {
+    for (heads, kv, hd) in [
+        (8usize, 2usize, 64usize),
+        (3, 3, 128),
+        (24, 3, 32),
+        (16, 1, 96),
+    ] {
         for pos in [300, 37] {
-            attention_case(&gpu, heads, kv, hd, pos);
+            attention_case(&gpu, heads, kv, hd, pos, None);
         }
+    }
+    // Fewer blocks a head than chunks: a block takes chunks 0, 2, .. or all of them.
+    for ys in [1, 2] {
+        attention_case(&gpu, 8, 2, 64, 300, Some(ys));
     }
 }
 
-fn attention_case(gpu: &Gpu, heads: usize, kv: usize, hd: usize, pos: usize) {
+fn attention_case(gpu: &Gpu, heads: usize, kv: usize, hd: usize, pos: usize, ys: Option<u32>) {
     let max_ctx = 400usize;
     let qh = values(heads * hd, 8);
     let kc_h = values(max_ctx * kv * hd, 9);
@@ -351,7 +362,7 @@ fn attention_case(gpu: &Gpu, heads: usize, kv: usize, hd: usize, pos: usize) {
     let chunks = max_ctx.div_ceil(128);
     let mut part_o = gpu.upload(&vec![f32::NAN; heads * chunks * hd]);
     let mut part_ml = gpu.upload(&vec![f32::NAN; heads * chunks * 2]);
-    let mut done = gpu.upload(&vec![0u32; kv]);
+    let mut done = gpu.upload(&vec![0u32; heads]);
     let dpos = gpu.upload(&[pos as u32]);
     let mut want = Vec::new();
     for h in 0..heads {
@@ -396,6 +407,13 @@ fn attention_case(gpu: &Gpu, heads: usize, kv: usize, hd: usize, pos: usize) {
                     kv: kv as u32,
                     hd: hd as u32,
                     max_ctx: max_ctx as u32,
+                    ys: ys.unwrap_or_else(|| {
+                        cuda_graph_flagships::llama::graph::attention_chunks(
+                            counter,
+                            pos as u32,
+                            max_ctx as u32,
+                        )
+                    }),
                 },
             )
             .unwrap();
@@ -408,13 +426,17 @@ fn attention_case(gpu: &Gpu, heads: usize, kv: usize, hd: usize, pos: usize) {
         }
         close(
             &format!(
-                "attention ({heads} heads, {kv} kv, {hd} long, position {pos}, counter {counter})"
+                "attention ({heads} heads, {kv} kv, {hd} long, position {pos}, counter {counter}, blocks a head {ys:?})"
             ),
             &gpu.read(&out),
             &want,
             1e-5,
         );
-        assert_eq!(gpu.read(&done), vec![0u32; kv], "the counts are back to 0");
+        assert_eq!(
+            gpu.read(&done),
+            vec![0u32; heads],
+            "the counts are back to 0"
+        );
     }
 }
 

@@ -33,8 +33,8 @@ pub struct Shape {
 
 impl Shape {
     /// The shape of `config` with a cache of `max_ctx` positions, checked against what the
-    /// kernels support (16-byte rows, head size a multiple of 32 up to 128, at most 8 query
-    /// heads per KV head).
+    /// kernels support (16-byte rows, head size a multiple of 32 up to 128, KV heads dividing
+    /// the query heads).
     pub fn new(config: &LlamaConfig, max_ctx: usize) -> Result<Shape, LlamaError> {
         let s = Shape {
             layers: config.num_hidden_layers,
@@ -73,10 +73,10 @@ impl Shape {
             "a multiple of 32 up to 128",
         )?;
         need(
-            s.kv_heads > 0 && s.heads.is_multiple_of(s.kv_heads) && s.heads / s.kv_heads <= 8,
-            "number of query heads per KV head",
-            s.heads / s.kv_heads.max(1),
-            "at most 8, and the KV heads dividing the query heads",
+            s.kv_heads > 0 && s.heads.is_multiple_of(s.kv_heads),
+            "number of KV heads",
+            s.kv_heads,
+            "at least 1, and dividing the number of query heads",
         )?;
         need(
             max_ctx >= 1 && max_ctx <= u32::MAX as usize / 2,
@@ -457,7 +457,7 @@ pub struct State<T> {
     pub h: CudaSlice<T>,
     pub part_o: CudaSlice<f32>,
     pub part_ml: CudaSlice<f32>,
-    /// Per KV head, the attention blocks done (0 between launches).
+    /// Per query head, the attention blocks done (0 between launches).
     pub done: CudaSlice<u32>,
     pub logits: CudaSlice<f32>,
     pub best: CudaSlice<f32>,
@@ -482,7 +482,7 @@ impl<T: Element> State<T> {
             h: stream.alloc_zeros(shape.ffn)?,
             part_o: stream.alloc_zeros(parts * shape.head_dim)?,
             part_ml: stream.alloc_zeros(parts * 2)?,
-            done: stream.alloc_zeros(shape.kv_heads)?,
+            done: stream.alloc_zeros(shape.heads)?,
             logits: stream.alloc_zeros(shape.vocab)?,
             // One pair a block of the head: at most one block for 8 rows (`spread`).
             best: stream.alloc_zeros(shape.vocab.div_ceil(8))?,

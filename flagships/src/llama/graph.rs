@@ -11,8 +11,9 @@
 //! - `qkv`: RMSNorm fused into the query, key and value projections (one matrix), the rotary
 //!   embedding of the query and key heads, the key and value heads written into the layer's
 //!   cache at the position;
-//! - `attn`: grouped-query attention over the `pos + 1` positions so far, split into chunks of
-//!   [`CHUNK`] positions (with more than one, the last block to finish merges them);
+//! - `attn`: grouped-query attention over the `pos + 1` positions so far, a block for each
+//!   query head and chunk of [`CHUNK`] positions (with more than one chunk, the head's last
+//!   block to finish merges them);
 //! - `o_proj`, `mlp_down`: a projection and the residual add;
 //! - `mlp_up`: RMSNorm fused into the gate and up projections and SwiGLU;
 //! - `head`, `pick`: the final RMSNorm fused into the LM head, then the greedy argmax, written
@@ -132,7 +133,7 @@ macro_rules! step_graph {
                     qkv = qkv_rope_t<<<spread((heads + 2 * kv_heads) * (head_dim / 2), sms), 256, hidden * 4>>>(
                         x, attn_norm[l], wqkv[l], cos_t, sin_t, q, k_cache[l], v_cache[l], dpos,
                         pos, counter, max_ctx, hidden, heads, kv_heads, head_dim, eps);
-                    attn = attention_t<<<(kv_heads, attention_chunks(counter, pos, max_ctx), 1), ATTENTION_THREADS>>>(
+                    attn = attention_t<<<(heads, attention_chunks(counter, pos, max_ctx), 1), ATTENTION_THREADS>>>(
                         q, k_cache[l], v_cache[l], part_o, part_ml, done, att, dpos, pos, counter,
                         max_ctx, heads, kv_heads, head_dim, max_ctx.div_ceil(CHUNK), scale);
                     o_proj = matvec_add_t<<<spread(hidden, sms), 256, heads * head_dim * elem_bytes>>>(

@@ -29,8 +29,7 @@ extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(
 
 // Positions one block of `attention` covers (32 a warp).
 #define CHUNK 128
-// Query heads per KV head, head size: what `attention` keeps in shared memory.
-#define MAX_GROUP 8
+// The largest head size: what `attention` keeps in shared memory.
 #define MAX_HEAD_DIM 128
 // Warps of an `attention` block: each takes CHUNK / ATT_WARPS positions of its chunk.
 #define ATT_WARPS 4
@@ -44,6 +43,10 @@ namespace llama {
 // but weights.
 __device__ __forceinline__ void pdl_start() {
   asm volatile("griddepcontrol.wait;" ::: "memory");
+#ifdef LLAMA_AFTER_WAIT
+  // A tracing hook (`scripts/step_trace.cu`): nothing unless defined.
+  LLAMA_AFTER_WAIT
+#endif
   asm volatile("griddepcontrol.launch_dependents;");
 }
 
@@ -339,44 +342,42 @@ __global__ void embed(const T* __restrict__ table, const unsigned* __restrict__ 
   }
 }
 
-// Shared memory of `attention`: each warp's unnormalised output, its max and its sum per query
-// head, sized for the largest group and head.
+// Shared memory of `attention`: each warp's unnormalised output, its max and its sum.
 struct AttnShared {
-  float wo[ATT_WARPS][MAX_GROUP][MAX_HEAD_DIM];
-  float wm[ATT_WARPS][MAX_GROUP], wl[ATT_WARPS][MAX_GROUP];
+  float wo[ATT_WARPS][MAX_HEAD_DIM];
+  float wm[ATT_WARPS], wl[ATT_WARPS];
   bool last;
 };
 
-// The body of `attention` for groups of at most G query heads, each key and value row read by
-// L lanes of 16 bytes (L a power of two, at least head_dim / N): compiled once for each G it
-// is called with. The kernel runs once a layer, so its code is fetched afresh each time: one
-// body for every head length, and no more unrolled than the group needs.
+// One query head over one chunk of CHUNK positions, each key and value row read by L lanes of
+// 16 bytes (L a power of two, at least head_dim / N).
 //
-// A warp takes CHUNK / ATT_WARPS positions, WARP / L a step (`slot` = the lane's position in a step,
-// its 16 bytes of the row from `d0`). The keys and values of B steps are loaded together,
-// those of the next B steps while these are used; the query slices are read once. Each slot
-// keeps a running max, sum and output per query head (online softmax); the slots, then the
-// warps, are merged at the end.
-template <typename T, int G>
+// A warp takes CHUNK / ATT_WARPS positions, WARP / L a step (`slot` = the lane's position in a
+// step, its 16 bytes of the row from `d0`). The keys and values of B steps are loaded together,
+// those of the next B steps while these are used; the query slice is read once. Each slot keeps
+// a running max, sum and output (online softmax); the slots, then the warps, are merged at the
+// end. B (2 or 4) depends on the group size only, so a head's arithmetic is the same whatever
+// the grid.
+template <typename T, int B>
 __device__ __forceinline__ void attend(AttnShared& sh, const unsigned L, const T* __restrict__ q,
                                        const T* __restrict__ kc, const T* __restrict__ vc,
                                        float* __restrict__ part_o, float* __restrict__ part_ml,
                                        unsigned* __restrict__ done, T* __restrict__ out,
-                                       unsigned len, unsigned kv_heads, unsigned group,
-                                       unsigned D, unsigned max_chunks, float scale) {
-  constexpr int N = Vec16<T>::N, B = G * N > 32 ? 2 : 4;
+                                       unsigned h, unsigned kvh, unsigned chunk, unsigned len,
+                                       unsigned kv_heads, unsigned D, unsigned max_chunks,
+                                       float scale) {
+  constexpr int N = Vec16<T>::N;
   const unsigned R = WARP / L;
-  const unsigned kvh = blockIdx.x, chunk = blockIdx.y;
-  const unsigned chunks = (len + CHUNK - 1) / CHUNK;
   const unsigned warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
   const unsigned slot = lane / L, d0 = (lane % L) * N;
   const bool dl = d0 < D;
   const unsigned first = chunk * CHUNK + warp * (CHUNK / ATT_WARPS);
-  const unsigned count = first < len ? min(len - first, (unsigned)(CHUNK / ATT_WARPS)) : 0;
-  const unsigned steps = (count + R - 1) / R;
   const size_t stride = (size_t)kv_heads * D;
   const T* kp = kc + (size_t)first * stride + (size_t)kvh * D + d0;
   const T* vp = vc + (size_t)first * stride + (size_t)kvh * D + d0;
+  const unsigned chunks = (len + CHUNK - 1) / CHUNK;
+  const unsigned count = first < len ? min(len - first, (unsigned)(CHUNK / ATT_WARPS)) : 0;
+  const unsigned steps = (count + R - 1) / R;
   // The keys and values of steps s0 .. s0 + B (zeros past the warp's positions).
   const auto load_kv = [&](unsigned s0, uint4* kk, uint4* vv) {
 #pragma unroll
@@ -391,72 +392,56 @@ __device__ __forceinline__ void attend(AttnShared& sh, const unsigned L, const T
   };
   uint4 kb[B], vb[B];
   load_kv(0, kb, vb);
-  float qf[G][N];
+  float qf[N];
 #pragma unroll
-  for (int g = 0; g < G; g++) {
+  for (int e = 0; e < N; e++) qf[e] = 0.f;
+  if (dl) load16(q + (size_t)h * D + d0, qf);
+  float m = NEG_INF, l = 0.f, o[N];
 #pragma unroll
-    for (int e = 0; e < N; e++) qf[g][e] = 0.f;
-    if (g < (int)group && dl) load16(q + (size_t)(kvh * group + g) * D + d0, qf[g]);
-  }
-  float m[G], l[G], o[G][N];
-#pragma unroll
-  for (int g = 0; g < G; g++) {
-    m[g] = NEG_INF;
-    l[g] = 0.f;
-#pragma unroll
-    for (int e = 0; e < N; e++) o[g][e] = 0.f;
-  }
+  for (int e = 0; e < N; e++) o[e] = 0.f;
 #pragma unroll 1
   for (unsigned s0 = 0; s0 < steps; s0 += B) {
     uint4 nk[B], nv[B];
     if (s0 + B < steps) load_kv(s0 + B, nk, nv);
-    float sc[B][G], vf[B][N];
+    float sc[B];
 #pragma unroll
     for (int b = 0; b < B; b++) {
       float kf[N];
       unpack(kb[b], kf, kc);
-      unpack(vb[b], vf[b], vc);
+      float t = 0.f;
 #pragma unroll
-      for (int g = 0; g < G; g++) {
-        float t = 0.f;
-#pragma unroll
-        for (int e = 0; e < N; e++) t += qf[g][e] * kf[e];
-        sc[b][g] = t;
-      }
+      for (int e = 0; e < N; e++) t += qf[e] * kf[e];
+      sc[b] = t;
     }
     // Sum over the L lanes of a row, then mask the steps past the warp's positions.
 #pragma unroll 1
     for (unsigned off = 1; off < L; off <<= 1) {
 #pragma unroll
-      for (int b = 0; b < B; b++)
-#pragma unroll
-        for (int g = 0; g < G; g++) sc[b][g] += __shfl_xor_sync(0xffffffffu, sc[b][g], off);
+      for (int b = 0; b < B; b++) sc[b] += __shfl_xor_sync(0xffffffffu, sc[b], off);
     }
 #pragma unroll
     for (int b = 0; b < B; b++) {
       const bool valid = (s0 + b) * R + slot < count;
-#pragma unroll
-      for (int g = 0; g < G; g++) sc[b][g] = valid ? sc[b][g] * scale : NEG_INF;
+      sc[b] = valid ? sc[b] * scale : NEG_INF;
     }
+    float mn = m;
 #pragma unroll
-    for (int g = 0; g < G; g++) {
-      float mn = m[g];
+    for (int b = 0; b < B; b++) mn = fmaxf(mn, sc[b]);
+    if (mn > NEG_INF) {
+      const float corr = expf(m - mn);
+      l *= corr;
 #pragma unroll
-      for (int b = 0; b < B; b++) mn = fmaxf(mn, sc[b][g]);
-      if (mn > NEG_INF) {
-        const float corr = expf(m[g] - mn);
-        l[g] *= corr;
+      for (int e = 0; e < N; e++) o[e] *= corr;
 #pragma unroll
-        for (int e = 0; e < N; e++) o[g][e] *= corr;
+      for (int b = 0; b < B; b++) {
+        const float p = expf(sc[b] - mn);
+        l += p;
+        float vf[N];
+        unpack(vb[b], vf, vc);
 #pragma unroll
-        for (int b = 0; b < B; b++) {
-          const float p = expf(sc[b][g] - mn);
-          l[g] += p;
-#pragma unroll
-          for (int e = 0; e < N; e++) o[g][e] += p * vf[b][e];
-        }
-        m[g] = mn;
+        for (int e = 0; e < N; e++) o[e] += p * vf[e];
       }
+      m = mn;
     }
 #pragma unroll
     for (int b = 0; b < B; b++) {
@@ -466,58 +451,42 @@ __device__ __forceinline__ void attend(AttnShared& sh, const unsigned L, const T
   }
   // Merge the slots (lanes L, 2L, .. apart), then the warps; a warp with no position has max
   // -inf and weight 0.
-  float mx[G];
-#pragma unroll
-  for (int g = 0; g < G; g++) mx[g] = m[g];
+  float mx = m;
 #pragma unroll 1
-  for (unsigned off = L; off < WARP; off <<= 1) {
+  for (unsigned off = L; off < WARP; off <<= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+  {
+    const float f = m > NEG_INF ? expf(m - mx) : 0.f;
+    l *= f;
 #pragma unroll
-    for (int g = 0; g < G; g++) mx[g] = fmaxf(mx[g], __shfl_xor_sync(0xffffffffu, mx[g], off));
-  }
-#pragma unroll
-  for (int g = 0; g < G; g++) {
-    const float f = m[g] > NEG_INF ? expf(m[g] - mx[g]) : 0.f;
-    l[g] *= f;
-#pragma unroll
-    for (int e = 0; e < N; e++) o[g][e] *= f;
+    for (int e = 0; e < N; e++) o[e] *= f;
   }
 #pragma unroll 1
   for (unsigned off = L; off < WARP; off <<= 1) {
+    l += __shfl_xor_sync(0xffffffffu, l, off);
 #pragma unroll
-    for (int g = 0; g < G; g++) {
-      l[g] += __shfl_xor_sync(0xffffffffu, l[g], off);
-#pragma unroll
-      for (int e = 0; e < N; e++) o[g][e] += __shfl_xor_sync(0xffffffffu, o[g][e], off);
-    }
+    for (int e = 0; e < N; e++) o[e] += __shfl_xor_sync(0xffffffffu, o[e], off);
   }
+  if (lane == 0) {
+    sh.wm[warp] = mx;
+    sh.wl[warp] = l;
+  }
+  if (slot == 0 && dl) {
 #pragma unroll
-  for (int g = 0; g < G; g++) {
-    if (g < (int)group) {
-      if (lane == 0) {
-        sh.wm[warp][g] = mx[g];
-        sh.wl[warp][g] = l[g];
-      }
-      if (slot == 0 && dl) {
-#pragma unroll
-        for (int e = 0; e < N; e++) sh.wo[warp][g][d0 + e] = o[g][e];
-      }
-    }
+    for (int e = 0; e < N; e++) sh.wo[warp][d0 + e] = o[e];
   }
   __syncthreads();
-  // One chunk: the block writes the output. Several: its part, and the last block of this KV
-  // head to finish merges them.
+  // One chunk: the block writes the head's output. Several: its part, and the last block of
+  // this head to finish merges them.
   const bool single = chunks == 1;
-  for (unsigned k = threadIdx.x; k < group * D; k += blockDim.x) {
-    const unsigned g = k / D, d = k % D;
+  for (unsigned d = threadIdx.x; d < D; d += blockDim.x) {
     float mx = NEG_INF;
-    for (int w = 0; w < ATT_WARPS; w++) mx = fmaxf(mx, sh.wm[w][g]);
+    for (int w = 0; w < ATT_WARPS; w++) mx = fmaxf(mx, sh.wm[w]);
     float sum = 0.f, acc = 0.f;
     for (int w = 0; w < ATT_WARPS; w++) {
-      const float e = sh.wm[w][g] > NEG_INF ? expf(sh.wm[w][g] - mx) : 0.f;
-      sum += sh.wl[w][g] * e;
-      acc += sh.wo[w][g][d] * e;
+      const float e = sh.wm[w] > NEG_INF ? expf(sh.wm[w] - mx) : 0.f;
+      sum += sh.wl[w] * e;
+      acc += sh.wo[w][d] * e;
     }
-    const unsigned h = kvh * group + g;
     if (single) {
       out[(size_t)h * D + d] = from_f<T>(acc / sum);
       continue;
@@ -531,12 +500,11 @@ __device__ __forceinline__ void attend(AttnShared& sh, const unsigned L, const T
   if (single) return;
   __threadfence();
   __syncthreads();
-  if (threadIdx.x == 0) sh.last = atomicAdd(&done[kvh], 1u) == chunks - 1;
+  if (threadIdx.x == 0) sh.last = atomicAdd(&done[h], 1u) == chunks - 1;
   __syncthreads();
   if (!sh.last) return;
   __threadfence();
-  for (unsigned k = threadIdx.x; k < group * D; k += blockDim.x) {
-    const unsigned g = k / D, d = k % D, h = kvh * group + g;
+  for (unsigned d = threadIdx.x; d < D; d += blockDim.x) {
     const float* ml = part_ml + (size_t)h * max_chunks * 2;
     float mx = NEG_INF;
     for (unsigned c = 0; c < chunks; c++) mx = fmaxf(mx, __ldcg(ml + 2 * c));
@@ -548,17 +516,18 @@ __device__ __forceinline__ void attend(AttnShared& sh, const unsigned L, const T
     }
     out[(size_t)h * D + d] = from_f<T>(acc / sum);
   }
-  if (threadIdx.x == 0) done[kvh] = 0;
+  if (threadIdx.x == 0) done[h] = 0;
 }
 
-// Grouped-query attention of one KV head over one chunk of CHUNK positions (blockIdx.y) of
-// the `pos + 1` so far, ATT_WARPS warps a block (see `attend`). With one chunk the block writes the
-// output of the group's query heads; with several, the last block of a KV head to finish
-// (counted in `done`, which it sets back to 0) merges the chunks. Chunks past the position
-// return at once (in counter mode the grid covers the whole cache). Groups of up to MAX_GROUP
-// query heads, heads of 32 to MAX_HEAD_DIM elements (a multiple of 32).
+// Grouped-query attention of one query head (blockIdx.x) over the `pos + 1` positions so far,
+// in chunks of CHUNK positions: block y takes chunks y, y + gridDim.y, .. (see `attend`; the
+// graphs give a block to every chunk of the cache, and blocks past the position return at once).
+// With one chunk the block writes the head's output; with several, the last block of the head
+// to finish a chunk (counted in `done`, one counter a head, which it sets back to 0) merges
+// them. Heads of 32 to MAX_HEAD_DIM elements (a multiple of 32), any number of query heads a KV
+// head. At most 128 registers a thread: four blocks an SM.
 template <typename T>
-__global__ void __launch_bounds__(ATT_WARPS * WARP)
+__global__ void __launch_bounds__(ATT_WARPS * WARP, 4)
 attention(const T* __restrict__ q, const T* __restrict__ kc, const T* __restrict__ vc,
           float* __restrict__ part_o, float* __restrict__ part_ml, unsigned* __restrict__ done,
           T* __restrict__ out, const unsigned* __restrict__ dpos, unsigned pos, unsigned counter,
@@ -567,19 +536,23 @@ attention(const T* __restrict__ q, const T* __restrict__ kc, const T* __restrict
   __shared__ AttnShared sh;
   pdl_start();
   const unsigned len = position(dpos, pos, counter, max_ctx) + 1;
-  if (blockIdx.y * CHUNK >= len) return;
   constexpr int N = Vec16<T>::N;
-  const unsigned group = heads / kv_heads, D = head_dim;
+  const unsigned group = heads / kv_heads, D = head_dim, h = blockIdx.x, kvh = h / group;
   // Lanes a row: head_dim / N rounded up to a power of two (4 to 32).
   unsigned lanes = 4;
   while (lanes * N < D) lanes *= 2;
-#define ATTEND(G) \
-  attend<T, G>(sh, lanes, q, kc, vc, part_o, part_ml, done, out, len, kv_heads, group, D, max_chunks, scale)
-  if (group <= 1) ATTEND(1);
-  else if (group <= 2) ATTEND(2);
-  else if (group <= 4) ATTEND(4);
-  else ATTEND(8);
-#undef ATTEND
+  for (unsigned chunk = blockIdx.y; chunk * CHUNK < len; chunk += gridDim.y) {
+    if (chunk != blockIdx.y) __syncthreads();
+    // Steps loaded together: fewer for large groups, as when this kernel took a group's heads
+    // in one warp (kept, so a head's arithmetic is what it was).
+    if (group * N > 32) {
+      attend<T, 2>(sh, lanes, q, kc, vc, part_o, part_ml, done, out, h, kvh, chunk, len,
+                   kv_heads, D, max_chunks, scale);
+    } else {
+      attend<T, 4>(sh, lanes, q, kc, vc, part_o, part_ml, done, out, h, kvh, chunk, len,
+                   kv_heads, D, max_chunks, scale);
+    }
+  }
 }
 
 }  // namespace llama

@@ -142,7 +142,7 @@ macro_rules! generation_graph {
                         qkv = qkv_rope_t<<<spread((heads + 2 * kv_heads) * (head_dim / 2), sms), 256, hidden * 4>>>(
                             x, attn_norm[l], wqkv[l], cos_t, sin_t, q, k_cache[l], v_cache[l], dpos,
                             0, 1, max_ctx, hidden, heads, kv_heads, head_dim, eps);
-                        attn = attention_t<<<(kv_heads, attention_chunks(1, 0, max_ctx), 1), ATTENTION_THREADS>>>(
+                        attn = attention_t<<<(heads, attention_chunks(1, 0, max_ctx), 1), ATTENTION_THREADS>>>(
                             q, k_cache[l], v_cache[l], part_o, part_ml, done, att, dpos, 0, 1,
                             max_ctx, heads, kv_heads, head_dim, max_ctx.div_ceil(CHUNK), scale);
                         o_proj = matvec_add_t<<<spread(hidden, sms), 256, heads * head_dim * elem_bytes>>>(

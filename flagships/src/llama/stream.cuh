@@ -111,6 +111,19 @@ template <int P> struct Pieces {
 };
 using Ahead = Pieces<PF>;
 
+// 16 bytes of a weight at `p` (16-byte aligned), read-only, marked to leave the L2 cache
+// first: a token streams every weight once, so the activations, the KV cache and the norms
+// stay cached in its place.
+__device__ __forceinline__ uint4 ldw16(const void* p) {
+  unsigned long long policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  uint4 v;
+  asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p), "l"(policy));
+  return v;
+}
+
 // Reads the P pieces of this lane's share of `row` (cols elements) from piece `base` on
 // (piece k of a lane covers elements (lane + (base + k) * 32) * N ..).
 template <typename T, int P>
@@ -121,7 +134,7 @@ __device__ __forceinline__ void fetch(const T* __restrict__ row, unsigned cols, 
 #pragma unroll
   for (int k = 0; k < P; k++) {
     const unsigned c = (lane + (base + k) * WARP) * N;
-    if (c < cols) a.v[k] = ldg16(row + c);
+    if (c < cols) a.v[k] = ldw16(row + c);
   }
 }
 
