@@ -12,6 +12,10 @@ pub use cuda_graph_runtime::{
     Error, Graph, GraphExec, Kernel, LaunchConfig, Module, Result,
 };
 
+/// NCCL communicators and collectives as graph nodes (feature `nccl`).
+#[cfg(feature = "nccl")]
+pub use cuda_graph_runtime::comm;
+
 /// What a program using cuda-graph usually needs.
 ///
 /// ```no_run

@@ -12,8 +12,9 @@
 
 use std::any::Any;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr};
 
 use crate::driver::{End, HostPtr, HostPtrMut, Idle};
 use crate::error::{EditError, HandleError};
@@ -89,6 +90,40 @@ pub struct HostBufMut<T> {
     _t: PhantomData<fn() -> T>,
 }
 
+/// A handle to a buffer of *another device* than the graph's, bound read-only
+/// ([`Graph::bind_peer`](crate::Graph::bind_peer)): only a memcpy node may read it (a peer
+/// copy, over NVLink or PCIe with peer access enabled). Kernels, memsets and collectives run on
+/// the graph's device and take [`Buf`] and [`BufMut`], never this.
+///
+/// ```no_run
+/// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, local: cuda_graph_runtime::buffer::BufMut<f32>,
+/// #             theirs: &'a cudarc::driver::CudaSlice<f32>) -> cuda_graph_runtime::Result<()> {
+/// let peer = g.bind_peer(theirs)?;                  // a buffer of another GPU
+/// let pull = g.add_memcpy("pull", &[], local, peer)?; // peer access checked and enabled
+/// # let _ = pull; Ok(()) }
+/// ```
+pub struct PeerBuf<T> {
+    pub(crate) graph: GraphId,
+    pub(crate) index: u32,
+    _t: PhantomData<fn() -> T>,
+}
+
+/// A handle to a buffer of another device than the graph's, bound writable
+/// ([`Graph::bind_peer_mut`](crate::Graph::bind_peer_mut)): a memcpy node may write it (a peer
+/// copy) or read it ([`PeerBufMut::read`]).
+pub struct PeerBufMut<T> {
+    pub(crate) graph: GraphId,
+    pub(crate) index: u32,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T> PeerBufMut<T> {
+    /// The same buffer, as a read-only handle.
+    pub fn read(self) -> PeerBuf<T> {
+        PeerBuf::new(self.graph, self.index)
+    }
+}
+
 macro_rules! handle_impls {
     ($($h:ident),*) => {$(
         impl<T> Clone for $h<T> {
@@ -121,7 +156,7 @@ macro_rules! handle_impls {
         }
     )*};
 }
-handle_impls!(Buf, BufMut, HostBuf, HostBufMut);
+handle_impls!(Buf, BufMut, HostBuf, HostBufMut, PeerBuf, PeerBufMut);
 
 /// Which binding a [`Buf`] or [`BufMut`] names, whatever its element type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -246,6 +281,12 @@ impl<T: DeviceRepr + Send + Sync + 'static> Tracked for CudaSlice<T> {
     }
 }
 
+/// A peer binding's slice, kept borrowed (read-only or writable) for the graph's life.
+pub(crate) enum PeerSlice<'a> {
+    Read(#[allow(dead_code)] &'a dyn Tracked),
+    Write(#[allow(dead_code)] &'a mut dyn Tracked),
+}
+
 pub(crate) enum Access<'a> {
     Device(&'a dyn Tracked),
     DeviceMut(&'a mut dyn Tracked),
@@ -258,6 +299,12 @@ pub(crate) enum Access<'a> {
     Parent(End<'a>),
     /// Graph-owned memory, made by an allocation node: it exists only during launches.
     Owned,
+    /// A device buffer of another device (context `ctx`), which only memcpy nodes use. Not
+    /// tracked at launch: cudarc's stream-ordering events belong to that device's context.
+    Peer {
+        ctx: Arc<CudaContext>,
+        _slice: PeerSlice<'a>,
+    },
     /// A part of another binding of this graph (a strided stack's element), which tracks it.
     Part,
 }
@@ -278,15 +325,25 @@ impl<'a> Binding<'a> {
         matches!(self.access, Access::Owned)
     }
 
+    /// The context of a buffer bound with `bind_peer`/`bind_peer_mut` (another device's).
+    pub(crate) fn peer(&self) -> Option<&Arc<CudaContext>> {
+        match &self.access {
+            Access::Peer { ctx, .. } => Some(ctx),
+            _ => None,
+        }
+    }
+
     /// The binding as a memcpy end.
     pub(crate) fn end(&self) -> End<'a> {
         match &self.access {
             Access::Host(h) => End::Host(*h),
             Access::HostMut(h) => End::Host(h.ptr()),
             Access::Parent(e) => *e,
-            Access::Device(_) | Access::DeviceMut(_) | Access::Owned | Access::Part => {
-                End::Device(self.addr)
-            }
+            Access::Device(_)
+            | Access::DeviceMut(_)
+            | Access::Owned
+            | Access::Part
+            | Access::Peer { .. } => End::Device(self.addr),
         }
     }
 }
@@ -338,6 +395,42 @@ impl<'a> Bindings<'a> {
             access: Access::Host(HostPtr::of(s)),
             addr,
             len,
+        })
+    }
+
+    /// A buffer of another device (`bind_peer`): only memcpy nodes use it.
+    pub(crate) fn bind_peer<T: DeviceRepr + Send + Sync + 'static>(
+        &mut self,
+        s: &'a CudaSlice<T>,
+    ) -> u32 {
+        let b = Self::device_binding(s);
+        self.push(Binding {
+            addr: b.addr,
+            len: b.len,
+            access: Access::Peer {
+                ctx: s.context().clone(),
+                _slice: PeerSlice::Read(s),
+            },
+        })
+    }
+
+    /// A writable buffer of another device (`bind_peer_mut`).
+    pub(crate) fn bind_peer_mut<T: DeviceRepr + Send + Sync + 'static>(
+        &mut self,
+        s: &'a mut CudaSlice<T>,
+    ) -> u32 {
+        let ctx = s.context().clone();
+        let b = Self::device_binding_mut(s);
+        let Access::DeviceMut(slice) = b.access else {
+            unreachable!("a device binding of a `&mut`")
+        };
+        self.push(Binding {
+            addr: b.addr,
+            len: b.len,
+            access: Access::Peer {
+                ctx,
+                _slice: PeerSlice::Write(slice),
+            },
         })
     }
 
@@ -533,7 +626,8 @@ impl<'a> Bindings<'a> {
                     | Access::HostMut(_)
                     | Access::Parent(_)
                     | Access::Owned
-                    | Access::Part => next(),
+                    | Access::Part
+                    | Access::Peer { .. } => next(),
                 }
             }
         }

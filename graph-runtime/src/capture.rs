@@ -99,6 +99,14 @@ impl Capture<'_, '_> {
         Ok(RegionMut(self.region(id)?))
     }
 
+    /// A declared buffer (read or written) by its id.
+    pub(crate) fn region_of<T>(&self, id: BufferId) -> Result<Region<T>, CaptureError> {
+        if !self.reads.contains(&id) && !self.writes.contains(&id) {
+            return Err(self.undeclared("as read", "reads"));
+        }
+        self.region(id)
+    }
+
     fn undeclared(&self, as_: &'static str, list: &'static str) -> CaptureError {
         CaptureError::Undeclared {
             node: self.node.to_owned(),

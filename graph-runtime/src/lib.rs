@@ -31,6 +31,8 @@ mod args;
 mod bind;
 mod block;
 pub mod capture;
+#[cfg(feature = "nccl")]
+pub mod comm;
 mod driver;
 pub mod error;
 pub mod exec;
@@ -86,7 +88,9 @@ pub use cudarc::driver::LaunchConfig;
 /// # let _ = (xb, yb); Ok(()) }
 /// ```
 pub mod buffer {
-    pub use crate::bind::{Buf, BufMut, BufferId, DeviceBuf, HostBuf, HostBufMut, Void};
+    pub use crate::bind::{
+        Buf, BufMut, BufferId, DeviceBuf, HostBuf, HostBufMut, PeerBuf, PeerBufMut, Void,
+    };
     pub use crate::exec::BufferSlot;
     pub use crate::stack::{Stack, StackMut};
     pub use cudarc::driver::{CudaSlice, CudaViewMut};

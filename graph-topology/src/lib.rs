@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 mod dot;
+mod order;
 mod programmatic;
 mod scope;
 mod width;

@@ -24,8 +24,11 @@ mod gemm;
 mod graph;
 mod host;
 mod mem;
+#[cfg(feature = "nccl")]
+pub(crate) mod nccl;
 mod nodes;
 mod nvrtc;
+mod peer;
 mod probe;
 pub(crate) mod vector;
 
@@ -45,6 +48,7 @@ pub(crate) use host::Callback;
 // Each kind's parameters (a new kind's come with it).
 pub(crate) use nodes::*;
 pub(crate) use nvrtc::compile as nvrtc_compile;
+pub(crate) use peer::enable_peer_access;
 pub(crate) use probe::{
     context_lost, device_limits, driver_present, driver_version, func_info, missing_symbol,
     not_found, nvrtc_present, FuncInfo, Limits,

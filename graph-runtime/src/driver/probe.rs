@@ -33,6 +33,8 @@ const SYMBOLS: &[&str] = &[
     "cuGraphNodeGetType",
     "cuGraphConditionalHandleCreate",
     "cuDriverGetVersion",
+    "cuDeviceCanAccessPeer",
+    "cuCtxEnablePeerAccess",
     "cuGraphAddDependencies",
     "cuGraphRemoveDependencies",
     "cuGraphKernelNodeSetParams_v2",

@@ -75,7 +75,7 @@ pub enum BuildError {
         /// The limit broken.
         limit: LaunchLimit,
     },
-    /// A memset or memcpy buffer holds fewer elements than the node transfers.
+    /// A memset, memcpy or collective buffer holds fewer elements than the node transfers.
     #[error("node `{node}`: the {role} buffer holds {len} elements but the node needs {needed}; pass a buffer of at least {needed} elements")]
     BufferTooShort {
         /// The memset or memcpy node.
@@ -175,6 +175,27 @@ pub enum BuildError {
         node: String,
         /// What is wrong with the stream.
         why: &'static str,
+    },
+    /// A collective that cannot run as given: a communicator of another device than the
+    /// graph, a peer or root outside the communicator, a count of zero, an aborted
+    /// communicator.
+    #[error("node `{node}`: {why}")]
+    Collective {
+        /// The collective node.
+        node: String,
+        /// What is wrong, and what to do.
+        why: String,
+    },
+    /// A memcpy node between this graph's device and a buffer of another device
+    /// ([`Graph::bind_peer`](crate::Graph::bind_peer)) that cannot reach it directly.
+    #[error("node `{node}`: device {device} cannot access device {peer}'s memory directly (no peer access between them, NVLink or PCIe); place the ranks on devices with peer access, or stage the copy through host memory (a memcpy to a `host_buffer`, then from it)")]
+    NoPeerAccess {
+        /// The memcpy node.
+        node: String,
+        /// The graph's device.
+        device: usize,
+        /// The buffer's device.
+        peer: usize,
     },
     /// A switch with no case.
     #[error("node `{node}`: a switch needs at least one case")]

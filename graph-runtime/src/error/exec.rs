@@ -28,6 +28,14 @@ pub enum LaunchError {
         /// What was from the other context.
         what: &'static str,
     },
+    /// The graph runs collectives of a communicator that was aborted after an error or a
+    /// time-out (feature `nccl`): launching it would run NCCL kernels of a destroyed
+    /// communicator.
+    #[error("the graph runs collectives of rank {rank}'s communicator, which was aborted after an earlier error; make a new communicator and build the graph again")]
+    CommunicatorAborted {
+        /// The rank of the aborted communicator.
+        rank: u32,
+    },
     /// A host callback panicked during an earlier launch (the launch asked for did not happen;
     /// the next one goes ahead).
     #[error("host callback `{node}` panicked: {message}")]

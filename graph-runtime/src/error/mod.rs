@@ -1,19 +1,22 @@
 //! Errors, one enum per operation: building a template ([`BuildError`]), editing a node or a
 //! binding ([`EditError`]), launching ([`LaunchError`]), instantiating ([`InstantiateError`]) or
 //! updating ([`UpdateError`]) an executable graph, reaching a bound buffer ([`AccessError`]),
-//! loading kernels ([`ModuleError`]), capturing work ([`CaptureError`]). Every error that
+//! loading kernels ([`ModuleError`]), capturing work ([`CaptureError`]), using a communicator
+//! ([`CommError`]). Every error that
 //! concerns a node names it by the name the user gave it. [`Error`] holds any of them, so `?`
 //! works across operations.
 //!
 //! The lowest layer of the runtime: it names no other module of the crate.
 
 mod build;
+mod comm;
 mod edit;
 mod exec;
 
 use cudarc::driver::DriverError;
 
 pub use build::{BuildError, LaunchLimit, ModuleError};
+pub use comm::CommError;
 pub use edit::{AccessError, CaptureError, EditError, MemsetHalves};
 pub use exec::{InstantiateError, InstantiateReason, LaunchError, UpdateError, UpdateRefusal};
 
@@ -138,6 +141,9 @@ pub enum Error {
     /// Reaching a bound buffer failed.
     #[error(transparent)]
     Access(#[from] AccessError),
+    /// A communicator failed (feature `nccl`).
+    #[error(transparent)]
+    Comm(#[from] CommError),
 }
 
 /// What an edit of an executable graph returns (a setter, a view's setter).

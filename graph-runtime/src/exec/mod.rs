@@ -10,6 +10,8 @@
 //! # let _ = path; Ok(()) }
 //! ```
 
+#[cfg(feature = "nccl")]
+mod ranks;
 mod update;
 
 use std::cell::Cell;
@@ -28,6 +30,8 @@ use crate::id::NodeId;
 use crate::kinds::{NodeHandle, Stores};
 
 pub use crate::graph::{DEFAULT_CAP_ABOVE, DEFAULT_LANES};
+#[cfg(feature = "nccl")]
+pub use ranks::Ranks;
 pub use update::{Instantiate, UpdatePath};
 
 /// A binding taken out of a graph by [`GraphExec::swap_buffer`] or
@@ -166,6 +170,15 @@ impl<'a> GraphExec<'a> {
         if let Some(e) = self.graph.take_panic() {
             return Err(e);
         }
+        #[cfg(feature = "nccl")]
+        if let Some(h) = self
+            .graph
+            .comms
+            .iter()
+            .find(|h| !h.alive.load(std::sync::atomic::Ordering::Acquire))
+        {
+            return Err(LaunchError::CommunicatorAborted { rank: h.rank });
+        }
         self.check_stream(stream)?;
         let raw = &mut self.core.raw;
         let Graph {
@@ -272,6 +285,11 @@ impl<'a> GraphExec<'a> {
             .bindings
             .replace(id.graph, id.index, slot.0)
             .map(drop)
+    }
+
+    /// The context of the device the graph runs on.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.graph.ctx
     }
 
     fn check_ctx(&self, ctx: &Arc<CudaContext>) -> Result<(), EditError> {

@@ -265,8 +265,33 @@ impl<'a> Graph<'a> {
         len: usize,
     ) -> Result<MemcpyNode<T, D::Loc, S::Loc>, BuildError> {
         let shadow = MemcpyShadow::new::<T, D, S>(&self.bindings, name, dst, src, len)?;
+        for (g, i) in [dst.binding(), src.binding()] {
+            self.reach_peer(name, g, i)?;
+        }
         let at = self.add_node(name, Deps::Handles(deps), shadow)?;
         Ok(MemcpyNode::new(at))
+    }
+
+    /// For a memcpy end bound with `bind_peer`: this graph's device can reach it directly,
+    /// with peer access enabled, or an error naming the node.
+    fn reach_peer(
+        &self,
+        node: &str,
+        graph: crate::id::GraphId,
+        index: u32,
+    ) -> Result<(), BuildError> {
+        let Some(peer) = self.bindings.get(graph, index)?.peer() else {
+            return Ok(());
+        };
+        match crate::driver::enable_peer_access(&self.ctx, peer) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(BuildError::NoPeerAccess {
+                node: node.to_owned(),
+                device: self.ctx.ordinal(),
+                peer: peer.ordinal(),
+            }),
+            Err(e) => Err(e.at(Some(node)).into()),
+        }
     }
 
     /// Adds a host callback. The closure runs on a driver thread; it must not call CUDA. A

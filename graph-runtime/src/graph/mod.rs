@@ -5,6 +5,8 @@
 mod add;
 mod body;
 mod captured;
+#[cfg(feature = "nccl")]
+mod collective;
 #[cfg(feature = "cublas")]
 mod gemm;
 mod mem;
@@ -18,7 +20,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DeviceRepr};
 
-use crate::bind::{Bindings, Buf, BufMut, HostBuf, HostBufMut, Tracking};
+use crate::bind::{Bindings, Buf, BufMut, HostBuf, HostBufMut, PeerBuf, PeerBufMut, Tracking};
 use crate::driver::{self, Limits, RawExec, RawGraph, RawNode};
 use crate::error::{BuildError, EditError, HandleError, LaunchError};
 use crate::id::{Dep, GraphId, NodeId};
@@ -71,6 +73,9 @@ pub struct Graph<'a> {
     pub(crate) bindings: Bindings<'a>,
     pub(crate) children: Children<'a>,
     pub(crate) panics: Arc<PanicSlot>,
+    /// The communicators its collectives use: it refuses to launch once one is aborted.
+    #[cfg(feature = "nccl")]
+    pub(crate) comms: Vec<Arc<crate::comm::Health>>,
     /// Bumped by every change of nodes or edges: an executable graph made at another version
     /// cannot be updated in place.
     pub(crate) version: u64,
@@ -97,6 +102,8 @@ impl<'a> Graph<'a> {
             bindings: Bindings::new(id),
             children: Children::default(),
             panics: Arc::default(),
+            #[cfg(feature = "nccl")]
+            comms: Vec::new(),
             version: 0,
             deps: Vec::new(),
             raw_deps: Vec::new(),
@@ -199,6 +206,40 @@ impl<'a> Graph<'a> {
     ) -> Result<BufMut<T>, BuildError> {
         self.check_ctx(buf.context(), "the buffer")?;
         Ok(BufMut::new(self.id, self.bindings.bind_mut(buf)))
+    }
+
+    /// Binds a buffer of another device than the graph's (of a peer GPU), which only memcpy
+    /// nodes read: a peer copy. The memcpy node checks that this graph's device can reach the
+    /// buffer's directly (peer access) and enables it; a device without peer access to it is an
+    /// error naming the node ([`BuildError::NoPeerAccess`]). A buffer of the graph's own device
+    /// is accepted too (the copy is then a plain device copy), so one program serves every
+    /// placement, a world of one GPU included.
+    ///
+    /// The graph does not order its launches after work queued on the buffer's own device:
+    /// synchronize the streams of that device that write the buffer before launching (cudarc
+    /// orders a buffer's uses within one device's context only).
+    ///
+    /// ```no_run
+    /// # fn demo<'a>(g: &mut cuda_graph_runtime::Graph<'a>, mine: &'a mut cudarc::driver::CudaSlice<f32>,
+    /// #             theirs: &'a cudarc::driver::CudaSlice<f32>) -> cuda_graph_runtime::Result<()> {
+    /// let (local, peer) = (g.bind_mut(mine)?, g.bind_peer(theirs)?);
+    /// g.add_memcpy("pull", &[], local, peer)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn bind_peer<T: DeviceRepr + Send + Sync + 'static>(
+        &mut self,
+        buf: &'a CudaSlice<T>,
+    ) -> Result<PeerBuf<T>, BuildError> {
+        Ok(PeerBuf::new(self.id, self.bindings.bind_peer(buf)))
+    }
+
+    /// Binds a buffer of another device that memcpy nodes write (or read): see
+    /// [`bind_peer`](Self::bind_peer).
+    pub fn bind_peer_mut<T: DeviceRepr + Send + Sync + 'static>(
+        &mut self,
+        buf: &'a mut CudaSlice<T>,
+    ) -> Result<PeerBufMut<T>, BuildError> {
+        Ok(PeerBufMut::new(self.id, self.bindings.bind_peer_mut(buf)))
     }
 
     /// Binds a stack of device buffers that nodes only read: one handle per buffer (a strided

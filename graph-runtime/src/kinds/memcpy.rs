@@ -1,7 +1,7 @@
 //! Memcpy nodes: a 1-D copy between device buffers and host slices.
 
 use super::{kind, switchable, Children, Shadow, Switchable, Target};
-use crate::bind::{Bindings, Buf, BufMut, HostBuf, HostBufMut};
+use crate::bind::{Bindings, Buf, BufMut, HostBuf, HostBufMut, PeerBuf, PeerBufMut};
 use crate::driver::{CallResult, End, Memcpy, RawGraph, RawNode};
 use crate::error::{BuildError, EditError, Role};
 use crate::id::GraphId;
@@ -56,7 +56,8 @@ impl Location for Host {
     const HOST: bool = true;
 }
 
-/// A buffer a memcpy can read: [`Buf`], [`BufMut`], [`HostBuf`] or [`HostBufMut`].
+/// A buffer a memcpy can read: [`Buf`], [`BufMut`], [`HostBuf`], [`HostBufMut`], or a buffer
+/// of another device ([`PeerBuf`], [`PeerBufMut`]).
 pub trait MemcpySrc<T>: Copy + super::sealed::Sealed {
     /// Where it lives.
     type Loc: Location;
@@ -64,7 +65,7 @@ pub trait MemcpySrc<T>: Copy + super::sealed::Sealed {
     fn binding(&self) -> (GraphId, u32);
 }
 
-/// A buffer a memcpy can write: [`BufMut`] or [`HostBufMut`].
+/// A buffer a memcpy can write: [`BufMut`], [`HostBufMut`] or [`PeerBufMut`].
 pub trait MemcpyDst<T>: Copy + super::sealed::Sealed {
     /// Where it lives.
     type Loc: Location;
@@ -91,7 +92,8 @@ macro_rules! ends {
         )?
     )*};
 }
-ends!(Buf: Device; BufMut: Device, MemcpyDst; HostBuf: Host; HostBufMut: Host, MemcpyDst);
+ends!(Buf: Device; BufMut: Device, MemcpyDst; HostBuf: Host; HostBufMut: Host, MemcpyDst;
+      PeerBuf: Device; PeerBufMut: Device, MemcpyDst);
 
 #[derive(Clone, Copy)]
 pub(crate) struct MemcpyShadow<'a> {
