@@ -40,6 +40,18 @@ pub mod kw {
     syn::custom_keyword!(switch);
     syn::custom_keyword!(repeat);
     syn::custom_keyword!(carry);
+    syn::custom_keyword!(comm);
+    syn::custom_keyword!(all_reduce);
+    syn::custom_keyword!(all_gather);
+    syn::custom_keyword!(reduce_scatter);
+    syn::custom_keyword!(broadcast);
+    syn::custom_keyword!(send);
+    syn::custom_keyword!(recv);
+    syn::custom_keyword!(on);
+    syn::custom_keyword!(peer);
+    syn::custom_keyword!(root);
+    syn::custom_keyword!(to);
+    syn::custom_keyword!(from);
 }
 
 /// Everything inside `cuda_graph! { ... }`.
@@ -67,6 +79,7 @@ pub enum Item {
     Callback(Ident),
     Event(Ident),
     Work(Ident),
+    Comm(Ident),
     Cond(CondDecl),
     Node(NodeDecl),
     Edges(EdgeChain),
@@ -176,6 +189,8 @@ pub struct BufferDecl {
     /// block), and the brackets' span.
     pub count: Option<(Expr, Span)>,
     pub elem: Type,
+    /// `on peer`: a buffer of another device than the graph's, and the span of `peer`.
+    pub peer: Option<Span>,
 }
 
 pub struct ParamDecl {
@@ -216,6 +231,62 @@ pub enum Op {
         reads: Vec<Ident>,
         writes: Vec<Ident>,
     },
+    Collective(Collective),
+}
+
+/// Which NCCL collective (or point-to-point operation) a node runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CollectiveOp {
+    AllReduce,
+    AllGather,
+    ReduceScatter,
+    Broadcast,
+    Send,
+    Recv,
+}
+
+impl CollectiveOp {
+    /// The keyword, as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CollectiveOp::AllReduce => "all_reduce",
+            CollectiveOp::AllGather => "all_gather",
+            CollectiveOp::ReduceScatter => "reduce_scatter",
+            CollectiveOp::Broadcast => "broadcast",
+            CollectiveOp::Send => "send",
+            CollectiveOp::Recv => "recv",
+        }
+    }
+}
+
+/// A reduction of `all_reduce` and `reduce_scatter`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedOp {
+    Sum,
+    Prod,
+    Max,
+    Min,
+    Avg,
+}
+
+/// A collective node: `all_reduce(src -> dst, count, sum) on comm`, `send(src, count, to = peer)
+/// on comm`, ...
+pub struct Collective {
+    pub op: CollectiveOp,
+    /// The operation's keyword.
+    pub keyword: Span,
+    /// The buffer read (none for `recv`).
+    pub src: Option<Ident>,
+    /// The buffer written (none for `send`).
+    pub dst: Option<Ident>,
+    /// The element count (per rank for `all_gather` and `reduce_scatter`).
+    pub count: Expr,
+    /// The reduction of `all_reduce` and `reduce_scatter`.
+    pub reduce: Option<RedOp>,
+    /// `broadcast`'s `root`, `send`'s `to`, `recv`'s `from`.
+    pub peer: Option<Expr>,
+    /// The communicator, after `on`.
+    pub comm: Ident,
 }
 
 pub struct Launch {
@@ -375,6 +446,9 @@ impl Parse for Item {
         } else if la.peek(kw::work) && !input.peek2(Token![=]) {
             input.parse::<kw::work>()?;
             Item::Work(input.parse()?)
+        } else if la.peek(kw::comm) && input.peek2(Ident) {
+            input.parse::<kw::comm>()?;
+            Item::Comm(input.parse()?)
         } else if la.peek(kw::temp) && !input.peek2(Token![=]) {
             input.parse::<kw::temp>()?;
             let name = input.parse()?;
@@ -565,6 +639,18 @@ impl Parse for BufferDecl {
         };
         input.parse::<Token![:]>()?;
         let elem = input.parse()?;
+        let peer = if input.peek(kw::on) {
+            input.parse::<kw::on>()?;
+            let p = input.parse::<kw::peer>().map_err(|e| {
+                syn::Error::new(
+                    e.span(),
+                    "expected `peer`: `buffer name: T on peer;` declares a buffer of another device than the graph's",
+                )
+            })?;
+            Some(p.span)
+        } else {
+            None
+        };
         Ok(BufferDecl {
             disjoint: false,
             host,
@@ -572,6 +658,7 @@ impl Parse for BufferDecl {
             name,
             count,
             elem,
+            peer,
         })
     }
 }
@@ -689,17 +776,119 @@ impl Parse for Op {
                 reads,
                 writes,
             })
+        } else if la.peek(kw::all_reduce)
+            || la.peek(kw::all_gather)
+            || la.peek(kw::reduce_scatter)
+            || la.peek(kw::broadcast)
+            || la.peek(kw::send)
+            || la.peek(kw::recv)
+        {
+            Ok(Op::Collective(input.parse()?))
         } else if la.peek(Token![if]) || la.peek(Token![while]) || la.peek(kw::switch) {
             Ok(Op::Conditional(input.parse()?))
         } else if la.peek(kw::repeat) {
             Ok(Op::Repeat(input.parse()?))
         } else if la.peek(Ident) {
             Err(input.error(
-                "expected a kernel launch `kernel<<<grid, block>>>(args)`, or one of `memset`, `memcpy`, `host`, `empty`, `child`, `record`, `wait`, `capture`, `if`, `while`, `switch`, `repeat`",
+                "expected a kernel launch `kernel<<<grid, block>>>(args)`, or one of `memset`, `memcpy`, `host`, `empty`, `child`, `record`, `wait`, `capture`, `all_reduce`, `all_gather`, `reduce_scatter`, `broadcast`, `send`, `recv`, `if`, `while`, `switch`, `repeat`",
             ))
         } else {
             Err(la.error())
         }
+    }
+}
+
+impl Parse for Collective {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let keyword = input.cursor().ident().expect("peeked").0;
+        let op = match keyword.to_string().as_str() {
+            "all_reduce" => CollectiveOp::AllReduce,
+            "all_gather" => CollectiveOp::AllGather,
+            "reduce_scatter" => CollectiveOp::ReduceScatter,
+            "broadcast" => CollectiveOp::Broadcast,
+            "send" => CollectiveOp::Send,
+            _ => CollectiveOp::Recv,
+        };
+        input.parse::<Ident>()?;
+        let content;
+        parenthesized!(content in input);
+        let name = op.as_str();
+        // `src -> dst` for the collectives, one buffer for `send` and `recv`.
+        let (src, dst) = match op {
+            CollectiveOp::Send => (Some(content.parse()?), None),
+            CollectiveOp::Recv => (None, Some(content.parse()?)),
+            _ => {
+                let src = content.parse()?;
+                content.parse::<Token![->]>().map_err(|e| {
+                    syn::Error::new(
+                        e.span(),
+                        format!("expected `->`: `{name}(src -> dst, count, ..)` reads `src` and writes `dst` (the same buffer for in place)"),
+                    )
+                })?;
+                (Some(src), Some(content.parse()?))
+            }
+        };
+        content.parse::<Token![,]>()?;
+        let count = content.parse()?;
+        let (mut reduce, mut peer) = (None, None);
+        match op {
+            CollectiveOp::AllReduce | CollectiveOp::ReduceScatter => {
+                content.parse::<Token![,]>()?;
+                let id: Ident = content.parse()?;
+                reduce = Some(match id.to_string().as_str() {
+                    "sum" => RedOp::Sum,
+                    "prod" => RedOp::Prod,
+                    "max" => RedOp::Max,
+                    "min" => RedOp::Min,
+                    "avg" => RedOp::Avg,
+                    _ => {
+                        return Err(syn::Error::new(
+                            id.span(),
+                            format!("`{id}` is no reduction; `{name}` takes one of `sum`, `prod`, `max`, `min`, `avg`"),
+                        ))
+                    }
+                });
+            }
+            CollectiveOp::Broadcast | CollectiveOp::Send | CollectiveOp::Recv => {
+                content.parse::<Token![,]>()?;
+                let (want, ok) = match op {
+                    CollectiveOp::Broadcast => ("root", content.peek(kw::root)),
+                    CollectiveOp::Send => ("to", content.peek(kw::to)),
+                    _ => ("from", content.peek(kw::from)),
+                };
+                if !ok {
+                    return Err(content.error(format!(
+                        "expected `{want} = rank`: `{name}` names its {} rank",
+                        if want == "root" { "root" } else { "peer" }
+                    )));
+                }
+                content.parse::<Ident>()?;
+                content.parse::<Token![=]>()?;
+                peer = Some(content.parse()?);
+            }
+            CollectiveOp::AllGather => {}
+        }
+        content.parse::<Option<Token![,]>>()?;
+        if !content.is_empty() {
+            return Err(content.error(format!("unexpected tokens: `{name}` ends here")));
+        }
+        input.parse::<kw::on>().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                format!("expected `on`: a collective names its communicator, `{name}(..) on comm`"),
+            )
+        })?;
+        let comm = input.parse()?;
+        Ok(Collective {
+            op,
+            keyword: keyword.span(),
+            src,
+            dst,
+            count,
+            reduce,
+            peer,
+            comm,
+        })
     }
 }
 

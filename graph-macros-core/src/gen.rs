@@ -53,7 +53,8 @@ pub(crate) struct Cx<'g> {
 
 impl<'g> Cx<'g> {
     /// Input `i`'s field in `__CgInputs`: `p_a` for param `a`, `b_x` for buffer `x`, `c_` for
-    /// callbacks and `e_` for events, so no two fields collide.
+    /// callbacks, `e_` for events, `w_` for works and `m_` for communicators, so no two fields
+    /// collide.
     pub fn input_field(&self, i: usize) -> Ident {
         let input = &self.g.inputs[i];
         let prefix = match input.kind {
@@ -62,6 +63,7 @@ impl<'g> Cx<'g> {
             InputKind::Callback => "c",
             InputKind::Event => "e",
             InputKind::Work => "w",
+            InputKind::Comm => "m",
         };
         format_ident!("{}_{}", prefix, input.name)
     }
@@ -157,6 +159,8 @@ pub(crate) fn handle_ty(kind: &InputKind, rt: &TokenStream) -> TokenStream {
     let b = kind.buffer().expect("only buffers have handles");
     let elem = &b.elem;
     match (b.host, b.mutable) {
+        (false, false) if b.peer => quote!(#rt::buffer::PeerBuf<#elem>),
+        (false, true) if b.peer => quote!(#rt::buffer::PeerBufMut<#elem>),
         (false, false) => quote!(#rt::buffer::Buf<#elem>),
         (false, true) => quote!(#rt::buffer::BufMut<#elem>),
         (true, false) => quote!(#rt::buffer::HostBuf<#elem>),

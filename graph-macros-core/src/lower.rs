@@ -8,7 +8,7 @@ use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::{Expr, Ident};
 
-use crate::model::{Cond, Errors, Input, InputKind, Kernel, Uses, Value};
+use crate::model::{Cond, Errors, Implicit, Input, InputKind, Kernel, Uses, Value};
 
 /// `KernelMut` setters a kernel node's view reaches through `Deref` (`set_grid`, ...): a kernel
 /// parameter's setter may not hide them.
@@ -143,6 +143,7 @@ pub enum KnownInput {
     Callback,
     Event,
     Work,
+    Comm,
 }
 
 impl KnownGraph {
@@ -167,6 +168,7 @@ impl KnownGraph {
                     Item::Callback(n) => (n.clone(), KnownInput::Callback),
                     Item::Event(n) => (n.clone(), KnownInput::Event),
                     Item::Work(n) => (n.clone(), KnownInput::Work),
+                    Item::Comm(n) => (n.clone(), KnownInput::Comm),
                     _ => return None,
                 })
             })
@@ -241,9 +243,31 @@ impl Lower<'_> {
             .collect()
     }
 
-    /// The buffer called `id`, which the node needs `writable` (or not), on the device (or also
-    /// on the host, if `host_ok`). `what` names the operation in messages.
+    /// The buffer called `id`, which the node needs `writable` (or not), on the graph's device
+    /// (or also on the host, if `host_ok`). `what` names the operation in messages.
     pub fn buffer(
+        &mut self,
+        id: &Ident,
+        writable: bool,
+        host_ok: bool,
+        what: &str,
+    ) -> Option<usize> {
+        let i = self.any_buffer(id, writable, host_ok, what)?;
+        if self.inputs[i].kind.buffer().is_some_and(|b| b.peer) {
+            self.errors
+                .once(format!("peer:{id}"), id.span(), peer_misuse(id, what));
+            return None;
+        }
+        Some(i)
+    }
+
+    /// A memcpy end: as [`buffer`](Self::buffer), and a buffer of another device (`on peer`)
+    /// too: a peer copy.
+    pub fn memcpy_end(&mut self, id: &Ident, writable: bool) -> Option<usize> {
+        self.any_buffer(id, writable, true, "memcpy")
+    }
+
+    fn any_buffer(
         &mut self,
         id: &Ident,
         writable: bool,
@@ -318,6 +342,10 @@ impl Lower<'_> {
             match self.find(&id) {
                 Some(i) if matches!(self.inputs[i].kind, InputKind::Param(_)) => {
                     self.inputs[i].used = true;
+                    // `rank` and `world` are read from their communicator.
+                    if let Some(Implicit::Rank(c) | Implicit::World(c)) = self.inputs[i].implicit {
+                        self.inputs[c].used = true;
+                    }
                     params.insert(i);
                 }
                 Some(i) => {
@@ -344,6 +372,11 @@ impl Lower<'_> {
                         id.span(),
                         format!("`{name}` is the loop variable of repeat block `{block}`, known only inside its body; {what} here cannot use it"),
                     );
+                    ok = false;
+                }
+                None if name == "rank" || name == "world" => {
+                    let msg = self.implicit_misuse(&name);
+                    self.errors.once(format!("implicit:{name}"), id.span(), msg);
                     ok = false;
                 }
                 None if self.cond_misuse(&id, what).is_some() => {
@@ -373,6 +406,40 @@ impl Lower<'_> {
             iter,
         })
     }
+}
+
+impl Lower<'_> {
+    /// Why `rank` or `world` (`name`) is unknown here: no `comm` is declared, or several are.
+    fn implicit_misuse(&self, name: &str) -> String {
+        let comms: Vec<String> = self
+            .inputs
+            .iter()
+            .filter(|i| matches!(i.kind, InputKind::Comm))
+            .map(|i| format!("`{}`", i.name))
+            .collect();
+        let what = if name == "rank" {
+            "the rank of the graph's communicator"
+        } else {
+            "the number of ranks of the graph's communicator"
+        };
+        if comms.is_empty() {
+            format!("`{name}` is {what}, and this graph declares none; declare one with `comm name;`, or declare `param {name}: u32;`")
+        } else {
+            format!(
+                "`{name}` is {what}, and this graph declares {} ({}), so `{name}` could be any of theirs; keep one `comm` in the graph, or pass the value as a param (`param tp_{name}: u32;`)",
+                if comms.len() == 2 { "two" } else { "several" },
+                comms.join(", ")
+            )
+        }
+    }
+}
+
+/// Why buffer `id`, declared `on peer` (of another device), cannot be used by `what`, which
+/// runs on the graph's device, and what to write instead.
+pub fn peer_misuse(id: &Ident, what: &str) -> String {
+    format!(
+        "{what} runs on this graph's device, but `{id}` is a buffer of another device (`on peer`); copy it into a buffer of this device with a memcpy node (`copy = memcpy(local, {id});`) and use that, or copy the result out to it"
+    )
 }
 
 const KEYWORDS: &[&str] = &[

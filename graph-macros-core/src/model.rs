@@ -8,7 +8,7 @@ use cuda_graph_topology::{NodeKind, Topology};
 use proc_macro2::{Span, TokenStream};
 use syn::{Attribute, Expr, Ident, Path, Type, Visibility};
 
-pub use crate::ast::{CondOp, ParamTy};
+pub use crate::ast::{CollectiveOp, CondOp, ParamTy, RedOp};
 
 /// Errors, collected: every check adds to it, and nothing is reported until all checks ran.
 #[derive(Default)]
@@ -123,6 +123,9 @@ pub struct Buffer {
     /// A stack of buffers (`buffer w[count]: T;`, one per iteration of a repeat block): its
     /// count, an expression of params and constants, and where it is written.
     pub stack: Option<(Value, Span)>,
+    /// `on peer`: a buffer of another device than the graph's, which only memcpy nodes use
+    /// (a peer copy).
+    pub peer: bool,
 }
 
 /// What an input is.
@@ -134,6 +137,8 @@ pub enum InputKind {
     Event,
     /// Captured work (`work name;`), given to one `capture(...)` node.
     Work,
+    /// An NCCL communicator (`comm name;`), which collective nodes run on.
+    Comm,
 }
 
 impl InputKind {
@@ -147,6 +152,7 @@ impl InputKind {
             InputKind::Callback => "a callback",
             InputKind::Event => "an event",
             InputKind::Work => "a work",
+            InputKind::Comm => "a communicator",
         }
     }
 
@@ -168,6 +174,18 @@ pub struct Input {
     pub name: Ident,
     pub kind: InputKind,
     pub used: bool,
+    /// `rank` or `world` in a graph with one `comm`: a `u32` param that `build` reads from
+    /// that communicator input, not a field of `NameInputs` (no setter, no accessor).
+    pub implicit: Option<Implicit>,
+}
+
+/// A param the graph has without declaring it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Implicit {
+    /// `rank`: the rank of communicator (input) `usize`.
+    Rank(usize),
+    /// `world`: its size.
+    World(usize),
 }
 
 /// An expression written in the graph (a launch dimension, a kernel argument, a memset value)
@@ -376,6 +394,24 @@ pub enum NodeOp {
     MemFree(usize),
     /// Captured work (input `work`) and the buffers it reads and writes.
     Captured(CapturedWork),
+    /// An NCCL collective or point-to-point operation on a communicator.
+    Collective(Collective),
+}
+
+/// A collective node: which operation, on which communicator (input), which buffers.
+pub struct Collective {
+    pub op: CollectiveOp,
+    pub comm: usize,
+    /// The buffer read (none for `recv`) and the buffer written (none for `send`).
+    pub src: Option<usize>,
+    pub dst: Option<usize>,
+    /// The element count: an expression of params, constants and `world`, the same on every
+    /// rank.
+    pub count: Value,
+    /// The reduction of `all_reduce` and `reduce_scatter`.
+    pub reduce: Option<RedOp>,
+    /// `broadcast`'s root, `send`'s and `recv`'s peer (may use `rank`).
+    pub peer: Option<Value>,
 }
 
 /// A captured node: which work input, which buffers.
@@ -401,7 +437,9 @@ impl NodeOp {
             NodeOp::Repeat(_) => NodeKind::Repeat,
             NodeOp::MemAlloc(_) => NodeKind::MemAlloc,
             NodeOp::MemFree(_) => NodeKind::MemFree,
-            NodeOp::Captured(_) => NodeKind::Captured,
+            // The runtime adds a collective as a captured node (NCCL's kernels captured from a
+            // stream).
+            NodeOp::Captured(_) | NodeOp::Collective(_) => NodeKind::Captured,
         }
     }
 }
@@ -470,9 +508,14 @@ pub struct Graph {
     pub headers: Vec<(String, std::path::PathBuf)>,
     /// The macros the graph defines for its sources (`define NAME = value;`).
     pub defines: Vec<(String, String)>,
-    /// Params that size the graph (a repeat count, a stack's count or index): they get no
-    /// setter, since a new value would need another graph.
+    /// Params that size the graph (a repeat count, a stack's count or index) or that a
+    /// collective uses (its count, root or peer, captured once): they get no setter, since a
+    /// new value would need another graph.
     pub structural: BTreeSet<usize>,
+    /// The graph has errors (reported), so it is never built: its expansion names nothing of
+    /// the runtime's `nccl` feature (a communicator input is a `&dyn Any`, collectives are
+    /// not added), and its errors read the same whether the feature is on or not.
+    pub broken: bool,
 }
 
 impl Graph {
@@ -488,6 +531,16 @@ impl Graph {
     pub fn block_of(&self, i: usize) -> Option<usize> {
         let o = self.topo.owner(self.topo.scope(i as u32))? as usize;
         matches!(self.nodes[o].op, NodeOp::Repeat(_)).then_some(o)
+    }
+
+    /// Whether nodes `i` and `j` are collectives on one communicator: whether they may run in
+    /// either order is the collective order check's question (`validate::collectives`), which
+    /// the race checks leave to it, so one mistake gives one error.
+    pub fn same_comm(&self, i: usize, j: usize) -> bool {
+        match (&self.nodes[i].op, &self.nodes[j].op) {
+            (NodeOp::Collective(a), NodeOp::Collective(b)) => a.comm == b.comm,
+            _ => false,
+        }
     }
 
     /// The repeat block `i` is, if it is one.

@@ -139,6 +139,27 @@ graph Fan {
 }
 "#;
 
+/// Collectives on a communicator: `rank` and `world` read from it, every collective form, a
+/// count of params and a peer of `rank`.
+const COLLECTIVES: &str = r#"
+graph TpMlp {
+    kernel gelu_bias(h: &mut [f32], b: &[f32], rank: u32, cols: u32);
+    comm tp;
+    buffer mut part: f32;
+    buffer mut y: f32;
+    buffer b: f32;
+    param batch: u32;
+    g1 = gelu_bias<<<batch * world, 256>>>(part, b, rank, 4096);
+    ar = all_reduce(part -> y, batch * 4096, sum) on tp;
+    ag = all_gather(y -> part, batch, ) on tp;
+    rs = reduce_scatter(part -> y, batch, max) on tp;
+    bc = broadcast(y -> y, batch, root = 0) on tp;
+    s  = send(y, 16, to = (rank + 1) % world) on tp;
+    r  = recv(part, 16, from = (rank + world - 1) % world) on tp;
+    g1 -> ar -> ag -> rs -> bc -> s -> r;
+}
+"#;
+
 /// A repeat block: stacks indexed by the loop variable, a carry edge, a param used inside.
 const REPEAT: &str = r#"
 graph Layers {
@@ -213,4 +234,9 @@ fn literal_columns() {
 #[test]
 fn repeat_block() {
     check("repeat_block", REPEAT);
+}
+
+#[test]
+fn collectives() {
+    check("collectives", COLLECTIVES);
 }

@@ -79,8 +79,11 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
         }
         // A temporary exists only during launches: no accessor, no setter. A work has none
         // either: its node's view re-captures it. A stack has none yet.
+        // A communicator has none either (its collectives are captured once), nor `rank` and
+        // `world`, read from it.
         if matches!(inp.kind.buffer(), Some(b) if b.temp.is_some() || b.stack.is_some())
-            || matches!(inp.kind, InputKind::Work)
+            || matches!(inp.kind, InputKind::Work | InputKind::Comm)
+            || inp.implicit.is_some()
         {
             continue;
         }
@@ -108,6 +111,9 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                     });
                 }
             }
+            // A buffer of another device: the caller owns it and reaches it on that device;
+            // the graph keeps no accessor or rebinding setter for it.
+            InputKind::Buffer(b) if b.peer => {}
             InputKind::Buffer(b) if !b.host => {
                 let elem = &b.elem;
                 let doc = format!("Buffer `{n}`, for cudarc calls between launches.");
@@ -171,7 +177,7 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                     pub fn #set(&mut self, value: #ty) -> #edit { #store }
                 });
             }
-            InputKind::Work => {}
+            InputKind::Work | InputKind::Comm => {}
         }
     }
     methods

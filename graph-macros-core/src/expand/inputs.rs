@@ -7,7 +7,7 @@ use quote::{quote, ToTokens};
 
 use crate::gen::{abs, callback_ty, handle_ty, rt, Cx};
 use crate::kinds;
-use crate::model::{Graph, InputKind};
+use crate::model::{Graph, Implicit, InputKind};
 
 /// The constants and functions of the surrounding scope that the graph's expressions (launch
 /// dimensions, arguments, memset values, child inputs, lengths) name, once each.
@@ -28,6 +28,10 @@ pub(super) fn outside_names(g: &Graph) -> Vec<syn::Ident> {
             }
             crate::model::NodeOp::Repeat(r) => values.push(&r.count),
             crate::model::NodeOp::Memset(m) => values.push(&m.value),
+            crate::model::NodeOp::Collective(c) => {
+                values.push(&c.count);
+                values.extend(&c.peer);
+            }
             crate::model::NodeOp::Child(c) => {
                 values.extend(c.fields.iter().filter_map(|(_, a)| match a {
                     crate::model::ChildArg::Value(v) => Some(v),
@@ -118,6 +122,14 @@ pub(super) fn input_parts(cx: &Cx<'_>) -> InputParts {
             InputKind::Buffer(b) => {
                 let elem = &b.elem;
                 let (ty, method) = match (b.host, b.mutable) {
+                    (false, false) if b.peer => (
+                        quote!(&'a #abs::cudarc::driver::CudaSlice<#elem>),
+                        quote!(bind_peer(inputs.#n)?),
+                    ),
+                    (false, true) if b.peer => (
+                        quote!(&'a mut #abs::cudarc::driver::CudaSlice<#elem>),
+                        quote!(bind_peer_mut(inputs.#n)?),
+                    ),
                     (false, false) => (
                         quote!(&'a #abs::cudarc::driver::CudaSlice<#elem>),
                         quote!(bind(inputs.#n)?),
@@ -137,9 +149,36 @@ pub(super) fn input_parts(cx: &Cx<'_>) -> InputParts {
                     quote!(__cg_g.#method),
                 )
             }
+            // `rank` and `world`: read from their communicator, no field of the inputs.
+            InputKind::Param(ty) if inp.implicit.is_some() => {
+                let (c, method) = match inp.implicit.expect("checked") {
+                    Implicit::Rank(c) => (c, quote!(rank)),
+                    Implicit::World(c) => (c, quote!(world)),
+                };
+                let comm = &cx.g.inputs[c].name;
+                // There whether an expression reads it or not.
+                p.state_fields.push(quote!(#[allow(dead_code)] #f: #ty));
+                p.from_child.push(if cx.g.broken {
+                    quote!(#f: 0)
+                } else {
+                    quote!(#f: #rt::comm::Communicator::#method(__cg_args.#comm))
+                });
+                continue;
+            }
             InputKind::Param(ty) => {
                 let ty = ty.to_token_stream();
                 (ty.clone(), ty.clone(), ty, quote!(inputs.#n))
+            }
+            InputKind::Comm => {
+                p.inputs_borrow = true;
+                let ty = |rt: &TokenStream| {
+                    if cx.g.broken {
+                        quote!(&'a dyn ::core::any::Any)
+                    } else {
+                        quote!(&'a #rt::comm::Communicator)
+                    }
+                };
+                (ty(&abs), ty(&abs), ty(&rt), quote!(inputs.#n))
             }
             // Taken out of the state by the node that captures it.
             InputKind::Work => {

@@ -167,6 +167,22 @@ pub fn graph(g: &Graph) -> TokenStream {
         }
     };
     let state_from_child = new_state(from_child);
+    // A graph with a communicator is no child graph: its collectives could not be proved to
+    // run in one order with the parent's (a known graph made a child is an error at the node).
+    let comm = g
+        .inputs
+        .iter()
+        .any(|i| matches!(i.kind, crate::model::InputKind::Comm));
+    let as_child = (!comm).then(|| {
+        quote! {
+            /// Builds this graph as a child of `parent` (used by `child(...)` nodes).
+            #[doc(hidden)]
+            pub fn __cg_child(parent: &#rt::Graph<'a>, module: &#rt::Module, args: #child_name #child_lt) -> #rt::Result<(#rt::Graph<'a>, #nodes_name)> {
+                let (g, st) = Self::__cg_new(parent.child_graph()?, module, args)?;
+                ::core::result::Result::Ok((g, #nodes_name { __cg: st.nodes }))
+            }
+        }
+    });
     quote! {
         #[doc = #inputs_doc]
         #vis struct #inputs_name #inputs_lt { #(#inputs_fields,)* }
@@ -249,12 +265,7 @@ pub fn graph(g: &Graph) -> TokenStream {
                 /// The runtime template graph.
                 pub fn graph(&self) -> &#rt::Graph<'a> { &self.__cg_graph }
 
-                /// Builds this graph as a child of `parent` (used by `child(...)` nodes).
-                #[doc(hidden)]
-                pub fn __cg_child(parent: &#rt::Graph<'a>, module: &#rt::Module, args: #child_name #child_lt) -> #rt::Result<(#rt::Graph<'a>, #nodes_name)> {
-                    let (g, st) = Self::__cg_new(parent.child_graph()?, module, args)?;
-                    ::core::result::Result::Ok((g, #nodes_name { __cg: st.nodes }))
-                }
+                #as_child
 
                 /// Adds every node to `__cg_g`, from the inputs the graph was given.
                 #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]

@@ -28,6 +28,24 @@ pub(super) fn lower(
         .filter(|id| **id != cx.graph)
         .and_then(|id| cx.known.iter().position(|k| k.name == *id));
     if let Some(k) = known {
+        let comm = cx.known[k]
+            .inputs
+            .iter()
+            .find(|(_, i)| matches!(i, KnownInput::Comm));
+        if let Some((c, _)) = comm {
+            let span = ty
+                .segments
+                .last()
+                .map_or_else(|| ty.span(), |s| s.ident.span());
+            cx.errors.at(
+                span,
+                format!(
+                    "graph `{}` runs collectives on communicator `{c}`, and a graph with a `comm` cannot be a child graph: the order of its collectives could not be proved the same on every rank with this graph's; write its nodes in this graph",
+                    cx.known[k].name
+                ),
+            );
+            return None;
+        }
         ok &= check_fields(cx, k, &ty, &fields);
     }
     for (name, value) in fields {
@@ -48,6 +66,13 @@ pub(super) fn lower(
         }
         match named.as_ref().and_then(|id| cx.find(id)) {
             Some(i) if !matches!(cx.inputs[i].kind, InputKind::Param(_)) => {
+                if cx.inputs[i].kind.buffer().is_some_and(|b| b.peer) {
+                    let id = named.as_ref().expect("found by name");
+                    cx.errors
+                        .at(id.span(), crate::lower::peer_misuse(id, "a child graph"));
+                    ok = false;
+                    continue;
+                }
                 if let Some(k) = known {
                     ok &= check_passed(cx, k, &name, named.as_ref().expect("found by name"), i);
                 }
@@ -185,6 +210,7 @@ fn check_passed(cx: &mut Lower<'_>, k: usize, field: &Ident, id: &Ident, i: usiz
                 KnownInput::Param(_) => "a value (a param)",
                 KnownInput::Callback => "a callback",
                 KnownInput::Event => "an event",
+                KnownInput::Comm => "a communicator",
                 _ => "a work",
             };
             Some(format!(

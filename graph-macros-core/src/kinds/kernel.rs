@@ -142,6 +142,15 @@ fn lower_arg(
     match (slice, buffer) {
         (Some((writes, want)), Some((i, host, mutable, elem))) => {
             let id = named.expect("an input was found by name");
+            if cx.inputs[i].kind.buffer().is_some_and(|b| b.peer) {
+                let what = format!("kernel `{kernel}`");
+                cx.errors.once(
+                    format!("peer:{id}"),
+                    id.span(),
+                    crate::lower::peer_misuse(&id, &what),
+                );
+                return None;
+            }
             if host {
                 cx.errors.once(
                     format!("host:{id}"),

@@ -10,8 +10,8 @@ use crate::model::{Graph, Memcpy, NodeOp, Uses};
 
 /// A writable destination and a source, device or host, of the same element type.
 pub(super) fn lower(cx: &mut Lower<'_>, dst: Ident, src: Ident, uses: &mut Uses) -> Option<Memcpy> {
-    let d = cx.buffer(&dst, true, true, "memcpy");
-    let s = cx.buffer(&src, false, true, "memcpy");
+    let d = cx.memcpy_end(&dst, true);
+    let s = cx.memcpy_end(&src, false);
     let (d, s) = (d?, s?);
     let elem = |i: usize| {
         &cx.inputs[i]
@@ -67,15 +67,16 @@ pub(super) fn view_ty(g: &Graph, m: &Memcpy) -> TokenStream {
 pub(super) fn node_ret(cx: &Cx<'_>, m: &Memcpy) -> TokenStream {
     let rt = rt();
     let e = &cx.g.buffer(m.dst).elem;
-    let d = if cx.g.buffer(m.dst).host {
-        quote!(#rt::buffer::HostBufMut<#e>)
-    } else {
-        quote!(#rt::buffer::BufMut<#e>)
+    let (db, sb) = (cx.g.buffer(m.dst), cx.g.buffer(m.src));
+    let d = match (db.host, db.peer) {
+        (true, _) => quote!(#rt::buffer::HostBufMut<#e>),
+        (false, true) => quote!(#rt::buffer::PeerBufMut<#e>),
+        (false, false) => quote!(#rt::buffer::BufMut<#e>),
     };
-    let s = if cx.g.buffer(m.src).host {
-        quote!(#rt::buffer::HostBuf<#e>)
-    } else {
-        quote!(#rt::buffer::Buf<#e>)
+    let s = match (sb.host, sb.peer) {
+        (true, _) => quote!(#rt::buffer::HostBuf<#e>),
+        (false, true) => quote!(#rt::buffer::PeerBuf<#e>),
+        (false, false) => quote!(#rt::buffer::Buf<#e>),
     };
     quote!((#d, #s))
 }
@@ -105,7 +106,7 @@ impl super::Kind for Transfer<'_> {
     fn key(&self, g: &Graph) -> String {
         let (d, s) = (g.buffer(self.0.dst), g.buffer(self.0.src));
         let e = d.elem.to_token_stream();
-        format!("memcpy {e} {} {}", d.host, s.host)
+        format!("memcpy {e} {} {} {} {}", d.host, s.host, d.peer, s.peer)
     }
     fn handle_ty(&self, g: &Graph) -> TokenStream {
         handle_ty(g, self.0)

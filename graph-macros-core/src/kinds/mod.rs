@@ -5,6 +5,7 @@
 
 mod captured;
 mod child;
+mod collective;
 mod cond;
 mod empty;
 mod event;
@@ -41,6 +42,7 @@ pub(crate) fn lower(cx: &mut Lower<'_>, op: Op, uses: &mut Uses, node: usize) ->
             reads,
             writes,
         } => captured::lower(cx, work, reads, writes, uses).map(NodeOp::Captured),
+        Op::Collective(c) => collective::lower(cx, c, uses).map(NodeOp::Collective),
         Op::Launch(l) => kernel::lower(cx, l, uses).map(NodeOp::Launch),
         Op::Memset { dst, value } => memset::lower(cx, dst, value, uses).map(NodeOp::Memset),
         Op::Memcpy { dst, src } => memcpy::lower(cx, dst, src, uses).map(NodeOp::Memcpy),
@@ -133,6 +135,7 @@ pub(crate) fn kind(op: &NodeOp) -> Box<dyn Kind + '_> {
         NodeOp::MemAlloc(t) => Box::new(temp::Alloc(*t)),
         NodeOp::MemFree(t) => Box::new(temp::Free(*t)),
         NodeOp::Captured(c) => Box::new(captured::Work(c)),
+        NodeOp::Collective(c) => Box::new(collective::Run(c)),
     }
 }
 

@@ -266,7 +266,11 @@ pub(super) fn check_races(model: &Graph, errors: &mut Errors) {
             let pool = if writes { &users } else { &writers };
             let (fwd, bwd) = (reach.forward(j as u32), reach.backward(j as u32));
             let clash = (0..words).find_map(|w| {
-                let open = pool[w] & !(fwd[w] | bwd[w]);
+                let mut open = pool[w] & !(fwd[w] | bwd[w]);
+                // Two collectives of one communicator: the order check's (`same_comm`).
+                while open != 0 && model.same_comm(w * 64 + open.trailing_zeros() as usize, j) {
+                    open &= open - 1;
+                }
                 (open != 0).then(|| w * 64 + open.trailing_zeros() as usize)
             });
             if let Some(i) = clash {
@@ -343,6 +347,7 @@ fn check_races_in_bodies(model: &Graph, reach: &cuda_graph_topology::Reach, erro
             for &(slot, writes) in &mine {
                 let clash = seen.iter().find(|&&(i, s, w)| {
                     i != j
+                        && !model.same_comm(i, j)
                         && (writes || w)
                         && super::repeat::same_buffer(s, slot, same_block(i).then_some(0))
                         && !model.topo.serial(reach, i as u32, j as u32)

@@ -5,6 +5,7 @@
 //! say what to write instead. An invalid node or edge is left out of the model, so the
 //! expansion still produces the graph's types and one mistake does not cascade.
 
+mod collectives;
 mod conds;
 mod edges;
 mod nodes;
@@ -80,6 +81,7 @@ fn check_graph(
     dirs: &Dirs,
     errors: &mut Errors,
 ) -> Graph {
+    let start = errors.len();
     let mut kernels = Vec::new();
     let mut inputs = Vec::new();
     let mut conds: Vec<Cond> = Vec::new();
@@ -112,7 +114,23 @@ fn check_graph(
             }
             Item::Kernel(k) => kernel_decls.push(k),
             Item::Buffer(b) => {
+                if let Some(at) = b.peer {
+                    let why = if b.host {
+                        Some("a host buffer is on the host, not on a device")
+                    } else if b.count.is_some() {
+                        Some("a stack holds the buffers kernels of a repeat block take, on the graph's device")
+                    } else {
+                        None
+                    };
+                    if let Some(why) = why {
+                        errors.at(
+                            at,
+                            format!("`{}` cannot be `on peer`: {why}; declare the peer's buffer on its own (`buffer name: T on peer;`) and copy it with a memcpy node", b.name),
+                        );
+                    }
+                }
                 let kind = InputKind::Buffer(Buffer {
+                    peer: b.peer.is_some(),
                     host: b.host,
                     mutable: b.mutable,
                     elem: b.elem,
@@ -141,6 +159,7 @@ fn check_graph(
                         iter: false,
                     }),
                     stack: None,
+                    peer: false,
                 });
                 check_input(&mut inputs, t.name, kind, errors)
             }
@@ -148,10 +167,12 @@ fn check_graph(
             Item::Callback(name) => check_input(&mut inputs, name, InputKind::Callback, errors),
             Item::Event(name) => check_input(&mut inputs, name, InputKind::Event, errors),
             Item::Work(name) => check_input(&mut inputs, name, InputKind::Work, errors),
+            Item::Comm(name) => check_input(&mut inputs, name, InputKind::Comm, errors),
             Item::Cond(c) => conds::check_cond_decl(&mut conds, c, errors),
             item @ (Item::Node(_) | Item::Edges(_)) => node_items.push(item),
         }
     }
+    collectives::implicit_params(&mut inputs, errors);
     for c in &conds {
         if let Some(i) = inputs.iter().find(|i| i.name == c.name) {
             errors.at(
@@ -220,8 +241,10 @@ fn check_graph(
         auto_programmatic: g.programmatic.is_some(),
         warnings: Vec::new(),
         structural: Default::default(),
+        broken: false,
     };
     model.structural = repeat::structural(&model);
+    model.structural.extend(collectives::structural(&model));
     model.hidden = check_names(&model, errors);
     let before = errors.len();
     for chain in chains {
@@ -238,6 +261,7 @@ fn check_graph(
     if !node_errors && !edge_errors {
         edges::check_programmatic(&mut model, errors);
         edges::check_races(&model, errors);
+        collectives::check_order(&model, errors);
         repeat::check_iterations(&model, errors);
         temps::check_initialised(&model, errors);
     }
@@ -251,6 +275,7 @@ fn check_graph(
         preds[b].push(a);
     }
     model.preds = preds;
+    model.broken = errors.len() > start;
     model
 }
 
@@ -430,7 +455,7 @@ fn check_kernel_decl(
     });
 }
 
-/// Inputs (buffers, params, callbacks, events) share one namespace: they are the fields of
+/// Inputs (buffers, params, callbacks, events, works, communicators) share one namespace: they are the fields of
 /// `NameInputs`.
 fn check_input(inputs: &mut Vec<Input>, name: Ident, kind: InputKind, errors: &mut Errors) {
     if let Some(first) = inputs.iter().find(|i| i.name == name) {
@@ -447,6 +472,7 @@ fn check_input(inputs: &mut Vec<Input>, name: Ident, kind: InputKind, errors: &m
         name,
         kind,
         used: false,
+        implicit: None,
     });
 }
 
@@ -476,12 +502,12 @@ fn check_names(model: &Graph, errors: &mut Errors) -> BTreeSet<String> {
             taken.insert(name, by);
         }
     };
-    for i in &model.inputs {
+    for i in model.inputs.iter().filter(|i| i.implicit.is_none()) {
         let n = i.name.to_string();
         let by = format!("the accessor or setter of {} `{n}`", i.kind.describe());
         match &i.kind {
-            // Temporaries and stacks have no accessor or setter.
-            InputKind::Buffer(b) if b.temp.is_some() || b.stack.is_some() => continue,
+            // Temporaries, stacks and buffers of another device have no accessor or setter.
+            InputKind::Buffer(b) if b.temp.is_some() || b.stack.is_some() || b.peer => continue,
             InputKind::Buffer(b) => {
                 claim(n.clone(), by.clone(), i.name.span(), errors);
                 if b.mutable {
@@ -490,8 +516,9 @@ fn check_names(model: &Graph, errors: &mut Errors) -> BTreeSet<String> {
             }
             InputKind::Param(_) => claim(n.clone(), by.clone(), i.name.span(), errors),
             InputKind::Callback | InputKind::Event => {}
-            // A work has no setter: its node's view re-captures it.
-            InputKind::Work => continue,
+            // A work has no setter: its node's view re-captures it. A communicator has none:
+            // its collectives are captured once, when the graph is built.
+            InputKind::Work | InputKind::Comm => continue,
         }
         claim(format!("set_{n}"), by, i.name.span(), errors);
     }

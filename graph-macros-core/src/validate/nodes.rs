@@ -70,6 +70,7 @@ fn declaration(item: &Item) -> Option<(Span, String)> {
         Item::Callback(c) => (c.span(), format!("callback `{c}`")),
         Item::Event(e) => (e.span(), format!("event `{e}`")),
         Item::Work(w) => (w.span(), format!("work `{w}`")),
+        Item::Comm(c) => (c.span(), format!("communicator `{c}`")),
         Item::Cond(c) => (c.name.span(), format!("condition `{}`", c.name)),
         Item::Node(_) | Item::Edges(_) => return None,
     })
@@ -214,8 +215,12 @@ fn walk(
     }
 }
 
-/// A repeat block's body holds kernel, memset, memcpy and empty nodes.
+/// A repeat block's body holds kernel, memset, memcpy, empty and collective nodes (the order
+/// of collectives between iterations is `validate::collectives`' proof).
 fn check_repeat_kind(cx: &mut Lower<'_>, name: &Ident, op: &NodeOp, owner: &Ident) -> bool {
+    if matches!(op, NodeOp::Collective(_)) {
+        return true;
+    }
     let kind = op.kind();
     use cuda_graph_topology::NodeKind as K;
     let ok = matches!(kind, K::Kernel | K::Memset | K::Memcpy | K::Empty);
@@ -223,7 +228,7 @@ fn check_repeat_kind(cx: &mut Lower<'_>, name: &Ident, op: &NodeOp, owner: &Iden
         cx.errors.at(
             name.span(),
             format!(
-                "{} {} node cannot go inside repeat block `{owner}`: a block's body holds kernel, memset, memcpy and empty nodes; move `{name}` before or after `{owner}`",
+                "{} {} node cannot go inside repeat block `{owner}`: a block's body holds kernel, memset, memcpy, empty and collective nodes; move `{name}` before or after `{owner}`",
                 if kind.as_str().starts_with(['a', 'e']) { "an" } else { "a" },
                 kind.as_str()
             ),
@@ -232,8 +237,17 @@ fn check_repeat_kind(cx: &mut Lower<'_>, name: &Ident, op: &NodeOp, owner: &Iden
     ok
 }
 
-/// Host and event nodes cannot go inside a conditional body.
+/// Host, event and collective nodes cannot go inside a conditional body.
 fn check_body_kind(cx: &mut Lower<'_>, name: &Ident, op: &NodeOp, owner: &Ident) {
+    if matches!(op, NodeOp::Collective(_)) {
+        cx.errors.at(
+            name.span(),
+            format!(
+                "collective `{name}` cannot go inside the body of conditional node `{owner}`: its condition is set on each rank's device and may differ between ranks, and a rank that skips the collective leaves the others waiting for it forever; move `{name}` before or after `{owner}`"
+            ),
+        );
+        return;
+    }
     let kind = op.kind();
     if !kind.runs_in_body() {
         cx.errors.at(

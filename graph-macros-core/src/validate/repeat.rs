@@ -379,25 +379,48 @@ pub fn cross_races(
     Ok(out)
 }
 
+/// A repeat block's body as [`cross_races`] takes it: its nodes (indices in the graph, in
+/// order), and its edges and carry edges between positions in that list.
+pub(super) struct Body {
+    pub nodes: Vec<usize>,
+    pub edges: Vec<(usize, usize)>,
+    pub carry: Vec<(usize, usize)>,
+}
+
+impl Body {
+    pub(super) fn of(g: &Graph, r: &crate::model::Repeat) -> Self {
+        let nodes: Vec<usize> = (0..g.nodes.len())
+            .filter(|&i| g.topo.scope(i as u32) == r.scope)
+            .collect();
+        let local = |i: u32| nodes.iter().position(|&b| b == i as usize);
+        let edges = g
+            .edges()
+            .filter_map(|(a, b)| Some((local(a as u32)?, local(b as u32)?)))
+            .collect();
+        let carry = r
+            .carry
+            .iter()
+            .filter_map(|&(a, b, _)| Some((local(a)?, local(b)?)))
+            .collect();
+        Body {
+            nodes,
+            edges,
+            carry,
+        }
+    }
+}
+
 /// The races between iterations of every repeat block of `g`, one error per buffer and block.
 pub(super) fn check_iterations(g: &Graph, errors: &mut Errors) {
     for (bi, block) in g.nodes.iter().enumerate() {
         let NodeOp::Repeat(r) = &block.op else {
             continue;
         };
-        let body: Vec<usize> = (0..g.nodes.len())
-            .filter(|&i| g.topo.scope(i as u32) == r.scope)
-            .collect();
-        let local = |i: u32| body.iter().position(|&b| b == i as usize);
-        let edges: Vec<(usize, usize)> = g
-            .edges()
-            .filter_map(|(a, b)| Some((local(a as u32)?, local(b as u32)?)))
-            .collect();
-        let carry: Vec<(usize, usize)> = r
-            .carry
-            .iter()
-            .filter_map(|&(a, b, _)| Some((local(a)?, local(b)?)))
-            .collect();
+        let Body {
+            nodes: body,
+            edges,
+            carry,
+        } = Body::of(g, r);
         let mut accesses = Vec::new();
         for (k, &ni) in body.iter().enumerate() {
             let uses = &g.nodes[ni].uses;
@@ -432,6 +455,10 @@ pub(super) fn check_iterations(g: &Graph, errors: &mut Errors) {
             Ok(races) => {
                 let mut reported = BTreeSet::new();
                 for race in races {
+                    // Two collectives of one communicator: the order check's (`same_comm`).
+                    if g.same_comm(body[race.first.node], body[race.second.node]) {
+                        continue;
+                    }
                     if reported.insert(race.first.buffer) {
                         report(g, bi, &body, race, errors);
                     }
