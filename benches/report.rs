@@ -48,8 +48,11 @@ fn load(dir: &str) -> (Vec<Value>, Vec<Row>) {
         "cg.json",
         "mlp.json",
         "pytorch_mlp.json",
+        "tp_mlp.json",
+        "pytorch_tp_mlp.json",
         "pdl.json",
         "decode.json",
+        "decode_tp.json",
     ] {
         let Ok(text) = std::fs::read_to_string(format!("{dir}/{name}")) else {
             continue;
@@ -317,6 +320,7 @@ interleaved with cuda-graph's, on the same kernel function, so both see the same
     }
     md.push_str(&cg_section(&raw));
     md.push_str(&mlp_section(&raw));
+    md.push_str(&tp_mlp_section(&raw));
     md.push_str(&report_pdl::section(&raw));
     md.push_str(&report_decode::section(
         &raw,
@@ -424,6 +428,53 @@ fn mlp_section(raw: &[Value]) -> String {
             ratio(pg),
             ratio(st)
         );
+    }
+    md
+}
+
+/// The tensor-parallel MLP block (`benches/tp_mlp.rs`, `benches/pytorch_tp_mlp.py`): one step
+/// on every rank, per world size.
+fn tp_mlp_section(raw: &[Value]) -> String {
+    let rows: Vec<&Value> = raw.iter().filter(|v| v["case"] == "tp_mlp_step").collect();
+    let us = |batch: u64, gpus: u64, imp: &str| {
+        rows.iter()
+            .find(|v| {
+                v["batch"].as_u64() == Some(batch)
+                    && v["gpus"].as_u64() == Some(gpus)
+                    && v["impl"] == imp
+            })
+            .and_then(|v| v["median_us"].as_f64())
+    };
+    let Some(first) = rows.iter().find(|v| v["impl"] == "cuda_graph") else {
+        return String::new();
+    };
+    let mut worlds: Vec<u64> = rows.iter().filter_map(|v| v["gpus"].as_u64()).collect();
+    worlds.sort_unstable();
+    worlds.dedup();
+    let mut md = format!(
+        "\n## A tensor-parallel MLP block (hidden 4096, inner 16384, GELU, all-reduce)\n\nOn {}. One rank a GPU; a step writes a new input into pinned host memory on every rank, runs every rank, and waits for all. `cuda-graph`: the `cuda_graph!` program `TpMlp` built on each rank (the input copied by a memcpy node, two cuBLAS SGEMMs on the rank's shard captured as nodes, bias+GELU, an NCCL all-reduce captured as a node, residual+bias), one process driving every GPU; `PyTorch graph`: `torch.cuda.graph` of the same step with `dist.all_reduce` (NCCL) captured, one process a GPU; `PyTorch eager`: no graph. TF32 off; outputs agree with a float64 CPU forward pass of the whole block (8 rows a batch checked). Medians of 200 steps (PyTorch: the slowest rank's).\n\n| GPUs | batch | cuda-graph | PyTorch graph | PyTorch eager | PyTorch graph ÷ cuda-graph | PyTorch eager ÷ cuda-graph |\n|---|---|---|---|---|---|---|\n",
+        first["gpu"].as_str().unwrap_or("unknown GPU")
+    );
+    for &gpus in &worlds {
+        for batch in [1u64, 8, 32, 128] {
+            let Some(cg) = us(batch, gpus, "cuda_graph") else {
+                continue;
+            };
+            let (pg, pe) = (
+                us(batch, gpus, "pytorch_graph"),
+                us(batch, gpus, "pytorch_eager"),
+            );
+            let ratio = |v: Option<f64>| v.map_or("–".to_owned(), |v| format!("{:.2}×", v / cg));
+            let _ = writeln!(
+                md,
+                "| {gpus} | {batch} | {} | {} | {} | {} | {} |",
+                fmt_us(Some(cg)),
+                fmt_us(pg),
+                fmt_us(pe),
+                ratio(pg),
+                ratio(pe)
+            );
+        }
     }
     md
 }

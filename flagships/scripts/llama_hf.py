@@ -6,12 +6,14 @@ checkpoints are random models made here and saved with `save_pretrained`).
 
   make    --shape tiny|1b|test2 --dtype f32|bf16 --out DIR [--seed 0]
   compare --dir DIR --bin PATH [--prompt-ids 1,2,..] [--max-new 128] [--out result.json]
+          [--modes step,loop,tp]
   bench   --dir DIR --bin PATH [--new 128] [--reps 3] [--compare-json r.json] [--out rows.json]
   all     --shapes tiny:f32,tiny:bf16 --bin PATH --work DIR --out-dir DIR [--skip-bench]
           [--skip-trace]
 
-`compare` checks the Rust binary against transformers on the same checkpoint, in both of its
-modes (`--mode step`, one launch a token; `--mode loop`, one launch a generation): greedy ids of
+`compare` checks the Rust binary against transformers on the same checkpoint, in each of its
+modes (`--mode step`, one launch a token; `--mode loop`, one launch a generation; `--mode tp`,
+the step split over every GPU of the machine, tensor parallel): greedy ids of
 `max_new` tokens after the prompt, and teacher-forced logits at every step (the full sequence
 through transformers in one forward; through the binary one step at a time, or in loop mode one
 generation of one token after each prefix, its prefill included). Thresholds (the issue's):
@@ -219,11 +221,13 @@ def long_prompt(n, vocab):
     return [(i * 7919 + 13) % vocab for i in range(n)]
 
 
-def compare(d, binary, prompt, new, out=None, tmp="/tmp", prefill_lens=(1, 8, 512)):
-    """Both modes of the binary against transformers: `step` (one launch a token) and `loop`
-    (one launch a generation, prefill included), each with its greedy ids and teacher-forced
-    logits under the same thresholds; then the prefill alone: the logits after prompts of
-    `prefill_lens` tokens (one generation of one token) against transformers' last row."""
+def compare(d, binary, prompt, new, out=None, tmp="/tmp", prefill_lens=(1, 8, 512),
+            modes=("step", "loop", "tp")):
+    """The binary's modes against transformers: `step` (one launch a token), `loop` (one launch
+    a generation, prefill included) and `tp` (the step split over every GPU here, tensor
+    parallel), each with its greedy ids and teacher-forced logits under the same thresholds;
+    then the prefill alone: the logits after prompts of `prefill_lens` tokens (one generation
+    of one token) against transformers' last row."""
     model = load(d)
     dt = dtype_name(model)
     hf_ids = hf_greedy(model, prompt, new)
@@ -235,7 +239,7 @@ def compare(d, binary, prompt, new, out=None, tmp="/tmp", prefill_lens=(1, 8, 51
     jpath, lpath = os.path.join(tmp, "cg_ids.json"), os.path.join(tmp, "cg_logits.bin")
     res = {"model": os.path.basename(d.rstrip("/")), "dtype": dt, "prompt": prompt, "new": new,
            "hf_ids": hf_ids, "modes": {}}
-    for mode in ("step", "loop"):
+    for mode in modes:
         run([binary, d, "--mode", mode, "--prompt-ids", ",".join(map(str, prompt)), "--max-new", new,
              "--ignore-eos", "--json", jpath, "--quiet"])
         ours_ids = json.load(open(jpath))["ids"]
@@ -495,6 +499,7 @@ def main():
     c.add_argument("--prompt-ids", default=",".join(map(str, PROMPT)))
     c.add_argument("--max-new", type=int, default=128)
     c.add_argument("--out")
+    c.add_argument("--modes", default="step,loop,tp")
     b = sub.add_parser("bench")
     b.add_argument("--dir", required=True)
     b.add_argument("--bin", required=True)
@@ -516,7 +521,8 @@ def main():
     if args.cmd == "make":
         make(args.shape, args.dtype, args.out, args.seed)
     elif args.cmd == "compare":
-        r = compare(args.dir, args.bin, [int(t) for t in args.prompt_ids.split(",")], args.max_new, args.out)
+        r = compare(args.dir, args.bin, [int(t) for t in args.prompt_ids.split(",")], args.max_new, args.out,
+                    modes=tuple(args.modes.split(",")))
         sys.exit(0 if r["matches_hf"] else 1)
     elif args.cmd == "bench":
         bench(args.dir, args.bin, args.new, args.reps, args.compare_json, args.out, context=args.context)

@@ -36,6 +36,43 @@ impl Gpu {
         }
     }
 
+    /// GPUs 0 to `n - 1`, or `None` after printing why the test is skipped (fewer GPUs here).
+    /// Under `CUDA_GRAPH_REQUIRE_GPUS=m` with `m >= n` (the run on a machine of `m` GPUs) a
+    /// missing GPU panics instead. GPU 0 is found with [`Gpu::find`] first.
+    pub fn find_many(n: usize) -> Option<Vec<Gpu>> {
+        let first = Gpu::find()?;
+        let required: usize = std::env::var("CUDA_GRAPH_REQUIRE_GPUS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        // Counted first: asking for a device that is not there is a failed driver call, which
+        // compute-sanitizer reports.
+        let count = CudaContext::device_count().unwrap_or(1).max(1) as usize;
+        let mut out = vec![first];
+        for i in 1..n {
+            let ctx = if i < count {
+                cuda_graph::context(i).map_err(|e| e.to_string())
+            } else {
+                Err(format!("this machine has {count} GPU(s)"))
+            };
+            match ctx {
+                Ok(ctx) => {
+                    let stream = ctx.default_stream();
+                    let name = ctx.name().unwrap_or_default();
+                    out.push(Gpu { ctx, stream, name });
+                }
+                Err(e) if required >= n => {
+                    panic!("CUDA_GRAPH_REQUIRE_GPUS={required} but GPU {i} cannot be used: {e}")
+                }
+                Err(e) => {
+                    println!("skipped: this test needs {n} GPUs and GPU {i} cannot be used ({e}); CUDA_GRAPH_REQUIRE_GPUS={n} makes that a failure");
+                    return None;
+                }
+            }
+        }
+        Some(out)
+    }
+
     /// A new device buffer holding `v`.
     pub fn upload<T: DeviceRepr + Clone>(&self, v: &[T]) -> CudaSlice<T> {
         self.stream.clone_htod(v).expect("upload")

@@ -10,7 +10,9 @@ use cuda_graph::half::bf16;
 use cuda_graph_flagships::harness::Gpu;
 use cuda_graph_flagships::llama::checkpoint::Checkpoint;
 use cuda_graph_flagships::llama::config::{DType, LlamaConfig};
-use cuda_graph_flagships::llama::decoder::{Decoder, LlamaError, Position, Shape, State, Weights};
+use cuda_graph_flagships::llama::decoder::{
+    Decoder, LlamaError, Position, Shape, State, Steps, Weights,
+};
 use cuda_graph_flagships::llama::reference::Reference;
 use llama_common::*;
 

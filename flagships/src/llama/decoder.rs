@@ -3,7 +3,7 @@
 //!
 //! ```no_run
 //! # fn demo(ctx: &std::sync::Arc<cuda_graph::cudarc::driver::CudaContext>) -> Result<(), Box<dyn std::error::Error>> {
-//! use cuda_graph_flagships::llama::{Checkpoint, Decoder, Position, Shape, State, Weights};
+//! use cuda_graph_flagships::llama::{Checkpoint, Decoder, Position, Shape, State, Steps, Weights};
 //! use cuda_graph::half::bf16;
 //! let ckpt = Checkpoint::open("llama-dir")?;
 //! let stream = ctx.default_stream();
@@ -33,7 +33,7 @@ pub enum Position {
     Setter,
 }
 
-/// Timings of one generation (see [`Decoder::timed`]).
+/// Timings of one generation (see [`Steps::timed`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Timing {
     /// New tokens over the time from the first new token's step to the last token's arrival.
@@ -80,75 +80,59 @@ impl<'a> Decoder<'a> {
         })
     }
 
-    /// The shape it was built with.
-    pub fn shape(&self) -> &Shape {
-        &self.shape
-    }
-
     /// How it advances the position.
     pub fn position(&self) -> Position {
         self.position
     }
+}
+
+/// A decoder that launches one step a token: [`Decoder`] on one GPU,
+/// [`TpDecoder`](super::tp::TpDecoder) split over several. Greedy generation, timed generation
+/// and teacher forcing are written once, on the steps.
+pub trait Steps {
+    /// The (whole) model's shape it was built with.
+    fn shape(&self) -> &Shape;
 
     /// Starts a new sequence: `ids` at positions 0, 1, ..., of which the first `prompt_len`
     /// are kept (the steps write their picks after them).
-    pub fn start(&mut self, ids: &[u32], prompt_len: usize) -> Result<(), LlamaError> {
-        self.shape.check_prompt(ids, 0)?;
-        let stream = self.stream.clone();
-        on!(self, e => {
-            stream.memcpy_htod(ids, &mut e.ids_mut()?.slice_mut(0..ids.len()))?;
-            stream.memcpy_htod(&[0u32], &mut e.dpos_mut()?)?;
-            e.set_prompt_len(prompt_len as u32)?;
-        });
-        self.pos = 0;
-        Ok(())
-    }
+    fn start(&mut self, ids: &[u32], prompt_len: usize) -> Result<(), LlamaError>;
 
-    /// Runs the step at the next position (one graph launch; in setter mode, the position set
-    /// first). Asynchronous.
-    pub fn step(&mut self) -> Result<(), LlamaError> {
-        let (stream, pos) = (self.stream.clone(), self.pos as u32);
-        let setter = self.position == Position::Setter;
-        on!(self, e => {
-            if setter {
-                e.set_pos(pos)?;
-            }
-            e.launch(&stream)?;
-        });
-        self.pos += 1;
-        Ok(())
-    }
+    /// Launches the step at the next position (asynchronous).
+    fn step(&mut self) -> Result<(), LlamaError>;
 
     /// Waits for the steps launched so far.
-    pub fn synchronize(&mut self) -> Result<(), LlamaError> {
-        on!(self, e => e.synchronize()?);
-        Ok(())
-    }
+    fn synchronize(&mut self) -> Result<(), LlamaError>;
 
-    /// The token at position `p` (after a [`synchronize`](Self::synchronize)).
-    pub fn token(&mut self, p: usize) -> Result<u32, LlamaError> {
-        let stream = self.stream.clone();
-        let mut out = [0u32];
-        on!(self, e => stream.memcpy_dtoh(&e.ids()?.slice(p..p + 1), &mut out)?);
-        Ok(out[0])
-    }
+    /// Steps launched since [`start`](Self::start): the position the last one decoded, plus 1.
+    fn stepped(&self) -> usize;
+
+    /// The tokens at positions `from..from + out.len()` (after a
+    /// [`synchronize`](Self::synchronize)).
+    fn tokens(&mut self, from: usize, out: &mut [u32]) -> Result<(), LlamaError>;
 
     /// The logits of the last step (after a [`synchronize`](Self::synchronize)).
-    pub fn logits(&mut self) -> Result<Vec<f32>, LlamaError> {
-        let stream = self.stream.clone();
-        Ok(on!(self, e => stream.clone_dtoh(e.logits()?)?))
+    fn logits(&mut self) -> Result<Vec<f32>, LlamaError>;
+
+    /// The token at position `p` (after a [`synchronize`](Self::synchronize)).
+    fn token(&mut self, p: usize) -> Result<u32, LlamaError> {
+        let mut out = [0u32];
+        self.tokens(p, &mut out)?;
+        Ok(out[0])
     }
 
     /// Greedy generation of up to `max_new` tokens after `prompt`, each handed to `on_token` as
     /// it is made (it returns `false` to stop); the prompt runs through the step graph token by
     /// token. Returns the new tokens.
-    pub fn generate(
+    fn generate(
         &mut self,
         prompt: &[u32],
         max_new: usize,
         mut on_token: impl FnMut(u32) -> bool,
-    ) -> Result<Vec<u32>, LlamaError> {
-        self.shape.check_prompt(prompt, max_new)?;
+    ) -> Result<Vec<u32>, LlamaError>
+    where
+        Self: Sized,
+    {
+        self.shape().check_prompt(prompt, max_new)?;
         self.start(prompt, prompt.len())?;
         for _ in 1..prompt.len() {
             self.step()?;
@@ -157,7 +141,7 @@ impl<'a> Decoder<'a> {
         for _ in 0..max_new {
             self.step()?;
             self.synchronize()?;
-            let t = self.token(self.pos)?;
+            let t = self.token(self.stepped())?;
             out.push(t);
             if !on_token(t) {
                 break;
@@ -168,12 +152,8 @@ impl<'a> Decoder<'a> {
 
     /// Greedy generation of `max_new` tokens after `prompt` with every step launched back to
     /// back and one wait at the end, timed: see [`Timing`]. Returns the new tokens.
-    pub fn timed(
-        &mut self,
-        prompt: &[u32],
-        max_new: usize,
-    ) -> Result<(Vec<u32>, Timing), LlamaError> {
-        self.shape.check_prompt(prompt, max_new)?;
+    fn timed(&mut self, prompt: &[u32], max_new: usize) -> Result<(Vec<u32>, Timing), LlamaError> {
+        self.shape().check_prompt(prompt, max_new)?;
         self.start(prompt, prompt.len())?;
         for _ in 1..prompt.len() {
             self.step()?;
@@ -188,10 +168,8 @@ impl<'a> Decoder<'a> {
         }
         self.synchronize()?;
         let elapsed = t0.elapsed().as_secs_f64();
-        let stream = self.stream.clone();
-        let n = prompt.len();
         let mut ids = vec![0u32; max_new];
-        on!(self, e => stream.memcpy_dtoh(&e.ids()?.slice(n..n + max_new), &mut ids)?);
+        self.tokens(prompt.len(), &mut ids)?;
         Ok((
             ids,
             Timing {
@@ -203,15 +181,68 @@ impl<'a> Decoder<'a> {
 
     /// The logits of every step over `ids` given (teacher forcing): row `i` is what the model
     /// predicts after `ids[..=i]`, `vocab` floats a row.
-    pub fn teacher_forced(&mut self, ids: &[u32]) -> Result<Vec<f32>, LlamaError> {
-        self.shape.check_prompt(ids, 0)?;
+    fn teacher_forced(&mut self, ids: &[u32]) -> Result<Vec<f32>, LlamaError> {
+        self.shape().check_prompt(ids, 0)?;
         self.start(ids, ids.len())?;
-        let mut out = Vec::with_capacity(ids.len() * self.shape.vocab);
+        let mut out = Vec::with_capacity(ids.len() * self.shape().vocab);
         for _ in 0..ids.len() {
             self.step()?;
             self.synchronize()?;
             out.extend(self.logits()?);
         }
         Ok(out)
+    }
+}
+
+impl Steps for Decoder<'_> {
+    fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    fn start(&mut self, ids: &[u32], prompt_len: usize) -> Result<(), LlamaError> {
+        self.shape.check_prompt(ids, 0)?;
+        let stream = self.stream.clone();
+        on!(self, e => {
+            stream.memcpy_htod(ids, &mut e.ids_mut()?.slice_mut(0..ids.len()))?;
+            stream.memcpy_htod(&[0u32], &mut e.dpos_mut()?)?;
+            e.set_prompt_len(prompt_len as u32)?;
+        });
+        self.pos = 0;
+        Ok(())
+    }
+
+    /// One graph launch; in setter mode, the position set first.
+    fn step(&mut self) -> Result<(), LlamaError> {
+        let (stream, pos) = (self.stream.clone(), self.pos as u32);
+        let setter = self.position == Position::Setter;
+        on!(self, e => {
+            if setter {
+                e.set_pos(pos)?;
+            }
+            e.launch(&stream)?;
+        });
+        self.pos += 1;
+        Ok(())
+    }
+
+    fn synchronize(&mut self) -> Result<(), LlamaError> {
+        on!(self, e => e.synchronize()?);
+        Ok(())
+    }
+
+    fn stepped(&self) -> usize {
+        self.pos
+    }
+
+    fn tokens(&mut self, from: usize, out: &mut [u32]) -> Result<(), LlamaError> {
+        let stream = self.stream.clone();
+        let n = out.len();
+        on!(self, e => stream.memcpy_dtoh(&e.ids()?.slice(from..from + n), out)?);
+        Ok(())
+    }
+
+    fn logits(&mut self) -> Result<Vec<f32>, LlamaError> {
+        let stream = self.stream.clone();
+        Ok(on!(self, e => stream.clone_dtoh(e.logits()?)?))
     }
 }

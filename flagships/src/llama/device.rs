@@ -126,6 +126,37 @@ impl Shape {
         Ok(())
     }
 
+    /// The shape one rank of `world` holds in a tensor-parallel step: its share of the query
+    /// heads, the KV heads and the MLP's inner width (the rest stays whole). Each must split
+    /// evenly.
+    pub fn shard(&self, world: usize) -> Result<Shape, LlamaError> {
+        let split = |what, value: usize| {
+            if world >= 1 && value.is_multiple_of(world) {
+                Ok(value / world)
+            } else {
+                Err(LlamaError::Shape {
+                    what,
+                    value,
+                    need: "a multiple of the number of ranks, so every rank holds an equal share",
+                })
+            }
+        };
+        let s = Shape {
+            heads: split("number of query heads", self.heads)?,
+            kv_heads: split("number of KV heads", self.kv_heads)?,
+            ffn: split("intermediate size", self.ffn)?,
+            ..self.clone()
+        };
+        if !s.ffn.is_multiple_of(8) {
+            return Err(LlamaError::Shape {
+                what: "intermediate size",
+                value: self.ffn,
+                need: "a multiple of 8 times the number of ranks (16-byte rows on each)",
+            });
+        }
+        Ok(s)
+    }
+
     /// Chunks of the attention's partial results per head.
     pub fn max_chunks(&self) -> usize {
         self.max_ctx.div_ceil(CHUNK as usize)
@@ -136,7 +167,7 @@ impl Shape {
 const SHARED_BYTES: usize = 48 * 1024;
 
 /// The GPU's multiprocessors: the projection kernels' grids are made to fill them.
-fn multiprocessors(ctx: &Arc<CudaContext>) -> Result<u32, LlamaError> {
+pub(crate) fn multiprocessors(ctx: &Arc<CudaContext>) -> Result<u32, LlamaError> {
     use cuda_graph::cudarc::driver::sys::CUdevice_attribute;
     let n = ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
     Ok(n.max(1) as u32)
@@ -188,8 +219,9 @@ pub enum GenExec<'a> {
     Bf16(GenBf16Exec<'a>),
 }
 
-/// The inputs both graphs share, as fields of `$inputs` (the graph's inputs struct): weights,
-/// cache and step activations, the model's sizes.
+/// The inputs every decoder graph shares, as fields of `$inputs` (the graph's inputs struct):
+/// weights, cache and step activations, the model's sizes (`$sh`: a rank's share of them, for
+/// a tensor-parallel step).
 macro_rules! shared_inputs {
     ($inputs:ident, $ctx:expr, $sh:expr, $w:expr, $s:expr, $t:ty, { $($rest:tt)* }) => {{
         let (sh, w, s) = ($sh, $w, $s);
@@ -237,6 +269,8 @@ macro_rules! shared_inputs {
         }
     }};
 }
+
+pub(crate) use shared_inputs;
 
 macro_rules! element {
     ($t:ty, $dtype:expr, $graph:ident, $inputs:ident, $variant:ident, $gen:ident, $gen_inputs:ident,
@@ -353,6 +387,36 @@ fn host<T: Element>(t: &dyn Tensors, name: &str, shape: &[usize]) -> Result<Vec<
     Ok(r.data.chunks_exact(size).map(T::from_le).collect())
 }
 
+/// Which share of a matrix `[rows, cols]` a rank of a tensor-parallel step holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    /// All of it.
+    Whole,
+    /// Rows `rank * rows / world ..` (the query, key and value heads; the gate and up rows).
+    Rows,
+    /// Columns `rank * cols / world ..` of every row (the output and down projections).
+    Cols,
+}
+
+/// Rank `rank`'s share (`cut`) of `v`, a row-major `[rows, cols]` matrix, on `world` ranks.
+fn cut<T: Copy>(v: Vec<T>, dims: &[usize], cut: Cut, rank: usize, world: usize) -> Vec<T> {
+    let (rows, cols) = (dims[0], dims.get(1).copied().unwrap_or(1));
+    match cut {
+        _ if world == 1 => v,
+        Cut::Whole => v,
+        Cut::Rows => {
+            let n = rows / world;
+            v[rank * n * cols..(rank + 1) * n * cols].to_vec()
+        }
+        Cut::Cols => {
+            let n = cols / world;
+            v.chunks_exact(cols)
+                .flat_map(|row| row[rank * n..(rank + 1) * n].iter().copied())
+                .collect()
+        }
+    }
+}
+
 impl<T: Element> Weights<T> {
     /// Copies every tensor of `tensors` (a checkpoint, or weights in memory) to the device
     /// once, in the layout the step graph reads.
@@ -362,8 +426,26 @@ impl<T: Element> Weights<T> {
         tensors: &dyn Tensors,
         shape: &Shape,
     ) -> Result<Weights<T>, LlamaError> {
-        let (e, f, l) = (shape.hidden, shape.ffn, shape.layers);
-        let (qd, kvd) = (
+        Self::upload_shard(stream, config, tensors, shape, 0, 1)
+    }
+
+    /// Rank `rank`'s share of the weights for a tensor-parallel step over `world` ranks
+    /// ([`tp`](super::tp)): the query, key and value rows of its heads, the columns of the
+    /// output projection that take them, the gate and up rows of its share of the MLP and the
+    /// down projection's columns that take them; the norms, the embedding and the head whole.
+    /// `shape` is the whole model's; `world` 1 is [`upload`](Self::upload).
+    pub fn upload_shard(
+        stream: &Arc<CudaStream>,
+        config: &LlamaConfig,
+        tensors: &dyn Tensors,
+        shape: &Shape,
+        rank: usize,
+        world: usize,
+    ) -> Result<Weights<T>, LlamaError> {
+        let local = shape.shard(world)?;
+        let (e, l) = (shape.hidden, shape.layers);
+        let (f, qd, kvd) = (
+            shape.ffn,
             shape.heads * shape.head_dim,
             shape.kv_heads * shape.head_dim,
         );
@@ -371,40 +453,49 @@ impl<T: Element> Weights<T> {
             Ok(stream.clone_htod(&host::<T>(tensors, name, dims)?)?)
         };
         // One buffer for every layer's tensors of a kind; `parts` are the tensors of one
-        // layer, stacked.
+        // layer (this rank's share of each), stacked.
         let layered =
-            |per: usize, parts: &[(&str, Vec<usize>)]| -> Result<CudaSlice<T>, LlamaError> {
+            |per: usize, parts: &[(&str, Vec<usize>, Cut)]| -> Result<CudaSlice<T>, LlamaError> {
                 let mut buf = stream.alloc_zeros::<T>(l * per)?;
                 for layer in 0..l {
                     let mut off = layer * per;
-                    for (suffix, dims) in parts {
+                    for (suffix, dims, how) in parts {
                         let name = format!("model.layers.{layer}.{suffix}");
-                        let v = host::<T>(tensors, &name, dims)?;
+                        let v = cut(host::<T>(tensors, &name, dims)?, dims, *how, rank, world);
                         stream.memcpy_htod(&v, &mut buf.slice_mut(off..off + v.len()))?;
                         off += v.len();
                     }
                 }
                 Ok(buf)
             };
-        let attn_norm = layered(e, &[("input_layernorm.weight", vec![e])])?;
+        let attn_norm = layered(e, &[("input_layernorm.weight", vec![e], Cut::Whole)])?;
         let wqkv = layered(
-            shape.qkv_rows() * e,
+            local.qkv_rows() * e,
             &[
-                ("self_attn.q_proj.weight", vec![qd, e]),
-                ("self_attn.k_proj.weight", vec![kvd, e]),
-                ("self_attn.v_proj.weight", vec![kvd, e]),
+                ("self_attn.q_proj.weight", vec![qd, e], Cut::Rows),
+                ("self_attn.k_proj.weight", vec![kvd, e], Cut::Rows),
+                ("self_attn.v_proj.weight", vec![kvd, e], Cut::Rows),
             ],
         )?;
-        let wo = layered(e * qd, &[("self_attn.o_proj.weight", vec![e, qd])])?;
-        let mlp_norm = layered(e, &[("post_attention_layernorm.weight", vec![e])])?;
+        let wo = layered(
+            e * qd / world,
+            &[("self_attn.o_proj.weight", vec![e, qd], Cut::Cols)],
+        )?;
+        let mlp_norm = layered(
+            e,
+            &[("post_attention_layernorm.weight", vec![e], Cut::Whole)],
+        )?;
         let wgu = layered(
-            2 * f * e,
+            2 * local.ffn * e,
             &[
-                ("mlp.gate_proj.weight", vec![f, e]),
-                ("mlp.up_proj.weight", vec![f, e]),
+                ("mlp.gate_proj.weight", vec![f, e], Cut::Rows),
+                ("mlp.up_proj.weight", vec![f, e], Cut::Rows),
             ],
         )?;
-        let wdown = layered(e * f, &[("mlp.down_proj.weight", vec![e, f])])?;
+        let wdown = layered(
+            e * local.ffn,
+            &[("mlp.down_proj.weight", vec![e, f], Cut::Cols)],
+        )?;
         let embed = one("model.embed_tokens.weight", &[shape.vocab, e])?;
         let final_norm = one("model.norm.weight", &[e])?;
         let head = if config.tie_word_embeddings {

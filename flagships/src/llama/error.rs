@@ -76,6 +76,12 @@ pub enum LlamaError {
     EmptyPrompt,
 }
 
+impl From<cuda_graph::error::CommError> for LlamaError {
+    fn from(e: cuda_graph::error::CommError) -> Self {
+        LlamaError::Graph(e.into())
+    }
+}
+
 impl From<cuda_graph::error::EditError> for LlamaError {
     fn from(e: cuda_graph::error::EditError) -> Self {
         LlamaError::Graph(e.into())

@@ -163,6 +163,33 @@ matvec_add(const T* __restrict__ w, const T* __restrict__ a, T* __restrict__ x, 
   }
 }
 
+// out = keep x + W a: `matvec_add` for one rank of a tensor-parallel step, whose W holds the
+// rank's columns and `a` its share of the input. Rank 0 keeps the residual (`keep` = 1), the
+// others start from 0, so the sum of every rank's `out` (an all-reduce) is x + W a; on one rank
+// the result is `matvec_add`'s, bit for bit.
+template <typename T>
+__global__ void __launch_bounds__(256)
+matvec_part(const T* __restrict__ w, const T* __restrict__ a, const T* __restrict__ x,
+            T* __restrict__ out, unsigned cols, unsigned rows, unsigned keep) {
+  extern __shared__ __align__(16) unsigned char a_raw[];
+  T* as = reinterpret_cast<T*>(a_raw);
+  constexpr int N = Vec16<T>::N;
+  unsigned r = warp_id();
+  Ahead ah;
+  if (r < rows) fetch<T>(w + (size_t)r * cols, cols, ah);
+  pdl_start();
+  for (unsigned c = threadIdx.x * N; c < cols; c += blockDim.x * N) {
+    *reinterpret_cast<uint4*>(as + c) = ldg16(a + c);
+  }
+  __syncthreads();
+  for (; r < rows; r += warps()) {
+    const float xr = keep ? to_f(x[r]) : 0.f;
+    const T* next = r + warps() < rows ? w + (size_t)(r + warps()) * cols : nullptr;
+    const float acc = dot_stream<T>(w + (size_t)r * cols, next, cols, ah, SharedT<T>{as});
+    if (threadIdx.x % WARP == 0) out[r] = from_f<T>(xr + rnd<T>(acc));
+  }
+}
+
 // logits = W RMSNorm(x) g (each rounded to T, kept as float), and per block the largest of
 // its rows and its index (the first on ties), for the greedy pick. Like the projections, a few
 // blocks an SM, each warp streaming its rows (and keeping the best of them), so the pick reads

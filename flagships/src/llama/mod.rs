@@ -10,6 +10,9 @@
 //!   uploaded once, the KV cache, the prefill's buffers ([`Prefill`]);
 //!   [`decoder`]: [`Decoder`] (greedy generation, streamed or back to back; teacher-forced
 //!   logits; the position advanced on the device or set from the host);
+//! - [`tp`]: the step graph split over the GPUs of one machine (tensor parallel: attention
+//!   heads and the MLP's inner width shared out, NCCL all-reduces as nodes), one graph a rank,
+//!   and [`TpDecoder`](tp::TpDecoder);
 //! - [`config`]: [`LlamaConfig`](config::LlamaConfig), a `config.json` checked for everything
 //!   that changes the math (both the transformers 4 and 5 rope layouts), the tensors it implies,
 //!   and the rotary frequencies as transformers computes them;
@@ -29,8 +32,9 @@ pub mod generator;
 pub mod graph;
 pub mod loop_graph;
 pub mod reference;
+pub mod tp;
 
 pub use checkpoint::Checkpoint;
-pub use decoder::{Decoder, Position, Shape, State, Weights};
+pub use decoder::{Decoder, Position, Shape, State, Steps, Weights};
 pub use device::Prefill;
 pub use generator::{Generator, Streamed};

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use cuda_graph::cudarc::driver::CudaStream;
 use cuda_graph_flagships::harness::Gpu;
 use cuda_graph_flagships::llama::checkpoint::{Checkpoint, MemTensors};
 use cuda_graph_flagships::llama::config::{DType, Llama3Scaling, LlamaConfig};
@@ -81,6 +82,11 @@ pub fn reference_logits(cfg: &LlamaConfig, ckpt: &Checkpoint, ids: &[u32]) -> Ve
 /// Every activation and cache element starts as a NaN, so a value read before it is written
 /// shows up in the logits.
 pub fn poison<T: Element>(gpu: &Gpu, s: &mut State<T>) {
+    poison_on(&gpu.stream, s);
+}
+
+/// [`poison`] on a stream of the state's device.
+pub fn poison_on<T: Element>(stream: &std::sync::Arc<CudaStream>, s: &mut State<T>) {
     let nan = T::from_f32(f32::NAN);
     for b in [
         &mut s.k_cache,
@@ -91,11 +97,11 @@ pub fn poison<T: Element>(gpu: &Gpu, s: &mut State<T>) {
         &mut s.h,
     ] {
         let n = b.len();
-        gpu.stream.memcpy_htod(&vec![nan; n], b).unwrap();
+        stream.memcpy_htod(&vec![nan; n], b).unwrap();
     }
     for b in [&mut s.part_o, &mut s.part_ml, &mut s.logits, &mut s.best] {
         let n = b.len();
-        gpu.stream.memcpy_htod(&vec![f32::NAN; n], b).unwrap();
+        stream.memcpy_htod(&vec![f32::NAN; n], b).unwrap();
     }
 }
 

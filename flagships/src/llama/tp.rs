@@ -1,0 +1,411 @@
+//! The decoder step split over the GPUs of one machine (tensor parallel, Megatron's split): the
+//! same `cuda_graph!` program ([`TpStepF32`], [`TpStepBf16`]) built once per rank, each on its
+//! communicator's device, with the shard sizes written as expressions of `world`.
+//!
+//! ```text
+//! emb -> stack[ qkv -> attn -> o_proj -> o_sum -> mlp_up -> mlp_down -> d_sum ] x layers -> head -> pick
+//!               carry: d_sum (layer l) -> qkv (layer l + 1)
+//! ```
+//!
+//! Rank `r` of `world` holds `heads / world` query heads and `kv_heads / world` KV heads (their
+//! rows of the query, key and value projections, their part of the KV cache, and the columns
+//! of the output projection that take them), and `ffn / world` of the MLP's inner width (those
+//! gate and up rows, and the columns of the down projection that take them): see
+//! [`Weights::upload_shard`]. Each rank's output and down projections give a partial sum of the
+//! whole projection (rank 0's with the residual added: `matvec_part` in `kernels.cu`), and an
+//! NCCL all-reduce (`o_sum`, `d_sum`, nodes of the graph) adds them into every rank's `x`. The
+//! embedding, the norms, the head and the greedy pick are replicated: every rank computes the
+//! same logits and picks the same token, so the ranks need no other exchange.
+//!
+//! The macro proves what makes this safe to run on several GPUs: the all-reduces of one layer
+//! are ordered, and the carry edge orders layer `l`'s before layer `l + 1`'s, so every rank
+//! issues them in one order; the layer count is the same on every rank (it does not use
+//! `rank`). On one GPU (world 1) the all-reduces are copies and the step computes what the
+//! single-GPU step graph ([`super::graph`]) computes, bit for bit.
+//!
+//! Only the step graph has a tensor-parallel form: the generation graph's WHILE loop decides
+//! on each rank's device whether to go on, and the macro refuses collectives whose issue
+//! depends on such a condition.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use cuda_graph::buffer::{Stack, StackMut};
+use cuda_graph::comm::Communicator;
+use cuda_graph::cuda_graph;
+use cuda_graph::cudarc::driver::{CudaSlice, CudaStream};
+use cuda_graph::exec::Ranks;
+use cuda_graph::half::bf16;
+use cuda_graph::GraphExec;
+
+use super::checkpoint::Tensors;
+use super::config::LlamaConfig;
+use super::decoder::Steps;
+use super::device::{multiprocessors, shared_inputs, Element, Shape, State, Weights};
+use super::error::LlamaError;
+use super::graph::{attention_chunks, spread, ATTENTION_THREADS, CHUNK};
+
+macro_rules! tp_step_graph {
+    ($(#[$doc:meta])* $name:ident, $t:ident) => {
+        cuda_graph! {
+            $(#[$doc])*
+            #[programmatic]
+            pub graph $name {
+                source "src/llama/kernels.cu";
+                kernel embed_t = embed<$t>;
+                kernel qkv_rope_t = qkv_rope<$t>;
+                kernel attention_t = attention<$t>;
+                kernel matvec_part_t = matvec_part<$t>;
+                kernel gate_up_t = norm_gate_up<$t>;
+                kernel head_t = norm_head<$t>;
+                kernel argmax_step;
+
+                comm tp;
+                buffer embed_w: $t;
+                buffer attn_norm[layers]: $t;
+                buffer wqkv[layers]: $t;
+                buffer wo[layers]: $t;
+                buffer mlp_norm[layers]: $t;
+                buffer wgu[layers]: $t;
+                buffer wdown[layers]: $t;
+                buffer final_norm: $t;
+                buffer head_w: $t;
+                buffer cos_t: $t;
+                buffer sin_t: $t;
+                buffer mut k_cache[layers]: $t;
+                buffer mut v_cache[layers]: $t;
+                buffer mut x: $t;
+                buffer mut part: $t;
+                buffer mut q: $t;
+                buffer mut att: $t;
+                buffer mut h: $t;
+                buffer mut part_o: f32;
+                buffer mut part_ml: f32;
+                buffer mut done: u32;
+                buffer mut logits: f32;
+                buffer mut best: f32;
+                buffer mut best_at: u32;
+                buffer mut ids: u32;
+                buffer mut dpos: u32;
+
+                // This rank's share of the model: its query and KV heads, its part of the
+                // MLP's inner width (the rest of the sizes are the whole model's).
+                param layers: u32;
+                param hidden: u32;
+                param heads: u32;
+                param kv_heads: u32;
+                param head_dim: u32;
+                param ffn: u32;
+                param vocab: u32;
+                param eps: f32;
+                param scale: f32;
+                param max_ctx: u32;
+                param pos: u32;
+                param counter: u32;
+                param prompt_len: u32;
+                param sms: u32;
+                param elem_bytes: u32;
+
+                emb = embed_t<<<hidden.div_ceil(256), 256>>>(
+                    embed_w, ids, dpos, x, hidden, vocab, pos, counter, max_ctx);
+                stack = repeat l in 0..layers {
+                    qkv = qkv_rope_t<<<spread((heads + 2 * kv_heads) * (head_dim / 2), sms), 256, hidden * 4>>>(
+                        x, attn_norm[l], wqkv[l], cos_t, sin_t, q, k_cache[l], v_cache[l], dpos,
+                        pos, counter, max_ctx, hidden, heads, kv_heads, head_dim, eps);
+                    attn = attention_t<<<(heads, attention_chunks(counter, pos, max_ctx), 1), ATTENTION_THREADS>>>(
+                        q, k_cache[l], v_cache[l], part_o, part_ml, done, att, dpos, pos, counter,
+                        max_ctx, heads, kv_heads, head_dim, max_ctx.div_ceil(CHUNK), scale);
+                    // Rank 0 starts from the residual, the others from 0: the all-reduce adds
+                    // up x + W a.
+                    o_proj = matvec_part_t<<<spread(hidden, sms), 256, heads * head_dim * elem_bytes>>>(
+                        wo[l], att, x, part, heads * head_dim, hidden, (rank == 0) as u32);
+                    o_sum = all_reduce(part -> x, hidden, sum) on tp;
+                    mlp_up = gate_up_t<<<spread(ffn, sms), 256, hidden * 4>>>(
+                        x, mlp_norm[l], wgu[l], h, hidden, ffn, eps);
+                    mlp_down = matvec_part_t<<<spread(hidden, sms), 256, ffn * elem_bytes>>>(
+                        wdown[l], h, x, part, ffn, hidden, (rank == 0) as u32);
+                    d_sum = all_reduce(part -> x, hidden, sum) on tp;
+                    qkv -> attn -> o_proj -> o_sum -> mlp_up -> mlp_down -> d_sum;
+                    // Layer l + 1 starts from what layer l's all-reduce left in `x`; on every
+                    // rank, its all-reduces come after layer l's.
+                    carry d_sum -> qkv;
+                }
+                head = head_t<<<spread(vocab, sms), 256, hidden * 4>>>(
+                    x, final_norm, head_w, logits, best, best_at, hidden, vocab, eps);
+                pick = argmax_step<<<1, 1024>>>(
+                    best, best_at, spread(vocab, sms), ids, dpos, pos, counter, prompt_len,
+                    max_ctx);
+                emb -> stack -> head -> pick;
+            }
+        }
+    };
+}
+
+tp_step_graph! {
+    /// One rank's decoder step of an `f32` model split over `world` ranks.
+    TpStepF32, f32
+}
+
+tp_step_graph! {
+    /// One rank's decoder step of a `bf16` model split over `world` ranks.
+    TpStepBf16, bf16
+}
+
+/// One rank of a tensor-parallel decoder: its communicator, its share of the weights, its KV
+/// cache and activations, and the stream its steps run on.
+pub struct Rank<T> {
+    pub comm: Communicator,
+    pub stream: Arc<CudaStream>,
+    pub weights: Weights<T>,
+    pub state: State<T>,
+    /// The partial sum of a projection, before the all-reduce.
+    pub part: CudaSlice<T>,
+}
+
+impl<T: Element> Rank<T> {
+    /// Rank `comm.rank()`'s share of the model of `config` (whole shape `shape`), uploaded to
+    /// its communicator's device.
+    pub fn new(
+        comm: Communicator,
+        config: &LlamaConfig,
+        tensors: &dyn Tensors,
+        shape: &Shape,
+    ) -> Result<Rank<T>, LlamaError> {
+        let (rank, world) = (comm.rank() as usize, comm.world() as usize);
+        let local = shape.shard(world)?;
+        local.check_element::<T>()?;
+        let stream = comm.context().new_stream()?;
+        let weights = Weights::upload_shard(&stream, config, tensors, shape, rank, world)?;
+        let state = State::new(&stream, &local)?;
+        let part = stream.alloc_zeros(shape.hidden)?;
+        stream.synchronize()?;
+        Ok(Rank {
+            comm,
+            stream,
+            weights,
+            state,
+            part,
+        })
+    }
+}
+
+/// A rank's step graph, of either element type, executable.
+#[doc(hidden)]
+pub enum TpExec<'a> {
+    F32(TpStepF32Exec<'a>),
+    Bf16(TpStepBf16Exec<'a>),
+}
+
+impl<'a> std::ops::Deref for TpExec<'a> {
+    type Target = GraphExec<'a>;
+    fn deref(&self) -> &GraphExec<'a> {
+        match self {
+            TpExec::F32(e) => e,
+            TpExec::Bf16(e) => e,
+        }
+    }
+}
+
+impl<'a> std::ops::DerefMut for TpExec<'a> {
+    fn deref_mut(&mut self) -> &mut GraphExec<'a> {
+        match self {
+            TpExec::F32(e) => e,
+            TpExec::Bf16(e) => e,
+        }
+    }
+}
+
+/// The buffers of one rank a step graph borrows.
+#[doc(hidden)]
+pub struct Borrowed<'a, T> {
+    pub comm: &'a Communicator,
+    pub weights: &'a Weights<T>,
+    pub state: &'a mut State<T>,
+    pub part: &'a mut CudaSlice<T>,
+}
+
+/// Builds a rank's step graph over its buffers and makes it executable.
+#[doc(hidden)]
+pub trait TpElement: Element {
+    fn tp_exec<'a>(shape: &Shape, r: Borrowed<'a, Self>) -> Result<TpExec<'a>, LlamaError>;
+}
+
+macro_rules! tp_element {
+    ($t:ty, $graph:ident, $inputs:ident, $variant:ident) => {
+        impl TpElement for $t {
+            fn tp_exec<'a>(sh: &Shape, r: Borrowed<'a, $t>) -> Result<TpExec<'a>, LlamaError> {
+                // The graph is built with this rank's share of the model.
+                let local = sh.shard(r.comm.world() as usize)?;
+                let ctx = r.comm.context().clone();
+                let inputs = shared_inputs!($inputs, &ctx, &local, r.weights, r.state, $t, {
+                    tp: r.comm,
+                    part: r.part,
+                    pos: 0,
+                    counter: 1,
+                    prompt_len: 1,
+                });
+                let exec = $graph::build_from_source(&ctx, inputs)?.instantiate()?;
+                Ok(TpExec::$variant(exec))
+            }
+        }
+    };
+}
+
+tp_element!(f32, TpStepF32, TpStepF32Inputs, F32);
+tp_element!(bf16, TpStepBf16, TpStepBf16Inputs, Bf16);
+
+/// Runs `$body` with `$e` bound to a rank's executable graph, whichever its element type.
+macro_rules! on {
+    ($exec:expr, $e:ident => $body:expr) => {
+        match $exec {
+            TpExec::F32($e) => $body,
+            TpExec::Bf16($e) => $body,
+        }
+    };
+}
+
+/// The tensor-parallel decoder: every rank's step graph, executable, launched together. One
+/// step launches each rank's graph on its stream, then waits for all of them while watching
+/// NCCL's asynchronous errors (a rank that faults or never joins is an error after the
+/// time-out, not a hang).
+///
+/// ```no_run
+/// # fn demo(ckpt: &cuda_graph_flagships::llama::Checkpoint) -> Result<(), Box<dyn std::error::Error>> {
+/// use std::time::Duration;
+/// use cuda_graph::comm::Communicator;
+/// use cuda_graph::half::bf16;
+/// use cuda_graph_flagships::llama::{tp, Shape, Steps};
+/// let ctxs = vec![cuda_graph::context(0)?, cuda_graph::context(1)?];
+/// let shape = Shape::new(&ckpt.config, 4096)?;
+/// let mut ranks = Communicator::local(&ctxs, Duration::from_secs(60))?
+///     .into_iter()
+///     .map(|c| tp::Rank::<bf16>::new(c, &ckpt.config, ckpt, &shape))
+///     .collect::<Result<Vec<_>, _>>()?;
+/// let mut dec = tp::TpDecoder::new(&shape, &mut ranks)?;
+/// let ids = dec.generate(&[1, 2, 3], 16, |t| { println!("{t}"); true })?;
+/// # let _ = ids; Ok(()) }
+/// ```
+pub struct TpDecoder<'a> {
+    ranks: Ranks<'a, TpExec<'a>>,
+    shape: Shape,
+    /// The position the next step decodes.
+    pos: usize,
+    timeout: Duration,
+}
+
+impl<'a> TpDecoder<'a> {
+    /// Builds every rank's step graph (`shape` is the whole model's) and makes it executable.
+    /// `ranks` are every rank of one communicator, in order (else an error).
+    /// A rank's step waits at most a minute for its peers (see
+    /// [`set_timeout`](Self::set_timeout)).
+    pub fn new<T: TpElement>(
+        shape: &Shape,
+        ranks: &'a mut [Rank<T>],
+    ) -> Result<TpDecoder<'a>, LlamaError> {
+        let world = ranks.len();
+        let mut execs = Vec::with_capacity(world);
+        let mut comms = Vec::with_capacity(world);
+        let mut streams = Vec::with_capacity(world);
+        for r in ranks.iter_mut() {
+            let Rank {
+                comm,
+                stream,
+                weights,
+                state,
+                part,
+            } = r;
+            let comm: &'a Communicator = comm;
+            streams.push(stream.clone());
+            comms.push(comm);
+            execs.push(T::tp_exec(
+                shape,
+                Borrowed {
+                    comm,
+                    weights,
+                    state,
+                    part,
+                },
+            )?);
+        }
+        Ok(TpDecoder {
+            ranks: Ranks::new(execs, comms, streams)?,
+            shape: shape.clone(),
+            pos: 0,
+            timeout: Duration::from_secs(60),
+        })
+    }
+
+    /// The number of ranks.
+    pub fn world(&self) -> usize {
+        self.ranks.world()
+    }
+
+    /// How long a step waits for every rank before it gives up (the communicators are then
+    /// aborted, and later steps are errors).
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
+
+    /// Every rank's logits of the last step, after a [`synchronize`](Steps::synchronize): the
+    /// ranks agree exactly when their all-reduces do.
+    pub fn logits_of_every_rank(&mut self) -> Result<Vec<Vec<f32>>, LlamaError> {
+        let mut out = Vec::with_capacity(self.world());
+        for r in 0..self.world() {
+            let stream = self.ranks.stream(r).clone();
+            out.push(on!(self.ranks.rank(r), e => stream.clone_dtoh(e.logits()?)?));
+        }
+        Ok(out)
+    }
+}
+
+/// The steps of every rank together: tokens and logits are rank 0's (every rank picks the
+/// same).
+impl Steps for TpDecoder<'_> {
+    fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    fn start(&mut self, ids: &[u32], prompt_len: usize) -> Result<(), LlamaError> {
+        self.shape.check_prompt(ids, 0)?;
+        for r in 0..self.world() {
+            let stream = self.ranks.stream(r).clone();
+            on!(self.ranks.rank(r), e => {
+                stream.memcpy_htod(ids, &mut e.ids_mut()?.slice_mut(0..ids.len()))?;
+                stream.memcpy_htod(&[0u32], &mut e.dpos_mut()?)?;
+                e.set_prompt_len(prompt_len as u32)?;
+            });
+        }
+        self.pos = 0;
+        Ok(())
+    }
+
+    /// One launch on every rank.
+    fn step(&mut self) -> Result<(), LlamaError> {
+        self.ranks.launch()?;
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Waits for every rank, watching NCCL's asynchronous errors; after the time-out every
+    /// communicator is aborted and the error says which rank and why.
+    fn synchronize(&mut self) -> Result<(), LlamaError> {
+        self.ranks.wait(self.timeout)?;
+        Ok(())
+    }
+
+    fn stepped(&self) -> usize {
+        self.pos
+    }
+
+    fn tokens(&mut self, from: usize, out: &mut [u32]) -> Result<(), LlamaError> {
+        let stream = self.ranks.stream(0).clone();
+        let n = out.len();
+        on!(self.ranks.rank(0), e => stream.memcpy_dtoh(&e.ids()?.slice(from..from + n), out)?);
+        Ok(())
+    }
+
+    fn logits(&mut self) -> Result<Vec<f32>, LlamaError> {
+        let stream = self.ranks.stream(0).clone();
+        Ok(on!(self.ranks.rank(0), e => stream.clone_dtoh(e.logits()?)?))
+    }
+}

@@ -1,0 +1,74 @@
+//! The tensor-parallel MLP block (`src/tp_mlp.rs`) at world size 1 on one GPU: the whole
+//! block against a float64 CPU forward pass at batches 1, 8, 32 and 128 (output poisoned
+//! before the run); the same program with a shard made for another world size is an error at
+//! build, naming the node.
+
+use std::time::Duration;
+
+use cuda_graph::comm::Communicator;
+use cuda_graph_flagships::harness::Gpu;
+use cuda_graph_flagships::tp_mlp::{self, RankSetup, TpMlp};
+
+const WAIT: Duration = Duration::from_secs(120);
+
+#[test]
+fn the_block_at_world_size_one_matches_float64() {
+    let Some(gpu) = Gpu::find() else {
+        return;
+    };
+    let comms = Communicator::local(std::slice::from_ref(&gpu.ctx), WAIT).unwrap();
+    let ranks = vec![RankSetup::new(&comms[0]).unwrap()];
+    for batch in [1u32, 8, 32, 128] {
+        // Three steps: inputs 0, 1, 0; the output is the last one's.
+        let out = tp_mlp::run(&ranks, &comms, batch, 3, 0, WAIT).unwrap();
+        let x = tp_mlp::inputs_of(0, batch);
+        let y = &out.outputs[0];
+        assert_eq!(y.len(), (batch * tp_mlp::HIDDEN) as usize);
+        assert!(
+            y.iter().all(|v| v.is_finite()),
+            "batch {batch}: unwritten output"
+        );
+        let err = tp_mlp::max_rel_error(&x, y, batch);
+        assert!(
+            err < 1e-5,
+            "batch {batch}: {err:e} off the float64 reference"
+        );
+        // Every row differs from its input: the block ran on it.
+        assert!(y[..16].iter().zip(&x).any(|(a, b)| a != b));
+    }
+}
+
+#[test]
+fn a_shard_of_another_world_size_is_an_error_at_build() {
+    let Some(gpu) = Gpu::find() else {
+        return;
+    };
+    let comms = Communicator::local(std::slice::from_ref(&gpu.ctx), WAIT).unwrap();
+    let mut setup = RankSetup::new(&comms[0]).unwrap();
+    // Rank 0's weights of a world of 2: half the rows this world size needs.
+    setup.shard = tp_mlp::DeviceShard::upload(&setup.stream, &tp_mlp::Shard::new(0, 2).unwrap());
+    let batch = 4;
+    let mut bufs = tp_mlp::Rank::new(&setup.stream, batch);
+    let up = tp_mlp::gemm(&setup.blas, tp_mlp::up_cfg(batch, tp_mlp::INTER));
+    let down = tp_mlp::gemm(&setup.blas, tp_mlp::down_cfg(batch, tp_mlp::INTER));
+    let e = TpMlp::build(
+        &setup.module,
+        tp_mlp::inputs(
+            &comms[0],
+            &mut bufs,
+            &setup.shard,
+            batch,
+            &setup.capture,
+            &up,
+            &down,
+        ),
+    )
+    .map(|_| ())
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("`g1`"), "{e}");
+    assert!(
+        e.contains("the weight holds 33554432 elements but this rank's GEMM (16384 x 4096 times 4096 x 4) needs 67108864"),
+        "{e}"
+    );
+}
