@@ -16,14 +16,14 @@ use super::GraphExec;
 use crate::comm::{wait_all, Communicator};
 use crate::error::{CommError, Error};
 
-/// Every rank of one communicator driven by this process, each with its executable graph and
-/// the stream it runs on: [`launch`](Self::launch) starts the step on every rank,
+/// Every rank of one communicator driven by this process, each with its executable graph (a
+/// `cuda_graph!` graph's, or a `&mut GraphExec`) and the stream it runs on: [`launch`](Self::launch) starts the step on every rank,
 /// [`wait`](Self::wait) waits for all of them while watching NCCL's asynchronous errors, and
 /// [`each`](Self::each) reaches every rank's setters.
 ///
 /// ```no_run
 /// # use std::time::Duration;
-/// # fn demo<'c, 'a>(execs: Vec<cuda_graph_runtime::GraphExec<'a>>,
+/// # fn demo<'c, 'a, 'e>(execs: Vec<&'e mut cuda_graph_runtime::GraphExec<'a>>,
 /// #                 comms: &'c [cuda_graph_runtime::comm::Communicator])
 /// #   -> cuda_graph_runtime::Result<()> {
 /// use cuda_graph_runtime::exec::Ranks;
