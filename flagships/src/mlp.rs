@@ -264,11 +264,11 @@ pub fn stream_step(
 /// Bytes of the workspace each cuBLAS handle gets.
 pub const WORKSPACE: usize = 32 << 20;
 
-/// Prepares `blas` (bound to `stream`) for capture: gives it a workspace, so cuBLAS allocates
-/// nothing while captured (a captured node cannot hold allocations), and runs one GEMM outside
-/// capture so it is initialised. Keep the returned workspace as long as `blas`.
+/// Gives `blas` (bound to `stream`) a workspace of [`WORKSPACE`] bytes, so cuBLAS allocates
+/// nothing while captured (a captured node cannot hold allocations). Keep the returned
+/// workspace as long as `blas`.
 #[must_use = "the workspace must live as long as the cuBLAS handle"]
-pub fn warm_up(stream: &Arc<CudaStream>, blas: &CudaBlas, dw: &DeviceWeights) -> CudaSlice<u8> {
+pub fn set_workspace(stream: &Arc<CudaStream>, blas: &CudaBlas) -> CudaSlice<u8> {
     let mut ws = stream.alloc_zeros::<u8>(WORKSPACE).expect("alloc");
     {
         let (ptr, _sync) = ws.device_ptr_mut(stream);
@@ -284,6 +284,14 @@ pub fn warm_up(stream: &Arc<CudaStream>, blas: &CudaBlas, dw: &DeviceWeights) ->
         .result()
         .expect("cublasSetWorkspace");
     }
+    ws
+}
+
+/// Prepares `blas` (bound to `stream`) for capture: its workspace ([`set_workspace`]), and one
+/// GEMM outside capture so it is initialised. Keep the returned workspace as long as `blas`.
+#[must_use = "the workspace must live as long as the cuBLAS handle"]
+pub fn warm_up(stream: &Arc<CudaStream>, blas: &CudaBlas, dw: &DeviceWeights) -> CudaSlice<u8> {
+    let ws = set_workspace(stream, blas);
     let x = stream.alloc_zeros::<f32>(IN as usize).expect("alloc");
     let mut h = stream.alloc_zeros::<f32>(H1 as usize).expect("alloc");
     // SAFETY: batch 1: `x` holds IN floats, `h` H1.

@@ -19,9 +19,9 @@ use std::sync::Arc;
 
 use cuda_graph::capture::{Capture, Region, RegionMut, Work, WorkResult};
 use cuda_graph::comm::Communicator;
-use cuda_graph::cudarc::cublas::sys::{self as cublas_sys, cublasOperation_t};
+use cuda_graph::cudarc::cublas::sys::cublasOperation_t;
 use cuda_graph::cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
-use cuda_graph::cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut, DeviceSlice};
+use cuda_graph::cudarc::driver::{CudaSlice, CudaStream, DeviceSlice};
 use cuda_graph::exec::Ranks;
 use cuda_graph::prelude::*;
 
@@ -280,28 +280,12 @@ pub fn inputs<'a>(
     }
 }
 
-/// Bytes of the workspace each cuBLAS handle gets.
-pub const WORKSPACE: usize = 32 << 20;
-
-/// Prepares `blas` (bound to `stream`) for capture: a workspace (cuBLAS allocates nothing while
-/// captured) and one GEMM outside capture. Keep the returned workspace as long as `blas`.
+/// Prepares `blas` (bound to `stream`) for capture: its workspace
+/// ([`mlp::set_workspace`](crate::mlp::set_workspace)) and one GEMM outside capture. Keep the
+/// returned workspace as long as `blas`.
 #[must_use = "the workspace must live as long as the cuBLAS handle"]
 pub fn warm_up(stream: &Arc<CudaStream>, blas: &CudaBlas) -> CudaSlice<u8> {
-    let mut ws = stream.alloc_zeros::<u8>(WORKSPACE).expect("alloc");
-    {
-        let (ptr, _sync) = ws.device_ptr_mut(stream);
-        // SAFETY: `ws` holds WORKSPACE bytes on `stream`'s device, kept by the caller as long
-        // as the handle.
-        unsafe {
-            cublas_sys::cublasSetWorkspace_v2(
-                *blas.handle(),
-                ptr as *mut std::ffi::c_void,
-                WORKSPACE,
-            )
-        }
-        .result()
-        .expect("cublasSetWorkspace");
-    }
+    let ws = crate::mlp::set_workspace(stream, blas);
     let w = stream
         .alloc_zeros::<f32>(HIDDEN as usize * 16)
         .expect("alloc");
