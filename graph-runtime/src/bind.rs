@@ -339,11 +339,10 @@ impl<'a> Binding<'a> {
             Access::Host(h) => End::Host(*h),
             Access::HostMut(h) => End::Host(h.ptr()),
             Access::Parent(e) => *e,
-            Access::Device(_)
-            | Access::DeviceMut(_)
-            | Access::Owned
-            | Access::Part
-            | Access::Peer { .. } => End::Device(self.addr),
+            Access::Device(_) | Access::DeviceMut(_) | Access::Owned | Access::Part => {
+                End::Device(self.addr)
+            }
+            Access::Peer { .. } => End::Peer(self.addr),
         }
     }
 }

@@ -97,6 +97,8 @@ pub(crate) struct Health {
 /// One rank of an NCCL communicator, on one device. Dropping it finalizes and destroys it.
 pub struct Communicator {
     raw: Mutex<Option<RawComm>>,
+    /// The thread an abort runs on while graphs hold the communicator (see [`abort`](Self::abort)).
+    aborting: Mutex<Option<std::thread::JoinHandle<()>>>,
     health: Arc<Health>,
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
@@ -206,6 +208,7 @@ impl Communicator {
         world: u32,
         id: &UniqueId,
     ) -> Result<Self, CommError> {
+        graph_mixing_off();
         let driver = |call, source| CommError::Driver { call, rank, source };
         ctx.bind_to_thread()
             .map_err(|e| driver("cuCtxSetCurrent", e))?;
@@ -214,6 +217,7 @@ impl Communicator {
             nccl::init_rank(world as i32, &id.0, rank as i32).map_err(|e| nccl_error(e, rank))?;
         Ok(Communicator {
             raw: Mutex::new(Some(raw)),
+            aborting: Mutex::new(None),
             health: Arc::new(Health {
                 alive: AtomicBool::new(true),
                 rank,
@@ -383,40 +387,48 @@ impl Communicator {
     /// the communicator is aborted (its kernels return, so the stream drains) and the error
     /// says why: a peer that never issued its side of a collective is a time-out, not a hang.
     pub fn wait(&self, stream: &Arc<CudaStream>, timeout: Duration) -> Result<(), CommError> {
-        let driver = |call, source| CommError::Driver {
-            call,
-            rank: self.rank,
-            source,
-        };
-        let done = stream
-            .record_event(None)
-            .map_err(|e| driver("cuEventRecord", e))?;
-        let deadline = Instant::now() + timeout;
-        loop {
-            if done
-                .try_is_complete()
-                .map_err(|e| driver("cuEventQuery", e))?
-            {
-                return self.check();
-            }
-            self.check()?;
-            if Instant::now() >= deadline {
-                self.abort();
-                return Err(self.timeout("the launch's collectives", timeout));
-            }
-            // A step takes tens of microseconds: a sleep would add its own tens (the
-            // scheduler's granularity) to every wait.
-            std::thread::yield_now();
-        }
+        wait_all(&[(self, stream)], timeout)
     }
 
     /// Aborts the communicator: NCCL kernels in flight return and it cannot be used again
     /// (graphs whose collectives use it refuse to launch). Nothing if already aborted.
+    ///
+    /// NCCL releases an aborted communicator only once every graph that captured its
+    /// collectives is destroyed, and its abort call waits for that. While such a graph is alive
+    /// the abort runs on a thread of its own, so this returns at once: the flag that makes the
+    /// kernels in flight return is set first, and the rest completes when the graphs are
+    /// dropped.
     pub fn abort(&self) {
         let raw = self.lock().take();
         self.health.alive.store(false, Ordering::Release);
-        if let Some(raw) = raw {
+        let Some(raw) = raw else { return };
+        if Arc::strong_count(&self.health) == 1 {
             raw.abort();
+            return;
+        }
+        let ctx = self.ctx.clone();
+        let slot = Arc::new(Mutex::new(Some(raw)));
+        let theirs = slot.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("nccl-abort-rank-{}", self.rank))
+            .spawn(move || {
+                let _ = ctx.bind_to_thread();
+                let raw = theirs.lock().unwrap_or_else(|p| p.into_inner()).take();
+                if let Some(raw) = raw {
+                    raw.abort();
+                }
+            });
+        match spawned {
+            Ok(handle) => {
+                *self.aborting.lock().unwrap_or_else(|p| p.into_inner()) = Some(handle);
+            }
+            Err(_) => {
+                // No thread to be had: abort here (it may wait for the graphs).
+                let raw = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+                if let Some(raw) = raw {
+                    raw.abort();
+                }
+            }
         }
     }
 
@@ -453,6 +465,23 @@ impl Communicator {
 
 impl Drop for Communicator {
     fn drop(&mut self) {
+        // An abort on its own thread finishes once the graphs that used the communicator are
+        // gone, which they are now (they borrowed it): wait for it, a bounded time (a device
+        // that faulted may never let NCCL finish), so the process does not end inside NCCL.
+        let aborting = self
+            .aborting
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(handle) = aborting {
+            let start = Instant::now();
+            while !handle.is_finished() && start.elapsed() < Duration::from_secs(10) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            if handle.is_finished() {
+                let _ = handle.join();
+            }
+        }
         let raw = self.lock().take();
         if let Some(raw) = raw {
             // Outstanding work is finished first; a peer that is gone cannot hold this up for
@@ -463,22 +492,92 @@ impl Drop for Communicator {
     }
 }
 
-/// Waits for the work so far on each rank's stream (a launch on every rank), each with
-/// [`Communicator::wait`]; when one rank fails, every communicator is aborted, so no rank waits
-/// on a peer that is gone.
+/// `NCCL_GRAPH_MIXING_SUPPORT`: NCCL's support for launching a communicator's collectives from
+/// several graphs at once, or from a graph and outside one. It puts event nodes into every
+/// captured collective, which CUDA refuses inside conditional bodies. This crate turns it off
+/// (`0`) before the first communicator is made unless the variable is set: every collective
+/// here is captured, and the graphs of one communicator are launched one after the other on
+/// its rank's stream ([`crate::exec::Ranks`] does). NCCL reads it once, at its first use.
+pub const GRAPH_MIXING_VAR: &str = "NCCL_GRAPH_MIXING_SUPPORT";
+
+fn graph_mixing_off() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if std::env::var_os(GRAPH_MIXING_VAR).is_none() {
+            std::env::set_var(GRAPH_MIXING_VAR, "0");
+        }
+    });
+}
+
+/// Whether NCCL's graph mixing is on (the variable set to anything but `0`): collectives
+/// cannot then go into a conditional body.
+pub(crate) fn graph_mixing_on() -> bool {
+    std::env::var(GRAPH_MIXING_VAR).is_ok_and(|v| v.trim() != "0")
+}
+
+/// Waits for the work so far on each rank's stream (a launch on every rank) while watching
+/// each communicator's asynchronous error, every rank in turn. The first failure aborts every
+/// communicator, so no rank waits on a peer that is gone: a rank whose device faults
+/// ([`CommError::Fault`]), an asynchronous NCCL error ([`CommError::Async`]), or, after
+/// `timeout`, a rank whose launch has not finished ([`CommError::Timeout`], naming the first
+/// such rank).
 pub fn wait_all(
     ranks: &[(&Communicator, &Arc<CudaStream>)],
     timeout: Duration,
 ) -> Result<(), CommError> {
-    let deadline = Instant::now() + timeout;
-    for (c, s) in ranks {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if let Err(e) = c.wait(s, left.max(Duration::from_millis(1))) {
-            for (other, _) in ranks {
-                other.abort();
+    let fail = |e: CommError| {
+        for (c, _) in ranks {
+            c.abort();
+        }
+        Err(e)
+    };
+    let mut pending = Vec::with_capacity(ranks.len());
+    for (r, (c, s)) in ranks.iter().enumerate() {
+        match s.record_event(None) {
+            Ok(done) => pending.push((r, done)),
+            Err(source) => {
+                return fail(CommError::Driver {
+                    call: "cuEventRecord",
+                    rank: c.rank,
+                    source,
+                })
             }
-            return Err(e);
         }
     }
-    Ok(())
+    let deadline = Instant::now() + timeout;
+    loop {
+        let mut k = 0;
+        while k < pending.len() {
+            let (r, done) = &pending[k];
+            let c = ranks[*r].0;
+            let finished = match done.try_is_complete() {
+                Ok(f) => f,
+                Err(source) => {
+                    return fail(CommError::Fault {
+                        rank: c.rank,
+                        world: c.world,
+                        source,
+                    })
+                }
+            };
+            if let Err(e) = c.check() {
+                return fail(e);
+            }
+            if finished {
+                pending.swap_remove(k);
+            } else {
+                k += 1;
+            }
+        }
+        let Some((r, _)) = pending.first() else {
+            return Ok(());
+        };
+        if Instant::now() >= deadline {
+            let c = ranks[*r].0;
+            return fail(c.timeout("the launch's collectives", timeout));
+        }
+        // A step takes tens of microseconds: a sleep would add its own tens (the scheduler's
+        // granularity) to every wait.
+        std::thread::yield_now();
+    }
 }

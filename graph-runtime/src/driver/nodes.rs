@@ -206,6 +206,10 @@ pub(crate) struct Idle<'e>(pub(super) PhantomData<&'e mut ()>);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum End<'a> {
     Device(u64),
+    /// Memory of another device (peer access enabled): given to the driver as a unified
+    /// address, which it resolves to that device (a memcpy node refuses a device address of
+    /// another device's memory).
+    Peer(u64),
     Host(HostPtr<'a>),
 }
 
@@ -222,11 +226,11 @@ impl<'a> Memcpy<'a> {
     /// was not borrowed mutably.
     pub fn new(src: End<'a>, dst: End<'a>, bytes: usize) -> Option<Self> {
         let fits = |e: End<'_>| match e {
-            End::Device(_) => true,
+            End::Device(_) | End::Peer(_) => true,
             End::Host(h) => h.bytes >= bytes,
         };
         let writable = match dst {
-            End::Device(_) => true,
+            End::Device(_) | End::Peer(_) => true,
             End::Host(h) => h.writable,
         };
         (fits(src) && fits(dst) && writable).then_some(Memcpy { src, dst, bytes })
@@ -248,14 +252,15 @@ impl<'a> Memcpy<'a> {
         let kind = |e: End<'_>| match e {
             End::Host(_) => CUmemorytype::CU_MEMORYTYPE_HOST,
             End::Device(_) => CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            End::Peer(_) => CUmemorytype::CU_MEMORYTYPE_UNIFIED,
         };
         let host = |e: End<'_>| match e {
             End::Host(h) => h.addr as *mut c_void,
-            End::Device(_) => ptr::null_mut(),
+            End::Device(_) | End::Peer(_) => ptr::null_mut(),
         };
         let device = |e: End<'_>| match e {
             End::Host(_) => 0,
-            End::Device(a) => a,
+            End::Device(a) | End::Peer(a) => a,
         };
         CUDA_MEMCPY3D {
             srcXInBytes: 0,

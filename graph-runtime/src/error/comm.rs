@@ -63,6 +63,18 @@ pub enum CommError {
         /// NCCL's words for it.
         message: String,
     },
+    /// A rank's device failed while running its launch (a kernel fault, an illegal address):
+    /// every communicator of the step was aborted so that no peer waits for this rank. CUDA
+    /// keeps such an error: that device's context cannot run anything again in this process.
+    #[error("rank {rank} of {world}: its device failed while running the launch ({source}); every rank's communicator was aborted, and this device cannot run work again in this process")]
+    Fault {
+        /// The rank whose device failed.
+        rank: u32,
+        /// The communicator's size.
+        world: u32,
+        /// What the driver said.
+        source: cudarc::driver::DriverError,
+    },
     /// The communicator was aborted earlier (a time-out or an error): it cannot be used again.
     #[error("rank {rank} of {world}: the communicator was aborted after an earlier error; make a new one (and build the graphs that use it again)")]
     Aborted {

@@ -118,6 +118,12 @@ impl<'c, 'a, E: DerefMut<Target = GraphExec<'a>>> Ranks<'c, E> {
             .collect()
     }
 
+    /// Every rank's executable graph, rank 0 first: to edit them at once (from a thread each,
+    /// say; an executable graph is `Send`).
+    pub fn ranks_mut(&mut self) -> &mut [E] {
+        &mut self.execs
+    }
+
     /// Rank `r`'s executable graph.
     pub fn rank(&mut self, r: usize) -> &mut E {
         &mut self.execs[r]

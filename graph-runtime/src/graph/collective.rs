@@ -49,6 +49,13 @@ impl<'a> Graph<'a> {
                 comm.rank()
             )));
         }
+        if self.raw.scope() != 0 && crate::comm::graph_mixing_on() {
+            return Err(bad(format!(
+                "a collective inside a conditional body needs NCCL's graph mixing off, but {} is set to `{}`; unset it (this crate then sets it to 0) or set it to 0",
+                crate::comm::GRAPH_MIXING_VAR,
+                std::env::var(crate::comm::GRAPH_MIXING_VAR).unwrap_or_default()
+            )));
+        }
         if c.count == 0 {
             return Err(bad(
                 "the count is 0; a collective moves at least one element".into(),
