@@ -92,9 +92,11 @@ pub struct TempDecl {
     pub len: Expr,
 }
 
-/// `cond name = default;`
+/// `cond name = default;`, or `cond name on comm = default;` (every rank of `comm` sets it
+/// alike, so collectives on `comm` may run in the bodies it decides).
 pub struct CondDecl {
     pub name: Ident,
+    pub on: Option<Ident>,
     pub default: Option<Expr>,
 }
 
@@ -462,13 +464,19 @@ impl Parse for Item {
         } else if la.peek(kw::cond) && !input.peek2(Token![=]) {
             input.parse::<kw::cond>()?;
             let name = input.parse()?;
+            let on = if input.peek(kw::on) {
+                input.parse::<kw::on>()?;
+                Some(input.parse()?)
+            } else {
+                None
+            };
             let default = if input.peek(Token![=]) {
                 input.parse::<Token![=]>()?;
                 Some(input.parse()?)
             } else {
                 None
             };
-            Item::Cond(CondDecl { name, default })
+            Item::Cond(CondDecl { name, on, default })
         } else if la.peek(kw::carry) && input.peek2(Ident)
             || input.peek(kw::carry) && input.peek2(syn::token::Bracket)
         {

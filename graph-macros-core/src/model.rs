@@ -332,6 +332,9 @@ pub struct Child {
 /// A declared condition handle: `cond name = default;`.
 pub struct Cond {
     pub name: Ident,
+    /// `cond name on comm;`: the communicator whose ranks all set it alike (as written;
+    /// resolved by the collective checks).
+    pub on: Option<Ident>,
     /// A constant `u32` expression (0 when none is written).
     pub default: Option<Expr>,
     /// The conditional node it decides.

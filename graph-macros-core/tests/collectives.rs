@@ -243,7 +243,7 @@ fn an_input_named_rank_or_world_beside_a_comm_is_an_error_at_its_name() {
 }
 
 #[test]
-fn collectives_stay_out_of_conditional_bodies() {
+fn collectives_stay_out_of_conditional_bodies_unless_the_condition_is_agreed() {
     one_error(
         "graph G {
             kernel set(c: Cond);
@@ -252,8 +252,80 @@ fn collectives_stay_out_of_conditional_bodies() {
             i = if go { a = all_reduce(x -> x, 4, sum) on tp; }
             s -> i;
         }",
-        "collective `a` cannot go inside the body of conditional node `i`",
+        "collective `a` is inside the body of conditional node `i`, whose condition `go` is set on each rank's device: a rank that skips the collective leaves the others waiting for it forever; if every rank of `tp` sets `go` alike (from values that are the same on every rank, such as an all-reduce's result), declare it so: `cond go on tp;`",
         (5, 24),
+    );
+    // Declared agreed on the communicator: an IF and a WHILE whose body holds a repeat block
+    // of collectives ordered by its carry edge, and a collective after it.
+    let ok = "graph G {
+        kernel set(c: Cond);
+        comm tp; buffer mut x: f32; buffer mut y: f32; param n: u32;
+        cond go on tp; cond again on tp = 1;
+        s = set<<<1, 1>>>(go);
+        i = if go { a = all_reduce(x -> x, 4, sum) on tp; }
+        w = while again {
+            r = repeat l in 0..n { b = all_reduce(x -> x, 4, sum) on tp; carry b -> b; }
+            c = all_reduce(y -> y, 4, max) on tp;
+            t = set<<<1, 1>>>(again);
+            r -> c -> t;
+        }
+        s -> i -> w;
+    }";
+    assert_eq!(errors(ok), vec![]);
+    // Inside an agreed WHILE, the order proof still holds within the body.
+    one_error(
+        "graph G {
+            kernel set(c: Cond);
+            comm tp; buffer mut x: f32; buffer mut y: f32; cond again on tp = 1;
+            w = while again {
+                a = all_reduce(x -> x, 4, sum) on tp;
+                b = all_reduce(y -> y, 4, sum) on tp;
+                t = set<<<1, 1>>>(again);
+                a -> t; b -> t;
+            }
+        }",
+        "collectives `a` and `b` both run on communicator `tp`",
+        (6, 16),
+    );
+    // An agreed WHILE around an IF that is not: the inner condition decides too.
+    one_error(
+        "graph G {
+            kernel set2(c: Cond, d: Cond);
+            comm tp; buffer mut x: f32; cond again on tp = 1; cond maybe;
+            w = while again {
+                t = set2<<<1, 1>>>(again, maybe);
+                i = if maybe { a = all_reduce(x -> x, 4, sum) on tp; }
+                t -> i;
+            }
+        }",
+        "whose condition `maybe` is set on each rank's device",
+        (6, 31),
+    );
+    // Agreed on another communicator.
+    one_error(
+        "graph G {
+            kernel set(c: Cond);
+            comm tp; comm dp; buffer mut x: f32; cond go on dp;
+            s = set<<<1, 1>>>(go);
+            i = if go { a = all_reduce(x -> x, 4, sum) on tp; }
+            d = all_reduce(x -> x, 4, sum) on dp;
+            s -> i -> d;
+        }",
+        "(it is agreed on `dp`, not on `tp`)",
+        (5, 24),
+    );
+    // `on` names something that is not a communicator.
+    one_error(
+        "graph G {
+            kernel set(c: Cond);
+            comm tp; buffer mut x: f32; cond go on x;
+            s = set<<<1, 1>>>(go);
+            i = if go { k = set<<<1, 1>>>(go); }
+            a = all_reduce(x -> x, 4, sum) on tp;
+            s -> i -> a;
+        }",
+        "condition `go` is declared agreed on `x`, which is a buffer",
+        (3, 51),
     );
 }
 

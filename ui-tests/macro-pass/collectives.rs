@@ -11,6 +11,7 @@ mod tp {
     use cuda_graph::cuda_graph;
     use cuda_graph::cudarc::driver::CudaSlice;
     use cuda_graph::half::bf16;
+    use cuda_graph::prelude::Cond;
 
     cuda_graph! {
         /// A tensor-parallel MLP block's collectives, one graph a rank.
@@ -51,6 +52,37 @@ mod tp {
                 sum = all_reduce(part -> part, 4096, sum) on tp;
                 mv -> sum;
                 carry sum -> mv;
+            }
+        }
+    }
+
+    cuda_graph! {
+        /// A loop on the device whose body runs collectives: the condition is declared agreed
+        /// on `tp` (every rank computes it from the all-reduced flag), so every rank runs the
+        /// body as many times.
+        pub graph Until {
+            kernel partial(x: &[f32], w: &[f32], part: &mut [f32], n: u32);
+            kernel decide(flag: &[u32], again: Cond);
+            kernel vote(x: &[f32], mine: &mut [u32]);
+            comm tp;
+            buffer x: f32;
+            buffer w[layers]: f32;
+            buffer mut part: f32;
+            buffer mut mine: u32;
+            buffer mut flag: u32;
+            param layers: u32;
+            cond again on tp = 1;
+            run = while again {
+                stack = repeat l in 0..layers {
+                    mv = partial<<<16, 256>>>(x, w[l], part, 4096 / world);
+                    sum = all_reduce(part -> part, 4096, sum) on tp;
+                    mv -> sum;
+                    carry sum -> mv;
+                }
+                v = vote<<<1, 32>>>(x, mine);
+                agree = all_reduce(mine -> flag, 1, max) on tp;
+                d = decide<<<1, 1>>>(flag, again);
+                stack -> v -> agree -> d;
             }
         }
     }

@@ -4,6 +4,7 @@ cuda_graph! {
         kernel check(y: &[f32], go: Cond);
         comm tp;
         buffer mut y: f32;
+        // Not declared agreed on `tp`: ranks may take different branches.
         cond go;
         c = check<<<1, 32>>>(y, go);
         maybe = if go {

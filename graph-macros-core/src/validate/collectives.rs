@@ -9,9 +9,13 @@
 //! ([`Topology::unordered_pairs`](cuda_graph_topology::Topology::unordered_pairs): exactly
 //! when every topological order gives them in one sequence; `graph-topology/tests/order.rs`
 //! checks it against all orders of small graphs, `tests/collectives.rs` checks the macro
-//! against the same oracle). Collectives are never inside a conditional body (a condition is
-//! set on each rank's device, and ranks may take different branches: rejected where the node
-//! is checked, `validate::nodes`). In a repeat block, reachability orders one iteration's
+//! against the same oracle). A condition is set on each rank's device, and ranks that take
+//! different branches wait for each other forever: a collective goes inside a conditional body
+//! only when every condition that decides whether it runs is declared agreed on its
+//! communicator (`cond again on tp;`), the user's word that every rank sets it alike (from
+//! replicated or all-reduced values), which the macro cannot see into a kernel to prove
+//! ([`check_bodies`]). Iterations of a WHILE body run one after the other, so the order proof
+//! of one body covers every iteration. In a repeat block, reachability orders one iteration's
 //! collectives (and a collective outside the block against the whole block); between
 //! iterations only carry edges order anything, and [`repeat::cross_races`] decides it for
 //! every count, with the communicator standing for a buffer that each of its collectives
@@ -137,6 +141,82 @@ pub(super) fn check_order(g: &Graph, errors: &mut Errors) {
                     g.inputs[comm].name
                 ),
             );
+        }
+    }
+}
+
+/// Conditions declared `on` a communicator name one of the graph's (else an error at the
+/// name), and a collective runs inside conditional bodies only when each condition deciding it
+/// is agreed on its communicator (else an error at the collective, naming the condition and
+/// what to write).
+pub(super) fn check_bodies(g: &Graph, errors: &mut Errors) {
+    let agreed: Vec<Option<usize>> = g
+        .conds
+        .iter()
+        .map(|c| {
+            let on = c.on.as_ref()?;
+            let found = g
+                .inputs
+                .iter()
+                .position(|i| i.name == *on && matches!(i.kind, InputKind::Comm));
+            if found.is_none() {
+                let what = match g.inputs.iter().find(|i| i.name == *on) {
+                    Some(i) => format!("is {}", i.kind.describe()),
+                    None => "is not declared".to_owned(),
+                };
+                let comms: Vec<String> = g
+                    .inputs
+                    .iter()
+                    .filter(|i| matches!(i.kind, InputKind::Comm))
+                    .map(|i| format!("`cond {} on {};`", c.name, i.name))
+                    .collect();
+                let fix = if comms.is_empty() {
+                    format!("declare the communicator (`comm tp;`) and write `cond {} on tp;`", c.name)
+                } else {
+                    format!("write {}", comms.join(" or "))
+                };
+                errors.at(
+                    on.span(),
+                    format!(
+                        "condition `{}` is declared agreed on `{on}`, which {what}; a condition is agreed on a communicator: {fix}",
+                        c.name
+                    ),
+                );
+            }
+            found
+        })
+        .collect();
+    for (i, n) in g.nodes.iter().enumerate() {
+        let NodeOp::Collective(c) = &n.op else {
+            continue;
+        };
+        let mut s = g.topo.scope(i as u32);
+        while let Some(owner) = g.topo.owner(s) {
+            let o = &g.nodes[owner as usize];
+            if let NodeOp::Conditional(k) = &o.op {
+                let cond = &g.conds[k.cond];
+                // An `on` that names no communicator is reported at the name.
+                let misnamed = cond.on.is_some() && agreed[k.cond].is_none();
+                if !misnamed && agreed[k.cond] != Some(c.comm) {
+                    let comm = &g.inputs[c.comm].name;
+                    let (name, owner) = (&n.name, &o.name);
+                    let elsewhere = match &cond.on {
+                        Some(other) if agreed[k.cond].is_some() => {
+                            format!(" (it is agreed on `{other}`, not on `{comm}`)")
+                        }
+                        _ => String::new(),
+                    };
+                    errors.at(
+                        name.span(),
+                        format!(
+                            "collective `{name}` is inside the body of conditional node `{owner}`, whose condition `{}` is set on each rank's device{elsewhere}: a rank that skips the collective leaves the others waiting for it forever; if every rank of `{comm}` sets `{}` alike (from values that are the same on every rank, such as an all-reduce's result), declare it so: `cond {} on {comm};`, else move `{name}` before or after `{owner}`",
+                            cond.name, cond.name, cond.name
+                        ),
+                    );
+                    break;
+                }
+            }
+            s = g.topo.scope(owner);
         }
     }
 }

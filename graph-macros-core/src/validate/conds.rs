@@ -105,6 +105,7 @@ pub(super) fn check_cond_decl(conds: &mut Vec<Cond>, c: ast::CondDecl, errors: &
     }
     conds.push(Cond {
         name: c.name,
+        on: c.on,
         default: c.default,
         conditional: None,
         setters: Vec::new(),

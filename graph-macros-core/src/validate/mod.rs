@@ -257,6 +257,7 @@ fn check_graph(
     if !node_errors {
         check_unused(&model, errors);
         conds::check_conds(&model, errors);
+        collectives::check_bodies(&model, errors);
     }
     if !node_errors && !edge_errors {
         edges::check_programmatic(&mut model, errors);

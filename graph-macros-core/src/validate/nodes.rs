@@ -237,15 +237,10 @@ fn check_repeat_kind(cx: &mut Lower<'_>, name: &Ident, op: &NodeOp, owner: &Iden
     ok
 }
 
-/// Host, event and collective nodes cannot go inside a conditional body.
+/// Host and event nodes cannot go inside a conditional body (collectives may, under a
+/// condition every rank sets alike: `collectives::check_bodies`).
 fn check_body_kind(cx: &mut Lower<'_>, name: &Ident, op: &NodeOp, owner: &Ident) {
     if matches!(op, NodeOp::Collective(_)) {
-        cx.errors.at(
-            name.span(),
-            format!(
-                "collective `{name}` cannot go inside the body of conditional node `{owner}`: its condition is set on each rank's device and may differ between ranks, and a rank that skips the collective leaves the others waiting for it forever; move `{name}` before or after `{owner}`"
-            ),
-        );
         return;
     }
     let kind = op.kind();
