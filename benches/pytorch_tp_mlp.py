@@ -142,8 +142,12 @@ def worker(rank, world, port, batches):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
             json.dump(rows, f, indent=1)
-        print("wrote", path)
-    dist.destroy_process_group()
+        print("wrote", path, flush=True)
+    # destroy_process_group can hang at exit on some NCCL versions once graphs captured its
+    # collectives; the results are written, so every rank leaves here after a barrier.
+    dist.barrier()
+    torch.cuda.synchronize()
+    os._exit(0)
 
 
 def free_port():

@@ -322,6 +322,7 @@ interleaved with cuda-graph's, on the same kernel function, so both see the same
     md.push_str(&report_workloads::cg(&raw));
     md.push_str(&report_workloads::mlp(&raw));
     md.push_str(&report_workloads::tp_mlp(&raw));
+    md.push_str(&report_workloads::decode_tp(&raw));
     md.push_str(&report_pdl::section(&raw));
     md.push_str(&report_decode::section(
         &raw,

@@ -183,7 +183,7 @@ fn checks(raw: &[Value]) -> String {
     if checks.is_empty() {
         return String::new();
     }
-    let mut md = String::from("\nAgainst transformers on the same checkpoint (eager, the checkpoint's dtype), in each mode: greedy ids of the 128 new tokens, and the teacher-forced logits of every step (`step`: one step at a time; `loop`: one generation of one token after each prefix, its prefill included; `tp`: the tensor-parallel step of `llama::tp`, its attention heads and MLP split over the ranks with NCCL all-reduces as nodes, here at world size 1, one step at a time, from a later run on the same GPU model). f32 passes with identical ids up to the first step whose top-2 margin is under 1e-4 and every row's largest error within 2e-3 of its largest logit; bf16 with top-1 agreement of at least 97% (a row whose largest logit several tokens share agrees with any of them; the strict rate beside it) and a mean error of at most 2% of the logits' standard deviation.\n\n| model | dtype | mode | first differing id | top-1 agreement (strict) | mean error ÷ std | largest error ÷ largest logit | passes |\n|---|---|---|---|---|---|---|---|\n");
+    let mut md = String::from("\nAgainst transformers on the same checkpoint (eager, the checkpoint's dtype), in each mode: greedy ids of the 128 new tokens, and the teacher-forced logits of every step (`step`: one step at a time; `loop`: one generation of one token after each prefix, its prefill included; `tp`: the tensor-parallel step of `llama::tp`, its attention heads and MLP split over the ranks with NCCL all-reduces as nodes, one step at a time; `tp-loop`: the tensor-parallel generation of `llama::tp_loop`, one generation of one token after each prefix; the GPUs column says over how many GPUs, the `tp` rows come from later runs on the same GPU model). f32 passes with identical ids up to the first step whose top-2 margin is under 1e-4 and every row's largest error within 2e-3 of its largest logit; bf16 with top-1 agreement of at least 97% (a row whose largest logit several tokens share agrees with any of them; the strict rate beside it) and a mean error of at most 2% of the logits' standard deviation.\n\n| model | dtype | mode | GPUs | first differing id | top-1 agreement (strict) | mean error ÷ std | largest error ÷ largest logit | passes |\n|---|---|---|---|---|---|---|---|---|\n");
     for c in checks {
         let first = match c["first_divergence"].as_u64() {
             Some(i) => format!("step {i}"),
@@ -191,10 +191,11 @@ fn checks(raw: &[Value]) -> String {
         };
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {first} | {:.1}% ({:.1}%) | {:.4} | {:.1e} | {} |",
+            "| {} | {} | {} | {} | {first} | {:.1}% ({:.1}%) | {:.4} | {:.1e} | {} |",
             text(c, "model"),
             text(c, "dtype"),
             text(c, "mode"),
+            c["gpus"].as_u64().unwrap_or(1),
             100.0 * num(c, "top1_agreement"),
             100.0 * num(c, "top1_agreement_strict"),
             num(c, "mean_err_over_std"),
@@ -207,7 +208,7 @@ fn checks(raw: &[Value]) -> String {
         .filter(|v| v["case"] == "decode_prefill_check")
         .collect();
     if !pre.is_empty() {
-        md.push_str("\nThe prefill alone: the logits after prompts of 1, 8 and 512 tokens (one generation of one new token) against transformers' last row, same thresholds.\n\n| model | dtype | prompt tokens | top-1 | largest error ÷ largest logit | mean error ÷ std | passes |\n|---|---|---|---|---|---|---|\n");
+        md.push_str("\nThe prefill alone: the logits after prompts of 1, 8 and 512 tokens (one generation of one new token) against transformers' last row, same thresholds.\n\n| model | dtype | mode | GPUs | prompt tokens | top-1 | largest error ÷ largest logit | mean error ÷ std | passes |\n|---|---|---|---|---|---|---|---|---|\n");
         for p in pre {
             let list = |k: &str, f: &dyn Fn(&Value) -> String| {
                 p[k].as_array()
@@ -216,9 +217,11 @@ fn checks(raw: &[Value]) -> String {
             };
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 text(p, "model"),
                 text(p, "dtype"),
+                p["mode"].as_str().unwrap_or("loop"),
+                p["gpus"].as_u64().unwrap_or(1),
                 list("prompt_lens", &|v| v.to_string()),
                 list("top1", &|v| if v == true {
                     "yes".into()

@@ -112,8 +112,23 @@ pub fn tp_mlp(raw: &[Value]) -> String {
     let mut worlds: Vec<u64> = rows.iter().filter_map(|v| v["gpus"].as_u64()).collect();
     worlds.sort_unstable();
     worlds.dedup();
+    let device = |batch: u64, gpus: u64| {
+        rows.iter()
+            .find(|v| {
+                v["batch"].as_u64() == Some(batch)
+                    && v["gpus"].as_u64() == Some(gpus)
+                    && v["impl"] == "cuda_graph"
+            })
+            .and_then(|v| v["device_us"].as_array())
+            .map_or("–".to_owned(), |a| {
+                a.iter()
+                    .map(|u| fmt_us(u.as_f64()))
+                    .collect::<Vec<_>>()
+                    .join(" / ")
+            })
+    };
     let mut md = format!(
-        "\n## A tensor-parallel MLP block (hidden 4096, inner 16384, GELU, all-reduce)\n\nOn {}. One rank a GPU; a step writes a new input into pinned host memory on every rank, runs every rank, and waits for all. `cuda-graph`: the `cuda_graph!` program `TpMlp` built on each rank (the input copied by a memcpy node, two cuBLAS SGEMMs on the rank's shard captured as nodes, bias+GELU, an NCCL all-reduce captured as a node, residual+bias), one process driving every GPU; `PyTorch graph`: `torch.cuda.graph` of the same step with `dist.all_reduce` (NCCL) captured, one process a GPU; `PyTorch eager`: no graph. TF32 off; outputs agree with a float64 CPU forward pass of the whole block (8 rows a batch checked). Medians of 200 steps (PyTorch: the slowest rank's).\n\n| GPUs | batch | cuda-graph | PyTorch graph | PyTorch eager | PyTorch graph ÷ cuda-graph | PyTorch eager ÷ cuda-graph |\n|---|---|---|---|---|---|---|\n",
+        "\n## A tensor-parallel MLP block (hidden 4096, inner 16384, GELU, all-reduce)\n\nOn {}. One rank a GPU; a step writes a new input into pinned host memory on every rank, runs every rank, and waits for all. `cuda-graph`: the `cuda_graph!` program `TpMlp` built on each rank (the input copied by a memcpy node, two cuBLAS SGEMMs on the rank's shard captured as nodes, bias+GELU, an NCCL all-reduce captured as a node, residual+bias), one process driving every GPU; `PyTorch graph`: `torch.cuda.graph` of the same step with `dist.all_reduce` (NCCL) captured, one process a GPU; `PyTorch eager`: no graph. TF32 off; outputs agree with a float64 CPU forward pass of the whole block (8 rows a batch checked). Medians of 200 steps (PyTorch: the slowest rank's); `on each GPU`: each rank's graph timed on its device by events around its launch (the rest of a step is the host's: writing the input, launching, waiting), in the same run.\n\n| GPUs | batch | cuda-graph | on each GPU | PyTorch graph | PyTorch eager | PyTorch graph ÷ cuda-graph | PyTorch eager ÷ cuda-graph |\n|---|---|---|---|---|---|---|---|\n",
         first["gpu"].as_str().unwrap_or("unknown GPU")
     );
     for &gpus in &worlds {
@@ -128,14 +143,58 @@ pub fn tp_mlp(raw: &[Value]) -> String {
             let ratio = |v: Option<f64>| v.map_or("–".to_owned(), |v| format!("{:.2}×", v / cg));
             let _ = writeln!(
                 md,
-                "| {gpus} | {batch} | {} | {} | {} | {} | {} |",
+                "| {gpus} | {batch} | {} | {} | {} | {} | {} | {} |",
                 fmt_us(Some(cg)),
+                device(batch, gpus),
                 fmt_us(pg),
                 fmt_us(pe),
                 ratio(pg),
                 ratio(pe)
             );
         }
+    }
+    md
+}
+
+/// The Llama model split over the GPUs of one machine (`flagships/scripts/llama_hf.py
+/// tp-bench`, `flagships/scripts/pytorch_tp_llama.py`): tokens/s per implementation and number
+/// of GPUs, against the floor of the bytes each GPU reads a token.
+pub fn decode_tp(raw: &[Value]) -> String {
+    let rows: Vec<&Value> = raw.iter().filter(|v| v["case"] == "decode_tp").collect();
+    let Some(first) = rows.first() else {
+        return String::new();
+    };
+    let rate = |imp: &str, gpus: u64| {
+        rows.iter()
+            .find(|v| v["impl"] == imp && v["gpus"].as_u64() == Some(gpus))
+            .and_then(|v| v["tokens_per_s"].as_f64())
+    };
+    let mut md = format!(
+        "\n## The Llama 1B shape split over GPUs (tensor parallel, bf16, batch 1)\n\nOn {} (NVLink NV18), one run: an 8-token prompt and 128 new tokens. `cuda_graph_loop`: the single-GPU generation graph; `cuda_graph_tp_step`: `llama::tp`, the step graph on every GPU (heads and MLP shares, two NCCL all-reduces a layer as nodes), one launch a token on every GPU, back to back; `cuda_graph_tp_loop`: `llama::tp_loop`, the whole generation in one launch on every GPU (the all-reduces inside the prefill's IF and the decode loop's WHILE, under conditions agreed on the communicator); `pytorch_tp_graph`: a gpt-fast-style split written by hand in PyTorch (`flagships/scripts/pytorch_tp_llama.py`: one process a GPU, the decode step with its all-reduces captured in one `torch.cuda.graph`, one replay a token; not compiled). The floor: copy bandwidth over the bytes one GPU reads a token (its share of the layers, the head whole).\n\n| implementation | GPUs | tokens/s | of the floor | ÷ pytorch_tp_graph | ÷ itself on 1 GPU |\n|---|---|---|---|---|---|\n",
+        first["gpu"].as_str().unwrap_or("unknown GPU")
+    );
+    for v in &rows {
+        let (Some(imp), Some(gpus), Some(tps)) = (
+            v["impl"].as_str(),
+            v["gpus"].as_u64(),
+            v["tokens_per_s"].as_f64(),
+        ) else {
+            continue;
+        };
+        let over = |d: Option<f64>| d.map_or("–".to_owned(), |d| format!("{:.2}×", tps / d));
+        let floor = v["of_floor"]
+            .as_f64()
+            .map_or("–".to_owned(), |f| format!("{:.1}%", 100.0 * f));
+        let _ = writeln!(
+            md,
+            "| {imp} | {gpus} | {tps:.1} | {floor} | {} | {} |",
+            over(rate("pytorch_tp_graph", gpus)),
+            if gpus > 1 {
+                over(rate(imp, 1))
+            } else {
+                "–".to_owned()
+            }
+        );
     }
     md
 }

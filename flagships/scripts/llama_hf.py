@@ -6,14 +6,16 @@ checkpoints are random models made here and saved with `save_pretrained`).
 
   make    --shape tiny|1b|test2 --dtype f32|bf16 --out DIR [--seed 0]
   compare --dir DIR --bin PATH [--prompt-ids 1,2,..] [--max-new 128] [--out result.json]
-          [--modes step,loop,tp]
+          [--modes step,loop,tp,tp-loop]
   bench   --dir DIR --bin PATH [--new 128] [--reps 3] [--compare-json r.json] [--out rows.json]
+  tp-bench --dir DIR --bin PATH [--new 128] [--reps 5] [--out rows.json]
   all     --shapes tiny:f32,tiny:bf16 --bin PATH --work DIR --out-dir DIR [--skip-bench]
           [--skip-trace]
 
 `compare` checks the Rust binary against transformers on the same checkpoint, in each of its
 modes (`--mode step`, one launch a token; `--mode loop`, one launch a generation; `--mode tp`,
-the step split over every GPU of the machine, tensor parallel): greedy ids of
+the step split over every GPU of the machine, tensor parallel; `--mode tp-loop`, the generation
+split the same way): greedy ids of
 `max_new` tokens after the prompt, and teacher-forced logits at every step (the full sequence
 through transformers in one forward; through the binary one step at a time, or in loop mode one
 generation of one token after each prefix, its prefill included). Thresholds (the issue's):
@@ -24,7 +26,8 @@ error| at most 2% of the logits' standard deviation (per row, averaged). A row w
 transformers logit is shared by several tokens (bf16 logits can tie exactly) agrees when the
 binary picks any of them; the strict agreement is reported beside it, with every row that
 differs. Then the prefill alone: the logits after prompts of 1, 8 and 512 tokens (loop mode,
-one new token) against transformers' last row, under the same thresholds.
+and tp-loop mode when compared, one new token) against transformers' last row, under the same
+thresholds.
 
 `bench` times, batch 1, an 8-token prompt and `new` tokens, in one process: the copy
 bandwidth (bytes read and written over time, a 1 GiB device-to-device copy), the checkpoint's
@@ -222,7 +225,7 @@ def long_prompt(n, vocab):
 
 
 def compare(d, binary, prompt, new, out=None, tmp="/tmp", prefill_lens=(1, 8, 512),
-            modes=("step", "loop", "tp")):
+            modes=("step", "loop", "tp", "tp-loop")):
     """The binary's modes against transformers: `step` (one launch a token), `loop` (one launch
     a generation, prefill included) and `tp` (the step split over every GPU here, tensor
     parallel), each with its greedy ids and teacher-forced logits under the same thresholds;
@@ -252,11 +255,30 @@ def compare(d, binary, prompt, new, out=None, tmp="/tmp", prefill_lens=(1, 8, 51
             f"{r['first_divergence']}; near ties (<1e-4) at {r['near_ties']}; max rel logit err {r['max_rel_logit_err']:.2e}; "
             f"top-1 {r['top1_agreement']:.4f} (strict {r['top1_agreement_strict']:.4f}); mean err/std {r['mean_err_over_std']:.4f}; "
             f"margins < 1e-2 std: {r['ties_below_1e-2_std']:.3f}")
-    # The prefill: the logits after prompts of several lengths, all rows judged together.
+    # The prefill: the logits after prompts of several lengths, all rows judged together, for
+    # each mode that has one (one generation of one token).
+    res["matches_hf"] = all(r["matches_hf"] for r in res["modes"].values())
+    for pmode in [m for m in ("loop", "tp-loop") if m in modes] or ["loop"]:
+        pre = prefill_check(model, d, binary, dt, vocab, lpath, prefill_lens, pmode)
+        res["prefill" if pmode == "loop" else "prefill_" + pmode.replace("-", "_")] = pre
+        res["matches_hf"] = res["matches_hf"] and pre["matches_hf"]
+        log(f"compare {res['model']} {dt} prefill ({pmode}) {list(prefill_lens)}: "
+            f"{'PASS' if pre['matches_hf'] else 'FAIL'}; top-1 {pre['top1']}; max rel err "
+            f"{['%.2e' % e for e in pre['max_rel_logit_err']]}; err/std {['%.4f' % e for e in pre['err_over_std']]}")
+    if out:
+        json.dump(res, open(out, "w"), indent=1)
+    del model
+    torch.cuda.empty_cache() if torch.cuda.is_available() else None
+    return res
+
+
+def prefill_check(model, d, binary, dt, vocab, lpath, prefill_lens, mode):
+    """The logits after prompts of `prefill_lens` tokens (the binary in `mode`, one generation
+    of one token each) against transformers' last row, under the thresholds of `compare`."""
     hs, os_ = [], []
     for n in prefill_lens:
         p = long_prompt(n, vocab)
-        run([binary, d, "--mode", "loop", "--prompt-ids", ",".join(map(str, p)), "--max-new", 1,
+        run([binary, d, "--mode", mode, "--prompt-ids", ",".join(map(str, p)), "--max-new", 1,
              "--max-ctx", max(4096, n + 1), "--ignore-eos", "--last-logits", lpath, "--quiet"])
         os_.append(read_logits(lpath, 1, vocab))
         with torch.no_grad():
@@ -265,23 +287,14 @@ def compare(d, binary, prompt, new, out=None, tmp="/tmp", prefill_lens=(1, 8, 51
     pick = o.argmax(dim=1)
     agree = (pick == h.argmax(dim=1)) | (h.gather(1, pick.view(-1, 1)).view(-1) == h.max(dim=1).values)
     err = (o - h).abs()
-    pre = {"prompt_lens": list(prefill_lens), "top1": [bool(a) for a in agree],
+    pre = {"mode": mode, "prompt_lens": list(prefill_lens), "top1": [bool(a) for a in agree],
            "max_rel_logit_err": [float(e) for e in err.max(dim=1).values / h.abs().max(dim=1).values],
            "err_over_std": [float(e) for e in err.mean(dim=1) / h.std(dim=1)]}
     if dt == "f32":
         pre["matches_hf"] = bool(torch.isfinite(o).all()) and max(pre["max_rel_logit_err"]) <= 2e-3
     else:
         pre["matches_hf"] = bool(torch.isfinite(o).all()) and all(pre["top1"]) and max(pre["err_over_std"]) <= 0.02
-    res["prefill"] = pre
-    res["matches_hf"] = all(r["matches_hf"] for r in res["modes"].values()) and pre["matches_hf"]
-    log(f"compare {res['model']} {dt} prefill {list(prefill_lens)}: {'PASS' if pre['matches_hf'] else 'FAIL'}; "
-        f"top-1 {pre['top1']}; max rel err {['%.2e' % e for e in pre['max_rel_logit_err']]}; "
-        f"err/std {['%.4f' % e for e in pre['err_over_std']]}")
-    if out:
-        json.dump(res, open(out, "w"), indent=1)
-    del model
-    torch.cuda.empty_cache() if torch.cuda.is_available() else None
-    return res
+    return pre
 
 
 def copy_bandwidth():
@@ -304,12 +317,14 @@ def copy_bandwidth():
     return 2 * n / times[len(times) // 2] / 1e9
 
 
-def bytes_per_token(cfg, size):
+def bytes_per_token(cfg, size, gpus=1):
+    """Weight bytes one GPU reads a token when the layers are split over `gpus` (the head, the
+    norms and the embedding row are read whole on every GPU)."""
     e, f, l, v = cfg["hidden_size"], cfg["intermediate_size"], cfg["num_hidden_layers"], cfg["vocab_size"]
     hd = cfg.get("head_dim") or e // cfg["num_attention_heads"]
     q, kv = cfg["num_attention_heads"] * hd, cfg["num_key_value_heads"] * hd
-    layer = 2 * e + e * (q + 2 * kv) + q * e + 3 * e * f
-    return size * (l * layer + e + v * e + e)
+    split = e * (q + 2 * kv) + q * e + 3 * e * f
+    return size * (l * (2 * e + split // gpus) + e + v * e + e)
 
 
 def timed(fn, reps):
@@ -480,9 +495,65 @@ def check_rows(shape, res):
                "prompt": len(res["prompt"]), "new": res["new"]}
         row.update({k: r[k] for k in keep if k in r})
         out.append(row)
-    out.append(dict({"case": "decode_prefill_check", "model": shape, "dtype": res["dtype"], "gpu": gpu},
-                    **res["prefill"]))
+    for key in ("prefill", "prefill_tp_loop"):
+        if key in res:
+            out.append(dict({"case": "decode_prefill_check", "model": shape, "dtype": res["dtype"],
+                             "gpu": gpu}, **res[key]))
     return out
+
+
+def tp_bench(d, binary, new=128, reps=5, out=None, tmp="/tmp"):
+    """The model split over 1, 2, ... GPUs of this machine (every count that divides its heads):
+    tokens/s of the tensor-parallel step (`--mode tp`, one launch a token on every GPU, back to
+    back) and generation (`--mode tp-loop`, one launch a generation), beside the single-GPU
+    generation graph, batch 1, an 8-token prompt and `new` tokens. The floor at n GPUs is n
+    times one GPU's (each reads 1/n of the bytes). Rows {"case": "decode_tp", "impl", "gpus",
+    "tokens_per_s", ...}."""
+    cfg = json.load(open(os.path.join(d, "config.json")))
+    name = os.path.basename(d.rstrip("/")).split("-")[0]
+    model = load(d)
+    dt = dtype_name(model)
+    size = 2 if dt == "bf16" else 4
+    del model
+    torch.cuda.empty_cache()
+    gbps = copy_bandwidth()
+    gpu = torch.cuda.get_device_name()
+    prompt = PROMPT
+    rows = []
+    jpath = os.path.join(tmp, "cg_tp_bench.json")
+
+    def row(impl, gpus, rate, **extra):
+        per = bytes_per_token(cfg, size, gpus)
+        fl = gbps * 1e9 / per
+        r = {"case": "decode_tp", "impl": impl, "model": name, "dtype": dt, "batch": 1,
+             "gpus": gpus, "prompt": len(prompt), "new": new, "tokens_per_s": rate,
+             "floor_tokens_per_s": fl, "of_floor": rate / fl, "copy_gbps": gbps,
+             "bytes_per_token_per_gpu": per, "gpu": gpu}
+        r.update(extra)
+        rows.append(r)
+        log(f"tp {name} {dt} {impl:18s} {gpus} GPU(s): {rate:9.1f} tokens/s ({rate / fl:.1%} of the "
+            f"floor {fl:.0f} at {per / 1e9:.3f} GB a GPU a token)")
+
+    common = ["--prompt-ids", ",".join(map(str, prompt)), "--max-new", new, "--ignore-eos",
+              "--bench", reps, "--json", jpath, "--quiet"]
+    run([binary, d, *common, "--bench-modes", "loop"])
+    j = json.load(open(jpath))
+    row("cuda_graph_loop", 1, j["tokens_per_s_loop"], ttft_ms=j["ttft_ms_loop"],
+        inter_token_us=j["inter_token_us_loop"], ids=j["ids_loop"])
+    heads, kv = cfg["num_attention_heads"], cfg.get("num_key_value_heads", cfg["num_attention_heads"])
+    for g in range(1, torch.cuda.device_count() + 1):
+        if heads % g or kv % g or cfg["intermediate_size"] % (8 * g):
+            continue
+        run([binary, d, "--mode", "tp", "--gpus", g, *common])
+        j = json.load(open(jpath))
+        row("cuda_graph_tp_step", g, j["tokens_per_s_tp"], ids=j["ids_tp"])
+        run([binary, d, "--mode", "tp-loop", "--gpus", g, *common])
+        j = json.load(open(jpath))
+        row("cuda_graph_tp_loop", g, j["tokens_per_s_tp_loop"], ttft_ms=j["ttft_ms_tp_loop"],
+            inter_token_us=j["inter_token_us_tp_loop"], ids=j["ids_tp_loop"])
+    if out:
+        json.dump(rows, open(out, "w"), indent=1)
+    return rows
 
 
 def main():
@@ -499,7 +570,7 @@ def main():
     c.add_argument("--prompt-ids", default=",".join(map(str, PROMPT)))
     c.add_argument("--max-new", type=int, default=128)
     c.add_argument("--out")
-    c.add_argument("--modes", default="step,loop,tp")
+    c.add_argument("--modes", default="step,loop,tp,tp-loop")
     b = sub.add_parser("bench")
     b.add_argument("--dir", required=True)
     b.add_argument("--bin", required=True)
@@ -508,6 +579,12 @@ def main():
     b.add_argument("--compare-json")
     b.add_argument("--context", type=int)
     b.add_argument("--out")
+    t = sub.add_parser("tp-bench")
+    t.add_argument("--dir", required=True)
+    t.add_argument("--bin", required=True)
+    t.add_argument("--new", type=int, default=128)
+    t.add_argument("--reps", type=int, default=5)
+    t.add_argument("--out")
     a = sub.add_parser("all")
     a.add_argument("--shapes", default="tiny:f32,tiny:bf16,1b:bf16")
     a.add_argument("--bin", required=True)
@@ -524,6 +601,8 @@ def main():
         r = compare(args.dir, args.bin, [int(t) for t in args.prompt_ids.split(",")], args.max_new, args.out,
                     modes=tuple(args.modes.split(",")))
         sys.exit(0 if r["matches_hf"] else 1)
+    elif args.cmd == "tp-bench":
+        tp_bench(args.dir, args.bin, args.new, args.reps, args.out)
     elif args.cmd == "bench":
         bench(args.dir, args.bin, args.new, args.reps, args.compare_json, args.out, context=args.context)
     else:

@@ -350,6 +350,8 @@ impl RankSetup {
 pub struct Outcome {
     /// The median time of a step (every rank: the new input written, run, waited for), in µs.
     pub median_us: f64,
+    /// Each rank's median time of its graph on its device (events around its launch), in µs.
+    pub device_us: Vec<f64>,
     /// Each rank's output of the last step (input `(steps - 1) % 2`).
     pub outputs: Vec<Vec<f32>>,
 }
@@ -395,14 +397,43 @@ pub fn run(
     let mut times = Vec::with_capacity(steps);
     for s in 0..steps {
         let t = std::time::Instant::now();
-        step.each(|_, e| {
-            e.x_host_mut()?.copy_from_slice(&inputs[s % 2]);
-            Ok(())
-        })?;
+        write_inputs(&mut step, &inputs[s % 2])?;
         step.launch()?;
         step.wait(timeout)?;
         if s >= warm {
             times.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    // The same steps again with each rank's graph timed on its device (an event before and
+    // after its launch): what the GPUs take, against the step the host sees above.
+    let mut device_us = vec![Vec::new(); world as usize];
+    let timing = Some(cuda_graph::cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+    // An even count, so the last step runs the timed loop's last input again.
+    for s in steps..steps + 2 * warm.max(10) {
+        write_inputs(&mut step, &inputs[s % 2])?;
+        let mut starts = Vec::with_capacity(ranks.len());
+        for (r, rs) in ranks.iter().enumerate() {
+            starts.push(
+                rs.stream
+                    .record_event(timing)
+                    .map_err(driver("cuEventRecord", r as u32))?,
+            );
+        }
+        step.launch()?;
+        let mut ends = Vec::with_capacity(ranks.len());
+        for (r, rs) in ranks.iter().enumerate() {
+            ends.push(
+                rs.stream
+                    .record_event(timing)
+                    .map_err(driver("cuEventRecord", r as u32))?,
+            );
+        }
+        step.wait(timeout)?;
+        for (r, (a, b)) in starts.iter().zip(&ends).enumerate() {
+            let ms = a
+                .elapsed_ms(b)
+                .map_err(driver("cuEventElapsedTime", r as u32))?;
+            device_us[r].push(ms as f64 * 1e3);
         }
     }
     let outputs = step.each(|r, e| {
@@ -413,8 +444,34 @@ pub fn run(
     })?;
     Ok(Outcome {
         median_us: crate::harness::median(times),
+        device_us: device_us.into_iter().map(crate::harness::median).collect(),
         outputs,
     })
+}
+
+/// Writes the step's new input into every rank's pinned host buffer. A large input (1 MiB and
+/// more) is written by a thread a rank, as one process a GPU would: a copy of 2 MiB takes
+/// about 200 µs, a thread tens.
+fn write_inputs(
+    step: &mut Ranks<'_, TpMlpExec<'_>>,
+    input: &[f32],
+) -> Result<(), cuda_graph::Error> {
+    let mut hosts = Vec::with_capacity(step.world());
+    for e in step.ranks_mut() {
+        hosts.push(e.x_host_mut()?);
+    }
+    if std::mem::size_of_val(input) < 1 << 20 || hosts.len() == 1 {
+        for h in hosts {
+            h.copy_from_slice(input);
+        }
+        return Ok(());
+    }
+    std::thread::scope(|sc| {
+        for h in hosts {
+            sc.spawn(move || h.copy_from_slice(input));
+        }
+    });
+    Ok(())
 }
 
 /// The rows of a batch the float64 reference checks: all up to 8, else 8 spread over it

@@ -368,6 +368,152 @@ fn a_rank_that_never_launches_is_a_timeout_on_its_peer() {
     }
 }
 
+/// A kernel that faults: its device's context cannot run work again in this process.
+const TRAP: &str = r#"extern "C" __global__ void trap() { __trap(); }"#;
+
+/// The environment variable that makes this test binary the process in which
+/// `a_kernel_fault_on_one_rank_is_an_error_on_its_peer_and_nothing_hangs` faults a GPU.
+const FAULT_CHILD: &str = "CUDA_GRAPH_NCCL_FAULT_CHILD";
+
+/// At world size 2 (two GPUs, one process): rank 1's graph faults (a kernel traps) before its
+/// all-reduce, so rank 0's all-reduce never gets its peer. Waiting on both returns rank 1's
+/// fault long before the time-out, with every communicator aborted; rank 0's stream drains
+/// (its device may report the fault too: NCCL's kernel there reads rank 1's memory); and the
+/// process ends. A fault spoils a device's context for the rest of the process, so this runs
+/// in a child process of the test, which the test kills (and fails) if it hangs.
+#[test]
+fn a_kernel_fault_on_one_rank_is_an_error_on_its_peer_and_nothing_hangs() {
+    let Some(gpus) = Gpu::find_many(2) else {
+        return;
+    };
+    if std::env::var_os(FAULT_CHILD).is_some() {
+        println!("child: {}", fault_on_rank_one(&gpus));
+        return;
+    }
+    drop(gpus);
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "a_kernel_fault_on_one_rank_is_an_error_on_its_peer_and_nothing_hangs",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(FAULT_CHILD, "1")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let limit = Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("the process with the faulted rank did not end within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find_map(|l| {
+            l.find("child: ")
+                .map(|at| l[at + "child: ".len()..].to_owned())
+        })
+        .unwrap_or_else(|| panic!("the child printed no result: {text}"));
+    println!(
+        "{line} (the process ended after {:?}, {})",
+        start.elapsed(),
+        out.status
+    );
+    assert!(line.starts_with("fault seen"), "{line}");
+    // What CUDA and NCCL do at the exit of a process whose devices faulted is theirs: the
+    // process must end (above), and says how.
+    if !out.status.success() {
+        eprintln!(
+            "the process with the faulted rank ended with {}",
+            out.status
+        );
+    }
+}
+
+/// Runs the fault (in the child process) and says what happened, as one line.
+fn fault_on_rank_one(gpus: &[Gpu]) -> String {
+    let ctxs: Vec<_> = gpus.iter().map(|g| g.ctx.clone()).collect();
+    let comms = Communicator::local(&ctxs, WAIT).unwrap();
+    let module = cuda_graph::compile(&gpus[1].ctx, TRAP).unwrap();
+    let trap = module.function("trap").unwrap();
+    let xs: Vec<_> = gpus.iter().map(|g| g.upload(&[1.0f32; 256])).collect();
+    let mut ys: Vec<_> = gpus.iter().map(|g| g.upload(&[0.0f32; 256])).collect();
+    let streams: Vec<_> = gpus.iter().map(|g| g.ctx.new_stream().unwrap()).collect();
+    let timeout = Duration::from_secs(30);
+    let (result, took) = {
+        let mut execs = Vec::new();
+        for (r, ((g, c), (x, y))) in gpus
+            .iter()
+            .zip(&comms)
+            .zip(xs.iter().zip(ys.iter_mut()))
+            .enumerate()
+        {
+            let mut graph = Graph::new(&g.ctx).unwrap();
+            let (xb, yb) = (graph.bind(x).unwrap(), graph.bind_mut(y).unwrap());
+            let one = cuda_graph::LaunchConfig {
+                grid_dim: (1, 1, 1),
+                block_dim: (1, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let sum = Collective::all_reduce(xb, yb, 256, ReduceOp::Sum);
+            if r == 1 {
+                let t = graph.add_kernel("trap", &[], &trap, one, ()).unwrap();
+                graph.add_collective("sum", &[&t], c, sum).unwrap();
+            } else {
+                graph.add_collective("sum", &[], c, sum).unwrap();
+            }
+            execs.push(graph.instantiate().unwrap());
+        }
+        for (e, s) in execs.iter_mut().zip(&streams) {
+            e.launch(s).unwrap();
+        }
+        let start = Instant::now();
+        let ranks: Vec<_> = comms.iter().zip(&streams).collect();
+        let result = cuda_graph::comm::wait_all(&ranks, timeout);
+        (result, start.elapsed())
+    };
+    let fault = match result {
+        Err(e @ CommError::Fault { rank: 1, .. }) => e,
+        other => return format!("expected rank 1's fault, got {other:?} after {took:?}"),
+    };
+    if took >= timeout {
+        return format!("the fault was seen only at the time-out ({took:?})");
+    }
+    if comms.iter().any(|c| c.is_alive()) {
+        return "a communicator was left alive".into();
+    }
+    // Rank 0's stream drains: its all-reduce returned on the abort. (Its device may report a
+    // failure too: NCCL's kernel there reads rank 1's memory, which the fault took down.)
+    // When it reports none, GPU 0 goes on: a new communicator runs an all-reduce there.
+    let rank0 = match streams[0].synchronize() {
+        Err(e) => format!("rank 0's device failed too ({e})"),
+        Ok(()) => {
+            let c = comm(&gpus[0]);
+            let mut again = gpus[0].upload(&[0.0f32; 256]);
+            {
+                let mut g = Graph::new(&gpus[0].ctx).unwrap();
+                let (xb, yb) = (g.bind(&xs[0]).unwrap(), g.bind_mut(&mut again).unwrap());
+                let sum = Collective::all_reduce(xb, yb, 256, ReduceOp::Sum);
+                g.add_collective("sum", &[], &c, sum).unwrap();
+                let mut exec = g.instantiate().unwrap();
+                exec.launch(&streams[0]).unwrap();
+                c.wait(&streams[0], WAIT).unwrap();
+            }
+            if gpus[0].read(&again) != vec![1.0f32; 256] {
+                return "GPU 0's new all-reduce gave wrong values".into();
+            }
+            "GPU 0 goes on (a new communicator's all-reduce is right)".into()
+        }
+    };
+    format!("fault seen after {took:?}: {fault}; {rank0}")
+}
+
 /// The environment variable that makes this test binary the second process of
 /// `two_processes_on_one_gpu` (the id's bytes in hex).
 const CHILD: &str = "CUDA_GRAPH_NCCL_CHILD_ID";

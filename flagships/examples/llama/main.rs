@@ -8,9 +8,10 @@
 //! cargo run --release -p cuda-graph-flagships --example llama -- <dir> --prompt-ids 1,2,3 --max-new 128
 //! ```
 //!
-//! Options: `--mode loop|step|tp` (`tp`: the step graph split over `--gpus N` GPUs of this
-//! machine, all of them by default, tensor parallel with NCCL all-reduces as nodes: one launch
-//! a token on every GPU); `--position counter|setter` (step mode: how the position
+//! Options: `--mode loop|step|tp|tp-loop` (`tp`: the step graph split over `--gpus N` GPUs of
+//! this machine, all of them by default, tensor parallel with NCCL all-reduces as nodes: one
+//! launch a token on every GPU; `tp-loop`: the generation graph split the same way, one launch
+//! a generation on every GPU); `--position counter|setter` (step mode: how the position
 //! advances; counter by default), `--max-ctx N` (cache length, 4096 by default),
 //! `--ignore-eos`, `--quiet`, `--json PATH` (the new ids and timings as JSON),
 //! `--teacher-ids a,b,.. --logits PATH` (the logits of every step over the given ids, f32
@@ -23,11 +24,10 @@
 //! directory it says how to make one, then decodes a small random model it
 //! writes itself, both ways, and checks it against the float64 reference.
 
+mod tp;
+
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
-
-use cuda_graph::comm::Communicator;
 
 use cuda_graph::cudarc::driver::CudaContext;
 use cuda_graph::half::bf16;
@@ -38,7 +38,6 @@ use cuda_graph_flagships::llama::decoder::{
     Decoder, Element, Position, Shape, State, Steps, Weights,
 };
 use cuda_graph_flagships::llama::reference::Reference;
-use cuda_graph_flagships::llama::tp::{Rank, TpDecoder, TpElement};
 use cuda_graph_flagships::llama::{Generator, Prefill};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
@@ -100,7 +99,12 @@ fn parse() -> Res<Args> {
                     "loop" => (false, false),
                     "step" => (true, false),
                     "tp" => (true, true),
-                    other => return Err(format!("--mode is loop, step or tp, not {other}").into()),
+                    "tp-loop" => (false, true),
+                    other => {
+                        return Err(
+                            format!("--mode is loop, step, tp or tp-loop, not {other}").into()
+                        )
+                    }
                 }
             }
             "--gpus" => a.gpus = Some(value("--gpus")?.parse()?),
@@ -138,7 +142,7 @@ fn parse() -> Res<Args> {
     }
     if a.last_logits.is_some() && a.step {
         return Err(
-            "--last-logits is for --mode loop; use --teacher-ids with --logits in step mode".into(),
+            "--last-logits is for --mode loop or tp-loop; use --teacher-ids with --logits in step mode".into(),
         );
     }
     Ok(a)
@@ -164,8 +168,8 @@ fn main() -> ExitCode {
             Checkpoint::open(dir)
                 .map_err(Into::into)
                 .and_then(|ckpt| match ckpt.dtype() {
-                    DType::F32 => run_tp::<f32>(&ckpt, &args),
-                    DType::BF16 => run_tp::<bf16>(&ckpt, &args),
+                    DType::F32 => tp::run::<f32>(&ckpt, &args),
+                    DType::BF16 => tp::run::<bf16>(&ckpt, &args),
                     DType::F16 => {
                         Err("f16 checkpoints are not supported yet; convert to bf16 or f32".into())
                     }
@@ -287,86 +291,6 @@ fn run<T: Element>(ctx: &Arc<CudaContext>, ckpt: &Checkpoint, args: &Args) -> Re
         json["ids"] = out.into();
         json["ttft_ms"] = ttft.into();
         json["inter_token_us"] = itl.into();
-    }
-    if let Some(path) = &args.json {
-        std::fs::write(path, serde_json::to_string_pretty(&json)?)?;
-    }
-    Ok(())
-}
-
-/// `--mode tp`: the step graph split over `--gpus` GPUs (all by default), one rank a GPU,
-/// driven by this process.
-fn run_tp<T: TpElement>(ckpt: &Checkpoint, args: &Args) -> Res<()> {
-    // NVLink multicast stays off (a machine with several GPUs).
-    for (k, v) in [("NCCL_NVLS_ENABLE", "0"), ("NVSHMEM_DISABLE_NVLS", "1")] {
-        if std::env::var_os(k).is_none() {
-            std::env::set_var(k, v);
-        }
-    }
-    let cfg = &ckpt.config;
-    let found = CudaContext::device_count()?.max(1) as usize;
-    let n = args.gpus.unwrap_or(found);
-    if n == 0 || n > found {
-        return Err(format!("--gpus {n}: this machine has {found} GPU(s)").into());
-    }
-    let ctxs = (0..n)
-        .map(cuda_graph::context)
-        .collect::<Result<Vec<_>, _>>()?;
-    let shape = Shape::new(cfg, args.max_ctx)?;
-    let mut ranks = Communicator::local(&ctxs, Duration::from_secs(120))?
-        .into_iter()
-        .map(|c| Rank::<T>::new(c, cfg, ckpt, &shape))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut dec = TpDecoder::new(&shape, &mut ranks)?;
-    let mut json = serde_json::json!({
-        "gpu": ctxs[0].name().unwrap_or_default(),
-        "gpus": n,
-        "model": { "layers": cfg.num_hidden_layers, "hidden": cfg.hidden_size, "vocab": cfg.vocab_size, "dtype": format!("{}", T::DTYPE) },
-        "bytes_per_token": cfg.bytes_per_token(T::DTYPE),
-        "prompt_ids": args.prompt,
-    });
-    if let (Some(teacher), Some(path)) = (&args.teacher, &args.logits) {
-        let logits = dec.teacher_forced(teacher)?;
-        let bytes: Vec<u8> = logits.iter().flat_map(|v| v.to_le_bytes()).collect();
-        std::fs::write(path, bytes)?;
-        return Ok(());
-    }
-    if args.bench > 0 {
-        dec.timed(&args.prompt, args.max_new)?;
-        let mut rates = Vec::new();
-        let mut ids = Vec::new();
-        for _ in 0..args.bench {
-            let (got, t) = dec.timed(&args.prompt, args.max_new)?;
-            rates.push(t.tokens_per_s);
-            ids = got;
-        }
-        let best = rates.iter().cloned().fold(0.0, f64::max);
-        if !args.quiet {
-            println!(
-                "tp ({n} GPU(s)): {best:.1} tokens/s (best of {})",
-                args.bench
-            );
-        }
-        json["tokens_per_s_tp"] = best.into();
-        json["tokens_per_s_median_tp"] = median(rates).into();
-        json["ids_tp"] = ids.into();
-    } else {
-        let eos = cfg.eos_token_ids.clone();
-        let t0 = std::time::Instant::now();
-        let out = dec.generate(&args.prompt, args.max_new, |t| {
-            show(args, t);
-            args.ignore_eos || !eos.contains(&t)
-        })?;
-        let secs = t0.elapsed().as_secs_f64();
-        let rate = out.len() as f64 / secs;
-        if !args.quiet {
-            println!(
-                "\n{} tokens on {n} GPU(s) in {secs:.3} s: {rate:.1} tokens/s (with the prompt and a wait per token)",
-                out.len()
-            );
-        }
-        json["ids"] = out.into();
-        json["tokens_per_s"] = rate.into();
     }
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string_pretty(&json)?)?;

@@ -20,7 +20,8 @@ use std::time::Instant;
 
 use cuda_graph::cudarc::driver::{CudaContext, CudaStream};
 
-pub use super::device::{rotary_tables, Element, Exec, Shape, State, Weights};
+pub use super::device::{rotary_tables, Element, Shape, State, Weights};
+pub use super::either::Exec;
 pub use super::error::LlamaError;
 
 /// How the step graph learns the position of the token it decodes.

@@ -10,11 +10,10 @@ use cuda_graph::half::bf16;
 
 use super::checkpoint::Tensors;
 use super::config::{DType, LlamaConfig};
+use super::either::{Exec, GenExec};
 use super::error::LlamaError;
-use super::graph::{
-    StepBf16, StepBf16Exec, StepBf16Inputs, StepF32, StepF32Exec, StepF32Inputs, CHUNK,
-};
-use super::loop_graph::{GenBf16, GenBf16Exec, GenBf16Inputs, GenF32, GenF32Exec, GenF32Inputs};
+use super::graph::{StepBf16, StepBf16Inputs, StepF32, StepF32Inputs, CHUNK};
+use super::loop_graph::{GenBf16, GenBf16Inputs, GenF32, GenF32Inputs};
 
 /// The sizes the step graph is built with: the model's, and the cache's length.
 #[derive(Debug, Clone, PartialEq)]
@@ -203,20 +202,6 @@ pub trait Element:
         p: &'a mut Prefill<Self>,
         ring: u64,
     ) -> Result<GenExec<'a>, LlamaError>;
-}
-
-/// A step graph of either element type, executable.
-#[doc(hidden)]
-pub enum Exec<'a> {
-    F32(StepF32Exec<'a>),
-    Bf16(StepBf16Exec<'a>),
-}
-
-/// A generation graph of either element type, executable.
-#[doc(hidden)]
-pub enum GenExec<'a> {
-    F32(GenF32Exec<'a>),
-    Bf16(GenBf16Exec<'a>),
 }
 
 /// The inputs every decoder graph shares, as fields of `$inputs` (the graph's inputs struct):
@@ -599,6 +584,9 @@ pub struct Prefill<T> {
     /// The gate and up products, 2 `ffn` a row.
     pub hs: CudaSlice<T>,
     pub acts: CudaSlice<T>,
+    /// A rank's part of a projection of every row, in float, before the all-reduce (the
+    /// generation split over ranks, [`super::tp_loop`]).
+    pub parts: CudaSlice<f32>,
     /// [`MAX_END_IDS`] ids.
     pub ends: CudaSlice<u32>,
 }
@@ -620,6 +608,7 @@ impl<T: Element> Prefill<T> {
             atts: stream.alloc_zeros(r * shape.heads * shape.head_dim)?,
             hs: stream.alloc_zeros(r * 2 * shape.ffn)?,
             acts: stream.alloc_zeros(r * shape.ffn)?,
+            parts: stream.alloc_zeros(r * shape.hidden)?,
             ends: stream.alloc_zeros(MAX_END_IDS)?,
         })
     }

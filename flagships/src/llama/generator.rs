@@ -24,7 +24,8 @@ use std::time::Instant;
 
 use cuda_graph::cudarc::driver::{sys, CudaContext, CudaStream, DriverError, PinnedHostSlice};
 
-use super::device::{Element, GenExec, Prefill, Shape, State, Weights, MAX_END_IDS};
+use super::device::{Element, Prefill, Shape, State, Weights, MAX_END_IDS};
+use super::either::GenExec;
 use super::error::LlamaError;
 
 /// Set in a token's number on the generation's last token (`RING_LAST` in `kernels.cu`).
@@ -83,14 +84,14 @@ impl Ring {
     }
 
     /// Zeroes the stop request and the first `tokens` token words (no launch may be running).
-    fn reset(&self, tokens: usize) {
+    pub(super) fn reset(&self, tokens: usize) {
         for i in 0..=tokens.min(self.tokens) {
             self.set(i, 0);
         }
     }
 
     /// Token `i` (from 0) and whether it is the last, once the device has written it.
-    fn token(&self, i: usize) -> Option<(u32, bool)> {
+    pub(super) fn token(&self, i: usize) -> Option<(u32, bool)> {
         if i >= self.tokens {
             return None;
         }
@@ -100,7 +101,7 @@ impl Ring {
     }
 
     /// Asks the running loop to end after the step it is in.
-    fn stop(&self) {
+    pub(super) fn stop(&self) {
         self.set(0, 1);
     }
 }
@@ -131,6 +132,29 @@ pub struct Generator<'a> {
     /// The params as last set: rows, prompt length, max new tokens, end ids in use.
     set: Option<(u32, u32, u32, u32)>,
 }
+
+/// Sets on `$e`, a generation graph's executable, the params of `$want` (rows, prompt length,
+/// max new tokens, end ids in use) that differ from `$last`'s (the params as last set, if
+/// known): one driver call per node a changed param reaches, none for the others.
+macro_rules! set_changed {
+    ($e:expr, $last:expr, $want:expr) => {{
+        let (last, want): (Option<(u32, u32, u32, u32)>, (u32, u32, u32, u32)) = ($last, $want);
+        if last.map(|l| l.0) != Some(want.0) {
+            $e.set_rows(want.0)?;
+        }
+        if last.map(|l| l.1) != Some(want.1) {
+            $e.set_prompt_len(want.1)?;
+        }
+        if last.map(|l| l.2) != Some(want.2) {
+            $e.set_max_new(want.2)?;
+        }
+        if last.map(|l| l.3) != Some(want.3) {
+            $e.set_n_end(want.3)?;
+        }
+    }};
+}
+
+pub(super) use set_changed;
 
 /// Runs `$body` with `$e` bound to the executable graph, whichever its element type.
 macro_rules! on {
@@ -189,14 +213,7 @@ impl<'a> Generator<'a> {
     }
 
     fn check(&self, prompt: &[u32], max_new: usize) -> Result<(), LlamaError> {
-        self.shape.check_prompt(prompt, max_new)?;
-        if prompt.len() > self.prefill_rows + 1 {
-            return Err(LlamaError::PromptRows {
-                tokens: prompt.len(),
-                max: self.prefill_rows + 1,
-            });
-        }
-        Ok(())
+        check_prompt(&self.shape, self.prefill_rows, prompt, max_new)
     }
 
     /// Greedy generation of up to `max_new` tokens after `prompt`, in one launch: each token
@@ -279,18 +296,7 @@ impl<'a> Generator<'a> {
         let stream = self.stream.clone();
         on!(self, e => {
             stream.memcpy_htod(prompt, &mut e.ids_mut()?.slice_mut(0..prompt.len()))?;
-            if last.map(|l| l.0) != Some(want.0) {
-                e.set_rows(want.0)?;
-            }
-            if last.map(|l| l.1) != Some(want.1) {
-                e.set_prompt_len(want.1)?;
-            }
-            if last.map(|l| l.2) != Some(want.2) {
-                e.set_max_new(want.2)?;
-            }
-            if last.map(|l| l.3) != Some(want.3) {
-                e.set_n_end(want.3)?;
-            }
+            set_changed!(e, last, want);
         });
         self.set = Some(want);
         Ok(())
@@ -311,76 +317,100 @@ impl<'a> Generator<'a> {
             self.ring.reset(max_new);
             let stream = self.stream.clone();
             on!(self, e => e.launch(&stream)?);
-            self.follow(max_new, &mut out, &mut seen, &mut on_token)?;
+            follow(
+                &self.ring,
+                max_new,
+                &mut out,
+                &mut seen,
+                &mut on_token,
+                &mut || finished(&stream),
+            )?;
             on!(self, e => e.synchronize()?);
         }
-        let ms = |i: usize| {
-            seen.get(i)
-                .map_or(0.0, |t: &Instant| (*t - t0).as_secs_f64())
-        };
-        let n = seen.len();
-        let span = ms(n.saturating_sub(1)) - ms(0);
-        let timing = Streamed {
-            ttft_ms: ms(0) * 1e3,
-            inter_token_us: if n > 1 {
-                span * 1e6 / (n - 1) as f64
-            } else {
-                0.0
-            },
-            tokens_per_s: if n > 1 && span > 0.0 {
-                (n - 1) as f64 / span
-            } else {
-                0.0
-            },
-        };
-        Ok((out, timing))
+        Ok((out, streamed(t0, &seen)))
     }
+}
 
-    /// Reads the tokens from the ring as the device makes them until the loop ends, handing
-    /// each to `on_token` (and asking the device to stop when it returns `false`); a fault on
-    /// the stream ends the wait with its error.
-    fn follow(
-        &mut self,
-        max_new: usize,
-        out: &mut Vec<u32>,
-        seen: &mut Vec<Instant>,
-        on_token: &mut impl FnMut(u32) -> bool,
-    ) -> Result<(), LlamaError> {
-        let mut polls = 0u32;
-        while out.len() < max_new {
-            if let Some((t, last)) = self.ring.token(out.len()) {
-                out.push(t);
-                seen.push(Instant::now());
-                if !on_token(t) {
-                    // The loop ends after the step it is in; what it makes then is dropped.
-                    self.ring.stop();
-                    return Ok(());
-                }
-                if last {
-                    return Ok(());
-                }
-                continue;
-            }
-            polls = polls.wrapping_add(1);
-            if polls.is_multiple_of(1024)
-                && self.finished()?
-                && self.ring.token(out.len()).is_none()
-            {
-                // The graph is done and wrote nothing more.
+/// A prompt and a count of new tokens a generation graph of `shape` whose prefill holds
+/// `prefill_rows` rows can take (else the error that says why).
+pub(super) fn check_prompt(
+    shape: &Shape,
+    prefill_rows: usize,
+    prompt: &[u32],
+    max_new: usize,
+) -> Result<(), LlamaError> {
+    shape.check_prompt(prompt, max_new)?;
+    if prompt.len() > prefill_rows + 1 {
+        return Err(LlamaError::PromptRows {
+            tokens: prompt.len(),
+            max: prefill_rows + 1,
+        });
+    }
+    Ok(())
+}
+
+/// The timings of a generation started at `t0` whose tokens reached the host at `seen`.
+pub(super) fn streamed(t0: Instant, seen: &[Instant]) -> Streamed {
+    let ms = |i: usize| seen.get(i).map_or(0.0, |t| (*t - t0).as_secs_f64());
+    let n = seen.len();
+    let span = ms(n.saturating_sub(1)) - ms(0);
+    Streamed {
+        ttft_ms: ms(0) * 1e3,
+        inter_token_us: if n > 1 {
+            span * 1e6 / (n - 1) as f64
+        } else {
+            0.0
+        },
+        tokens_per_s: if n > 1 && span > 0.0 {
+            (n - 1) as f64 / span
+        } else {
+            0.0
+        },
+    }
+}
+
+/// Reads the tokens from `ring` as the device makes them until the loop ends, handing each to
+/// `on_token` (and asking the device to stop when it returns `false`). `finished` says whether
+/// the launch is over (a fault is its error), asked now and then while no token comes.
+pub(super) fn follow(
+    ring: &Ring,
+    max_new: usize,
+    out: &mut Vec<u32>,
+    seen: &mut Vec<Instant>,
+    on_token: &mut impl FnMut(u32) -> bool,
+    finished: &mut dyn FnMut() -> Result<bool, LlamaError>,
+) -> Result<(), LlamaError> {
+    let mut polls = 0u32;
+    while out.len() < max_new {
+        if let Some((t, last)) = ring.token(out.len()) {
+            out.push(t);
+            seen.push(Instant::now());
+            if !on_token(t) {
+                // The loop ends after the step it is in; what it makes then is dropped.
+                ring.stop();
                 return Ok(());
             }
-            std::hint::spin_loop();
+            if last {
+                return Ok(());
+            }
+            continue;
         }
-        Ok(())
+        polls = polls.wrapping_add(1);
+        if polls.is_multiple_of(1024) && finished()? && ring.token(out.len()).is_none() {
+            // The graph is done and wrote nothing more.
+            return Ok(());
+        }
+        std::hint::spin_loop();
     }
+    Ok(())
+}
 
-    /// Whether the stream's work is done; a fault is its error.
-    fn finished(&self) -> Result<bool, LlamaError> {
-        // SAFETY: the stream is alive (held by `self`).
-        match unsafe { sys::cuStreamQuery(self.stream.cu_stream()) } {
-            sys::CUresult::CUDA_SUCCESS => Ok(true),
-            sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-            e => Err(LlamaError::Driver(DriverError(e))),
-        }
+/// Whether the stream's work is done; a fault is its error.
+fn finished(stream: &CudaStream) -> Result<bool, LlamaError> {
+    // SAFETY: the stream is alive (borrowed).
+    match unsafe { sys::cuStreamQuery(stream.cu_stream()) } {
+        sys::CUresult::CUDA_SUCCESS => Ok(true),
+        sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+        e => Err(LlamaError::Driver(DriverError(e))),
     }
 }

@@ -163,14 +163,14 @@ matvec_add(const T* __restrict__ w, const T* __restrict__ a, T* __restrict__ x, 
   }
 }
 
-// out = keep x + W a: `matvec_add` for one rank of a tensor-parallel step, whose W holds the
-// rank's columns and `a` its share of the input. Rank 0 keeps the residual (`keep` = 1), the
-// others start from 0, so the sum of every rank's `out` (an all-reduce) is x + W a; on one rank
-// the result is `matvec_add`'s, bit for bit.
+// out = W a in float, not rounded: `matvec_add`'s product for one rank of a tensor-parallel
+// step, whose W holds the rank's columns and `a` its share of the input. An all-reduce adds
+// every rank's `out`, and `add_rounded` adds the sum, rounded once, to the residual: what
+// `matvec_add` computes over every column (on one rank, bit for bit).
 template <typename T>
 __global__ void __launch_bounds__(256)
-matvec_part(const T* __restrict__ w, const T* __restrict__ a, const T* __restrict__ x,
-            T* __restrict__ out, unsigned cols, unsigned rows, unsigned keep) {
+matvec_part(const T* __restrict__ w, const T* __restrict__ a, float* __restrict__ out,
+            unsigned cols, unsigned rows) {
   extern __shared__ __align__(16) unsigned char a_raw[];
   T* as = reinterpret_cast<T*>(a_raw);
   constexpr int N = Vec16<T>::N;
@@ -183,10 +183,21 @@ matvec_part(const T* __restrict__ w, const T* __restrict__ a, const T* __restric
   }
   __syncthreads();
   for (; r < rows; r += warps()) {
-    const float xr = keep ? to_f(x[r]) : 0.f;
     const T* next = r + warps() < rows ? w + (size_t)(r + warps()) * cols : nullptr;
     const float acc = dot_stream<T>(w + (size_t)r * cols, next, cols, ah, SharedT<T>{as});
-    if (threadIdx.x % WARP == 0) out[r] = from_f<T>(xr + rnd<T>(acc));
+    if (threadIdx.x % WARP == 0) out[r] = acc;
+  }
+}
+
+// x[i] += sum[i], the sum rounded to T first, then the result (as `matvec_add` and `gemm`
+// with `add` round a product and its residual): the all-reduced product of a tensor-parallel
+// projection added to the residual, `n` elements.
+template <typename T>
+__global__ void __launch_bounds__(256)
+add_rounded(T* __restrict__ x, const float* __restrict__ sum, unsigned n) {
+  pdl_start();
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    x[i] = from_f<T>(to_f(x[i]) + rnd<T>(sum[i]));
   }
 }
 
@@ -324,20 +335,16 @@ __global__ void loop_begin(const T* __restrict__ table, const unsigned* __restri
 // (the first index on ties) is the token after position *dpos: it is written at the next
 // position, the position advances, the token goes to the host's ring, and its embedding into
 // `x` for the next step. The loop goes on while fewer than `max_new` tokens are made, the
-// token is none of the `n_end` end ids, the host has not asked to stop and the cache has room
-// for the next position. One block of 1024 threads.
+// token is none of the `n_end` end ids, the host has not asked to stop (`stop`, read by the
+// caller's thread 0) and the cache has room for the next position. One block of 1024 threads.
 template <typename T>
-__global__ void __launch_bounds__(1024)
-pick_next(const float* __restrict__ best, const unsigned* __restrict__ best_at, unsigned parts,
-          const T* __restrict__ table, T* __restrict__ x, unsigned* __restrict__ ids,
-          unsigned* __restrict__ dpos, const unsigned* __restrict__ ends, unsigned n_end,
-          unsigned hidden, unsigned vocab, unsigned prompt_len, unsigned max_new, unsigned max_ctx,
-          unsigned long long ring, cudaGraphConditionalHandle again) {
+__device__ __forceinline__ void pick_and_go(
+    const float* __restrict__ best, const unsigned* __restrict__ best_at, unsigned parts,
+    const T* __restrict__ table, T* __restrict__ x, unsigned* __restrict__ ids,
+    unsigned* __restrict__ dpos, const unsigned* __restrict__ ends, unsigned n_end,
+    unsigned hidden, unsigned vocab, unsigned prompt_len, unsigned max_new, unsigned max_ctx,
+    volatile unsigned long long* host, unsigned long long stop, cudaGraphConditionalHandle again) {
   __shared__ unsigned chosen;
-  pdl_start();
-  volatile unsigned long long* host = reinterpret_cast<volatile unsigned long long*>(ring);
-  // Asked before the reduction, so the read from host memory overlaps it.
-  const unsigned long long stop = threadIdx.x == 0 ? host[0] : 0ull;
   const unsigned tok = best_of(best, best_at, parts);
   if (threadIdx.x == 0) {
     chosen = tok;
@@ -354,6 +361,53 @@ pick_next(const float* __restrict__ best, const unsigned* __restrict__ best_at, 
   __syncthreads();
   const unsigned t = chosen < vocab ? chosen : 0;
   for (unsigned c = threadIdx.x; c < hidden; c += blockDim.x) x[c] = table[(size_t)t * hidden + c];
+}
+
+// The pick of the generation loop on one GPU: the host's request to stop is word 0 of its
+// ring.
+template <typename T>
+__global__ void __launch_bounds__(1024)
+pick_next(const float* __restrict__ best, const unsigned* __restrict__ best_at, unsigned parts,
+          const T* __restrict__ table, T* __restrict__ x, unsigned* __restrict__ ids,
+          unsigned* __restrict__ dpos, const unsigned* __restrict__ ends, unsigned n_end,
+          unsigned hidden, unsigned vocab, unsigned prompt_len, unsigned max_new, unsigned max_ctx,
+          unsigned long long ring, cudaGraphConditionalHandle again) {
+  pdl_start();
+  volatile unsigned long long* host = reinterpret_cast<volatile unsigned long long*>(ring);
+  // Asked before the reduction, so the read from host memory overlaps it.
+  const unsigned long long stop = threadIdx.x == 0 ? host[0] : 0ull;
+  pick_and_go<T>(best, best_at, parts, table, x, ids, dpos, ends, n_end, hidden, vocab,
+                 prompt_len, max_new, max_ctx, host, stop, again);
+}
+
+// One rank's vote on the host's request to stop (word 0 of its ring: 1 if set), which an
+// all-reduce (max) over the ranks of a tensor-parallel generation turns into one answer.
+__global__ void stop_vote(unsigned long long ring, unsigned* __restrict__ vote) {
+  pdl_start();
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    const volatile unsigned long long* host =
+        reinterpret_cast<const volatile unsigned long long*>(ring);
+    *vote = host[0] != 0ull ? 1u : 0u;
+  }
+}
+
+// The pick of a tensor-parallel generation loop (`llama::tp_loop`): every rank picks the same
+// token from the same logits; the request to stop is the all-reduced vote (`voted`), the same
+// on every rank, so every rank decides alike whether the loop goes on (its condition is
+// declared agreed on the communicator). Each rank writes its tokens to its own ring.
+template <typename T>
+__global__ void __launch_bounds__(1024)
+pick_agreed(const float* __restrict__ best, const unsigned* __restrict__ best_at, unsigned parts,
+            const T* __restrict__ table, T* __restrict__ x, unsigned* __restrict__ ids,
+            unsigned* __restrict__ dpos, const unsigned* __restrict__ ends, unsigned n_end,
+            unsigned hidden, unsigned vocab, unsigned prompt_len, unsigned max_new,
+            unsigned max_ctx, const unsigned* __restrict__ voted, unsigned long long ring,
+            cudaGraphConditionalHandle again) {
+  pdl_start();
+  const unsigned long long stop = threadIdx.x == 0 ? (unsigned long long)*voted : 0ull;
+  pick_and_go<T>(best, best_at, parts, table, x, ids, dpos, ends, n_end, hidden, vocab,
+                 prompt_len, max_new, max_ctx,
+                 reinterpret_cast<volatile unsigned long long*>(ring), stop, again);
 }
 
 // x = the embedding of the token at the position being decoded.

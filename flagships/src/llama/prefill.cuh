@@ -43,21 +43,17 @@ norm_rows(const T* __restrict__ xs, const T* __restrict__ g, T* __restrict__ ns,
 #define GN 64
 #define GK 32
 
-// c[r][n] = a[r] . w[n] for r < rows, n < cols_out (a: rows x k, w: cols_out x k, both with
-// rows of k contiguous elements, k a multiple of 8); with `add`, c[r][n] += that (the
-// residual: c and the product rounded to T apart, then their sum). Accumulates in float.
-// Grid (cols_out / GN, rows / GM) rounded up.
+// The products of one tile of `gemm`: acc[i][j] = a[r0 + ty * 4 + i] . w[n0 + tx * 4 + j] (a:
+// rows x k, w: cols_out x k, both with rows of k contiguous elements, k a multiple of 8), in
+// float; zero past the ends. Every thread of the block takes part.
 template <typename T>
-__global__ void __launch_bounds__(256)
-gemm(const T* __restrict__ a, const T* __restrict__ w, T* __restrict__ c, unsigned rows,
-     unsigned cols_out, unsigned k, unsigned add) {
+__device__ __forceinline__ void gemm_tile(const T* __restrict__ a, const T* __restrict__ w,
+                                          unsigned rows, unsigned cols_out, unsigned k,
+                                          unsigned r0, unsigned n0, float (&acc)[4][4]) {
   __shared__ __align__(16) float as[GK][GM + 4];
   __shared__ __align__(16) float ws[GK][GN + 4];
   constexpr int N = Vec16<T>::N;
   const unsigned tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-  const unsigned r0 = blockIdx.y * GM, n0 = blockIdx.x * GN;
-  pdl_start();
-  float acc[4][4] = {};
   for (unsigned k0 = 0; k0 < k; k0 += GK) {
     // Each tile is GM (GN) rows of GK elements: GK / N pieces of 16 bytes a row.
     for (unsigned v = threadIdx.x; v < GM * (GK / N); v += blockDim.x) {
@@ -94,6 +90,21 @@ gemm(const T* __restrict__ a, const T* __restrict__ w, T* __restrict__ c, unsign
     }
     __syncthreads();
   }
+}
+
+// c[r][n] = a[r] . w[n] for r < rows, n < cols_out (a: rows x k, w: cols_out x k, both with
+// rows of k contiguous elements, k a multiple of 8); with `add`, c[r][n] += that (the
+// residual: c and the product rounded to T apart, then their sum). Accumulates in float.
+// Grid (cols_out / GN, rows / GM) rounded up.
+template <typename T>
+__global__ void __launch_bounds__(256)
+gemm(const T* __restrict__ a, const T* __restrict__ w, T* __restrict__ c, unsigned rows,
+     unsigned cols_out, unsigned k, unsigned add) {
+  const unsigned tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const unsigned r0 = blockIdx.y * GM, n0 = blockIdx.x * GN;
+  pdl_start();
+  float acc[4][4] = {};
+  gemm_tile<T>(a, w, rows, cols_out, k, r0, n0, acc);
 #pragma unroll
   for (int i = 0; i < 4; i++) {
     const unsigned r = r0 + ty * 4 + i;
@@ -105,6 +116,30 @@ gemm(const T* __restrict__ a, const T* __restrict__ w, T* __restrict__ c, unsign
       T* out = c + (size_t)r * cols_out + n;
       const float v = rnd<T>(acc[i][j]);
       *out = from_f<T>(add ? to_f(*out) + v : v);
+    }
+  }
+}
+
+// c[r][n] = a[r] . w[n] as `gemm` computes it, kept in float and not rounded: one rank's part
+// of a product split over ranks (its columns of `w`), which an all-reduce adds up before the
+// sum is rounded once (`add_rounded`), as the product over every column would be.
+template <typename T>
+__global__ void __launch_bounds__(256)
+gemm_part(const T* __restrict__ a, const T* __restrict__ w, float* __restrict__ c,
+          unsigned rows, unsigned cols_out, unsigned k) {
+  const unsigned tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const unsigned r0 = blockIdx.y * GM, n0 = blockIdx.x * GN;
+  pdl_start();
+  float acc[4][4] = {};
+  gemm_tile<T>(a, w, rows, cols_out, k, r0, n0, acc);
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    const unsigned r = r0 + ty * 4 + i;
+    if (r >= rows) continue;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      const unsigned n = n0 + tx * 4 + j;
+      if (n < cols_out) c[(size_t)r * cols_out + n] = acc[i][j];
     }
   }
 }

@@ -3,8 +3,8 @@
 //! communicator's device, with the shard sizes written as expressions of `world`.
 //!
 //! ```text
-//! emb -> stack[ qkv -> attn -> o_proj -> o_sum -> mlp_up -> mlp_down -> d_sum ] x layers -> head -> pick
-//!               carry: d_sum (layer l) -> qkv (layer l + 1)
+//! emb -> stack[ qkv -> attn -> o_proj -> o_sum -> o_add -> mlp_up -> mlp_down -> d_sum -> d_add ]
+//!        x layers -> head -> pick          carry: d_add (layer l) -> qkv (layer l + 1)
 //! ```
 //!
 //! Rank `r` of `world` holds `heads / world` query heads and `kv_heads / world` KV heads (their
@@ -12,8 +12,9 @@
 //! of the output projection that take them), and `ffn / world` of the MLP's inner width (those
 //! gate and up rows, and the columns of the down projection that take them): see
 //! [`Weights::upload_shard`]. Each rank's output and down projections give a partial sum of the
-//! whole projection (rank 0's with the residual added: `matvec_part` in `kernels.cu`), and an
-//! NCCL all-reduce (`o_sum`, `d_sum`, nodes of the graph) adds them into every rank's `x`. The
+//! whole projection in float (`matvec_part` in `kernels.cu`), an NCCL all-reduce (`o_sum`,
+//! `d_sum`, nodes of the graph) adds them up on every rank, and `add_rounded` puts the sum,
+//! rounded once as the whole product would be, onto every rank's residual `x`. The
 //! embedding, the norms, the head and the greedy pick are replicated: every rank computes the
 //! same logits and picks the same token, so the ranks need no other exchange.
 //!
@@ -36,12 +37,12 @@ use cuda_graph::cuda_graph;
 use cuda_graph::cudarc::driver::{CudaSlice, CudaStream};
 use cuda_graph::exec::Ranks;
 use cuda_graph::half::bf16;
-use cuda_graph::GraphExec;
 
 use super::checkpoint::Tensors;
 use super::config::LlamaConfig;
 use super::decoder::Steps;
 use super::device::{multiprocessors, shared_inputs, Element, Shape, State, Weights};
+use super::either::{either_exec, on_either};
 use super::error::LlamaError;
 use super::graph::{attention_chunks, spread, ATTENTION_THREADS, CHUNK};
 
@@ -56,6 +57,7 @@ macro_rules! tp_step_graph {
                 kernel qkv_rope_t = qkv_rope<$t>;
                 kernel attention_t = attention<$t>;
                 kernel matvec_part_t = matvec_part<$t>;
+                kernel add_t = add_rounded<$t>;
                 kernel gate_up_t = norm_gate_up<$t>;
                 kernel head_t = norm_head<$t>;
                 kernel argmax_step;
@@ -75,7 +77,8 @@ macro_rules! tp_step_graph {
                 buffer mut k_cache[layers]: $t;
                 buffer mut v_cache[layers]: $t;
                 buffer mut x: $t;
-                buffer mut part: $t;
+                buffer mut part: f32;
+                buffer mut reduced: f32;
                 buffer mut q: $t;
                 buffer mut att: $t;
                 buffer mut h: $t;
@@ -115,20 +118,22 @@ macro_rules! tp_step_graph {
                     attn = attention_t<<<(heads, attention_chunks(counter, pos, max_ctx), 1), ATTENTION_THREADS>>>(
                         q, k_cache[l], v_cache[l], part_o, part_ml, done, att, dpos, pos, counter,
                         max_ctx, heads, kv_heads, head_dim, max_ctx.div_ceil(CHUNK), scale);
-                    // Rank 0 starts from the residual, the others from 0: the all-reduce adds
-                    // up x + W a.
+                    // Each rank's part of the product, in float; the all-reduce adds them up,
+                    // and the sum, rounded once, goes onto the residual.
                     o_proj = matvec_part_t<<<spread(hidden, sms), 256, heads * head_dim * elem_bytes>>>(
-                        wo[l], att, x, part, heads * head_dim, hidden, (rank == 0) as u32);
-                    o_sum = all_reduce(part -> x, hidden, sum) on tp;
+                        wo[l], att, part, heads * head_dim, hidden);
+                    o_sum = all_reduce(part -> reduced, hidden, sum) on tp;
+                    o_add = add_t<<<hidden.div_ceil(256), 256>>>(x, reduced, hidden);
                     mlp_up = gate_up_t<<<spread(ffn, sms), 256, hidden * 4>>>(
                         x, mlp_norm[l], wgu[l], h, hidden, ffn, eps);
                     mlp_down = matvec_part_t<<<spread(hidden, sms), 256, ffn * elem_bytes>>>(
-                        wdown[l], h, x, part, ffn, hidden, (rank == 0) as u32);
-                    d_sum = all_reduce(part -> x, hidden, sum) on tp;
-                    qkv -> attn -> o_proj -> o_sum -> mlp_up -> mlp_down -> d_sum;
-                    // Layer l + 1 starts from what layer l's all-reduce left in `x`; on every
-                    // rank, its all-reduces come after layer l's.
-                    carry d_sum -> qkv;
+                        wdown[l], h, part, ffn, hidden);
+                    d_sum = all_reduce(part -> reduced, hidden, sum) on tp;
+                    d_add = add_t<<<hidden.div_ceil(256), 256>>>(x, reduced, hidden);
+                    qkv -> attn -> o_proj -> o_sum -> o_add -> mlp_up -> mlp_down -> d_sum -> d_add;
+                    // Layer l + 1 starts from what layer l left in `x`; on every rank, its
+                    // all-reduces come after layer l's.
+                    carry d_add -> qkv;
                 }
                 head = head_t<<<spread(vocab, sms), 256, hidden * 4>>>(
                     x, final_norm, head_w, logits, best, best_at, hidden, vocab, eps);
@@ -158,8 +163,13 @@ pub struct Rank<T> {
     pub stream: Arc<CudaStream>,
     pub weights: Weights<T>,
     pub state: State<T>,
-    /// The partial sum of a projection, before the all-reduce.
-    pub part: CudaSlice<T>,
+    /// This rank's part of a projection (float, not rounded), before the all-reduce.
+    pub part: CudaSlice<f32>,
+    /// The all-reduced projection, before it is rounded onto the residual.
+    pub reduced: CudaSlice<f32>,
+    /// The rank's vote on the host's request to stop a generation ([`super::tp_loop`]), then
+    /// every rank's answer.
+    pub vote: CudaSlice<u32>,
 }
 
 impl<T: Element> Rank<T> {
@@ -178,6 +188,8 @@ impl<T: Element> Rank<T> {
         let weights = Weights::upload_shard(&stream, config, tensors, shape, rank, world)?;
         let state = State::new(&stream, &local)?;
         let part = stream.alloc_zeros(shape.hidden)?;
+        let reduced = stream.alloc_zeros(shape.hidden)?;
+        let vote = stream.alloc_zeros(1)?;
         stream.synchronize()?;
         Ok(Rank {
             comm,
@@ -185,34 +197,15 @@ impl<T: Element> Rank<T> {
             weights,
             state,
             part,
+            reduced,
+            vote,
         })
     }
 }
 
-/// A rank's step graph, of either element type, executable.
-#[doc(hidden)]
-pub enum TpExec<'a> {
-    F32(TpStepF32Exec<'a>),
-    Bf16(TpStepBf16Exec<'a>),
-}
-
-impl<'a> std::ops::Deref for TpExec<'a> {
-    type Target = GraphExec<'a>;
-    fn deref(&self) -> &GraphExec<'a> {
-        match self {
-            TpExec::F32(e) => e,
-            TpExec::Bf16(e) => e,
-        }
-    }
-}
-
-impl<'a> std::ops::DerefMut for TpExec<'a> {
-    fn deref_mut(&mut self) -> &mut GraphExec<'a> {
-        match self {
-            TpExec::F32(e) => e,
-            TpExec::Bf16(e) => e,
-        }
-    }
+either_exec! {
+    /// A rank's step graph, of either element type, executable.
+    TpExec, TpStepF32Exec, TpStepBf16Exec
 }
 
 /// The buffers of one rank a step graph borrows.
@@ -221,7 +214,8 @@ pub struct Borrowed<'a, T> {
     pub comm: &'a Communicator,
     pub weights: &'a Weights<T>,
     pub state: &'a mut State<T>,
-    pub part: &'a mut CudaSlice<T>,
+    pub part: &'a mut CudaSlice<f32>,
+    pub reduced: &'a mut CudaSlice<f32>,
 }
 
 /// Builds a rank's step graph over its buffers and makes it executable.
@@ -240,6 +234,7 @@ macro_rules! tp_element {
                 let inputs = shared_inputs!($inputs, &ctx, &local, r.weights, r.state, $t, {
                     tp: r.comm,
                     part: r.part,
+                    reduced: r.reduced,
                     pos: 0,
                     counter: 1,
                     prompt_len: 1,
@@ -257,10 +252,7 @@ tp_element!(bf16, TpStepBf16, TpStepBf16Inputs, Bf16);
 /// Runs `$body` with `$e` bound to a rank's executable graph, whichever its element type.
 macro_rules! on {
     ($exec:expr, $e:ident => $body:expr) => {
-        match $exec {
-            TpExec::F32($e) => $body,
-            TpExec::Bf16($e) => $body,
-        }
+        on_either!($exec, TpExec, $e => $body)
     };
 }
 
@@ -313,6 +305,8 @@ impl<'a> TpDecoder<'a> {
                 weights,
                 state,
                 part,
+                reduced,
+                ..
             } = r;
             let comm: &'a Communicator = comm;
             streams.push(stream.clone());
@@ -324,6 +318,7 @@ impl<'a> TpDecoder<'a> {
                     weights,
                     state,
                     part,
+                    reduced,
                 },
             )?);
         }

@@ -119,6 +119,10 @@ pub fn poison_prefill<T: Element>(gpu: &Gpu, p: &mut Prefill<T>) {
         let n = b.len();
         gpu.stream.memcpy_htod(&vec![nan; n], b).unwrap();
     }
+    let n = p.parts.len();
+    gpu.stream
+        .memcpy_htod(&vec![f32::NAN; n], &mut p.parts)
+        .unwrap();
 }
 
 /// The index of the largest value (the first on ties).
