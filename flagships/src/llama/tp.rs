@@ -203,6 +203,33 @@ impl<T: Element> Rank<T> {
     }
 }
 
+impl<T> Rank<T> {
+    /// The rank split into what its step graph borrows (the communicator shared, the
+    /// buffers mutably), its vote on a generation's stop, and its stream.
+    pub(super) fn split(&mut self) -> (Borrowed<'_, T>, &mut CudaSlice<u32>, Arc<CudaStream>) {
+        let Rank {
+            comm,
+            stream,
+            weights,
+            state,
+            part,
+            reduced,
+            vote,
+        } = self;
+        (
+            Borrowed {
+                comm,
+                weights,
+                state,
+                part,
+                reduced,
+            },
+            vote,
+            stream.clone(),
+        )
+    }
+}
+
 either_exec! {
     /// A rank's step graph, of either element type, executable.
     TpExec, TpStepF32Exec, TpStepBf16Exec
@@ -299,28 +326,10 @@ impl<'a> TpDecoder<'a> {
         let mut comms = Vec::with_capacity(world);
         let mut streams = Vec::with_capacity(world);
         for r in ranks.iter_mut() {
-            let Rank {
-                comm,
-                stream,
-                weights,
-                state,
-                part,
-                reduced,
-                ..
-            } = r;
-            let comm: &'a Communicator = comm;
-            streams.push(stream.clone());
-            comms.push(comm);
-            execs.push(T::tp_exec(
-                shape,
-                Borrowed {
-                    comm,
-                    weights,
-                    state,
-                    part,
-                    reduced,
-                },
-            )?);
+            let (b, _, stream) = r.split();
+            streams.push(stream);
+            comms.push(b.comm);
+            execs.push(T::tp_exec(shape, b)?);
         }
         Ok(TpDecoder {
             ranks: Ranks::new(execs, comms, streams)?,

@@ -33,19 +33,18 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cuda_graph::buffer::{Stack, StackMut};
-use cuda_graph::comm::Communicator;
 use cuda_graph::cuda_graph;
 use cuda_graph::cudarc::driver::{sys, CudaSlice, CudaStream};
 use cuda_graph::exec::Ranks;
 use cuda_graph::half::bf16;
 
-use super::device::{multiprocessors, shared_inputs, Prefill, Shape, State, Weights, MAX_END_IDS};
+use super::device::{multiprocessors, shared_inputs, Prefill, Shape, MAX_END_IDS};
 use super::either::{either_exec, on_either};
 use super::error::LlamaError;
 use super::generator::{check_prompt, follow, set_changed, streamed, Ring, Streamed};
 use super::graph::{attention_chunks, spread, ATTENTION_THREADS, CHUNK};
 use super::loop_graph::GEMM_TILE;
-use super::tp::{Rank, TpElement};
+use super::tp::{self, Rank, TpElement};
 
 macro_rules! tp_generation_graph {
     ($(#[$doc:meta])* $name:ident, $t:ident) => {
@@ -220,14 +219,11 @@ either_exec! {
     TpGenExec, GenTpF32Exec, GenTpBf16Exec
 }
 
-/// The buffers of one rank its generation graph borrows.
+/// The buffers of one rank its generation graph borrows: the step's, the stop vote, the
+/// prefill's, and the device address of its ring.
 #[doc(hidden)]
 pub struct Borrowed<'a, T> {
-    pub comm: &'a Communicator,
-    pub weights: &'a Weights<T>,
-    pub state: &'a mut State<T>,
-    pub part: &'a mut CudaSlice<f32>,
-    pub reduced: &'a mut CudaSlice<f32>,
+    pub step: tp::Borrowed<'a, T>,
     pub vote: &'a mut CudaSlice<u32>,
     pub prefill: &'a mut Prefill<T>,
     pub ring: u64,
@@ -247,13 +243,14 @@ macro_rules! tp_gen_element {
                 sh: &Shape,
                 b: Borrowed<'a, $t>,
             ) -> Result<TpGenExec<'a>, LlamaError> {
-                let local = sh.shard(b.comm.world() as usize)?;
-                let ctx = b.comm.context().clone();
+                let s = b.step;
+                let local = sh.shard(s.comm.world() as usize)?;
+                let ctx = s.comm.context().clone();
                 let p = b.prefill;
-                let inputs = shared_inputs!($inputs, &ctx, &local, b.weights, b.state, $t, {
-                    tp: b.comm,
-                    part: b.part,
-                    reduced: b.reduced,
+                let inputs = shared_inputs!($inputs, &ctx, &local, s.weights, s.state, $t, {
+                    tp: s.comm,
+                    part: s.part,
+                    reduced: s.reduced,
                     vote: b.vote,
                     ends: &p.ends,
                     xs: &mut p.xs,
@@ -356,17 +353,8 @@ impl<'a> TpGenerator<'a> {
         let (mut execs, mut comms, mut streams, mut rings) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (r, p) in ranks.iter_mut().zip(prefills.iter_mut()) {
-            let Rank {
-                comm,
-                stream,
-                weights,
-                state,
-                part,
-                reduced,
-                vote,
-            } = r;
-            let comm: &'a Communicator = comm;
-            let stream = stream.clone();
+            let (step, vote, stream) = r.split();
+            let comm = step.comm;
             if !end_ids.is_empty() {
                 stream.memcpy_htod(end_ids, &mut p.ends.slice_mut(0..end_ids.len()))?;
             }
@@ -374,11 +362,7 @@ impl<'a> TpGenerator<'a> {
             execs.push(T::tp_generation(
                 shape,
                 Borrowed {
-                    comm,
-                    weights,
-                    state,
-                    part,
-                    reduced,
+                    step,
                     vote,
                     prefill: p,
                     ring: ring.device_address(),
