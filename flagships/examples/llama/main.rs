@@ -218,8 +218,7 @@ fn run<T: Element>(ctx: &Arc<CudaContext>, ckpt: &Checkpoint, args: &Args) -> Re
             let mut gen = Generator::new(ctx, &shape, &weights, &mut state, &mut prefill, &[])?;
             gen.teacher_forced(teacher)?
         };
-        let bytes: Vec<u8> = logits.iter().flat_map(|v| v.to_le_bytes()).collect();
-        std::fs::write(path, bytes)?;
+        write_f32(path, &logits)?;
         if !args.quiet {
             println!(
                 "wrote {} rows of {} logits to {path}",
@@ -261,21 +260,9 @@ fn run<T: Element>(ctx: &Arc<CudaContext>, ckpt: &Checkpoint, args: &Args) -> Re
             &cfg.eos_token_ids,
         )?;
         gen.stop_at_end_ids(!args.ignore_eos);
-        let t0 = std::time::Instant::now();
-        let (mut first, mut last, mut n) = (None, t0, 0usize);
-        let out = gen.generate(&args.prompt, args.max_new, |t| {
-            show(args, t);
-            let now = std::time::Instant::now();
-            first.get_or_insert(now);
-            last = now;
-            n += 1;
-            true
+        let (out, ttft, itl) = watched(args, |on| {
+            Ok(gen.generate(&args.prompt, args.max_new, on)?)
         })?;
-        let ttft = first.map_or(0.0, |f| (f - t0).as_secs_f64() * 1e3);
-        let itl = match first {
-            Some(f) if n > 1 => (last - f).as_secs_f64() * 1e6 / (n - 1) as f64,
-            _ => 0.0,
-        };
         if !args.quiet {
             println!(
                 "\n{} tokens in one launch: first after {ttft:.2} ms, then one every {itl:.1} us ({:.1} tokens/s)",
@@ -284,9 +271,7 @@ fn run<T: Element>(ctx: &Arc<CudaContext>, ckpt: &Checkpoint, args: &Args) -> Re
             );
         }
         if let Some(path) = &args.last_logits {
-            let logits = gen.logits()?;
-            let bytes: Vec<u8> = logits.iter().flat_map(|v| v.to_le_bytes()).collect();
-            std::fs::write(path, bytes)?;
+            write_f32(path, &gen.logits()?)?;
         }
         json["ids"] = out.into();
         json["ttft_ms"] = ttft.into();
@@ -295,6 +280,38 @@ fn run<T: Element>(ctx: &Arc<CudaContext>, ckpt: &Checkpoint, args: &Args) -> Re
     if let Some(path) = &args.json {
         std::fs::write(path, serde_json::to_string_pretty(&json)?)?;
     }
+    Ok(())
+}
+
+/// Runs a generation that hands each token to the callback it is given (`generate`), printing
+/// the tokens as they arrive; returns the ids, the time to the first token (ms, from the call)
+/// and the mean time between tokens (µs), as the host saw them.
+fn watched(
+    args: &Args,
+    generate: impl FnOnce(&mut dyn FnMut(u32) -> bool) -> Res<Vec<u32>>,
+) -> Res<(Vec<u32>, f64, f64)> {
+    let t0 = std::time::Instant::now();
+    let (mut first, mut last, mut n) = (None, t0, 0usize);
+    let out = generate(&mut |t| {
+        show(args, t);
+        let now = std::time::Instant::now();
+        first.get_or_insert(now);
+        last = now;
+        n += 1;
+        true
+    })?;
+    let ttft = first.map_or(0.0, |f| (f - t0).as_secs_f64() * 1e3);
+    let itl = match first {
+        Some(f) if n > 1 => (last - f).as_secs_f64() * 1e6 / (n - 1) as f64,
+        _ => 0.0,
+    };
+    Ok((out, ttft, itl))
+}
+
+/// Writes floats to `path`, little-endian.
+fn write_f32(path: &str, values: &[f32]) -> Res<()> {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(path, bytes)?;
     Ok(())
 }
 

@@ -1,6 +1,6 @@
 //! `--mode tp` and `--mode tp-loop`: the model split over the GPUs of this machine.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cuda_graph::comm::Communicator;
 use cuda_graph::cudarc::driver::CudaContext;
@@ -11,7 +11,7 @@ use cuda_graph_flagships::llama::tp::{Rank, TpDecoder};
 use cuda_graph_flagships::llama::tp_loop::{TpGenElement, TpGenerator};
 use cuda_graph_flagships::llama::Prefill;
 
-use crate::{show, Args, Res};
+use crate::{show, watched, write_f32, Args, Res};
 
 /// `--mode tp` or `tp-loop`: the step graph (one launch a token) or the generation graph (one
 /// launch a generation) split over `--gpus` GPUs (all by default), one rank a GPU, driven by
@@ -61,8 +61,7 @@ pub fn run<T: TpGenElement>(ckpt: &Checkpoint, args: &Args) -> Res<()> {
     let mut dec = TpDecoder::new(&shape, &mut ranks)?;
     if let (Some(teacher), Some(path)) = (&args.teacher, &args.logits) {
         let logits = dec.teacher_forced(teacher)?;
-        let bytes: Vec<u8> = logits.iter().flat_map(|v| v.to_le_bytes()).collect();
-        std::fs::write(path, bytes)?;
+        write_f32(path, &logits)?;
         return Ok(());
     }
     if args.bench > 0 {
@@ -130,8 +129,7 @@ fn run_loop<T: TpGenElement>(
     gen.stop_at_end_ids(!args.ignore_eos);
     if let (Some(teacher), Some(path)) = (&args.teacher, &args.logits) {
         let logits = gen.teacher_forced(teacher)?;
-        let bytes: Vec<u8> = logits.iter().flat_map(|v| v.to_le_bytes()).collect();
-        std::fs::write(path, bytes)?;
+        write_f32(path, &logits)?;
         return Ok(());
     }
     if args.bench > 0 {
@@ -159,21 +157,9 @@ fn run_loop<T: TpGenElement>(
         json["ids_tp_loop"] = ids.into();
         return Ok(());
     }
-    let t0 = Instant::now();
-    let (mut first, mut last, mut n) = (None, t0, 0usize);
-    let out = gen.generate(&args.prompt, args.max_new, |t| {
-        show(args, t);
-        let now = Instant::now();
-        first.get_or_insert(now);
-        last = now;
-        n += 1;
-        true
+    let (out, ttft, itl) = watched(args, |on| {
+        Ok(gen.generate(&args.prompt, args.max_new, on)?)
     })?;
-    let ttft = first.map_or(0.0, |f| (f - t0).as_secs_f64() * 1e3);
-    let itl = match first {
-        Some(f) if n > 1 => (last - f).as_secs_f64() * 1e6 / (n - 1) as f64,
-        _ => 0.0,
-    };
     if !args.quiet {
         println!(
             "\n{} tokens in one launch on {world} GPU(s): first after {ttft:.2} ms, then one every {itl:.1} us",
@@ -181,9 +167,7 @@ fn run_loop<T: TpGenElement>(
         );
     }
     if let Some(path) = &args.last_logits {
-        let logits = gen.logits()?;
-        let bytes: Vec<u8> = logits.iter().flat_map(|v| v.to_le_bytes()).collect();
-        std::fs::write(path, bytes)?;
+        write_f32(path, &gen.logits()?)?;
     }
     json["ids"] = out.into();
     json["ttft_ms"] = ttft.into();
