@@ -1,7 +1,7 @@
-//! The tensor-parallel Llama step (`llama::tp`): at world size 1 on one GPU, against the
-//! float64 reference and bit for bit against the single-GPU step graph (f32 and bf16); at world
-//! size 2 when two GPUs are present (`CUDA_GRAPH_REQUIRE_GPUS=2` makes their absence a
-//! failure), against the reference with every rank's logits equal. Activations and caches are
+//! The tensor-parallel Llama step (`llama::tp`): at world size 1 on one GPU and at world size 2
+//! when two GPUs are present (`CUDA_GRAPH_REQUIRE_GPUS=2` makes their absence a failure),
+//! against the float64 reference with every rank's logits equal, and bit for bit against the
+//! single-GPU step graph (f32 and bf16). Activations and caches are
 //! poisoned first. Shapes that do not split over the ranks are errors.
 
 mod llama_common;
@@ -82,44 +82,57 @@ fn check_f32(gpus: &[Gpu], ckpt: &Checkpoint) -> Vec<f32> {
     ours
 }
 
-#[test]
-fn world_one_matches_the_reference_and_the_single_gpu_step_bit_for_bit() {
-    let Some(gpu) = Gpu::find() else { return };
-    let cfg = config(false, true);
-    let (dir, ckpt) = checkpoint("tp-f32", &cfg, DType::F32, 5);
-    let gpus = [gpu];
-    let ours = check_f32(&gpus, &ckpt);
+/// The step over `gpus` against the reference, and bit for bit the single-GPU step graph
+/// (f32 and bf16): one rank, or two, each summing its half of a row-split projection as the
+/// single-GPU kernels sum that half.
+fn bit_for_bit(gpus: &[Gpu], seeds: (u64, u64)) {
+    let world = gpus.len();
+    let cfg = config(false, world == 1);
+    let (dir, ckpt) = checkpoint(&format!("tp{world}-f32"), &cfg, DType::F32, seeds.0);
+    let ours = check_f32(gpus, &ckpt);
     let shape = Shape::new(&ckpt.config, 256).unwrap();
     let ids = tokens(200, ckpt.config.vocab_size);
     assert_eq!(
         ours,
         single::<f32>(&gpus[0], &ckpt, &shape, &ids),
-        "f32: world 1 is the single-GPU step"
+        "f32: world {world} is the single-GPU step"
     );
     let _ = std::fs::remove_dir_all(dir);
 
     // bf16, tied head: the same bits as the single-GPU step graph.
-    let (dir, ckpt) = checkpoint("tp-bf16", &config(true, false), DType::BF16, 9);
+    let (dir, ckpt) = checkpoint(
+        &format!("tp{world}-bf16"),
+        &config(true, false),
+        DType::BF16,
+        seeds.1,
+    );
     let shape = Shape::new(&ckpt.config, 256).unwrap();
     let ids = tokens(150, ckpt.config.vocab_size);
-    let mut ranks = ranks::<bf16>(&gpus, &ckpt, &shape);
+    let mut ranks = ranks::<bf16>(gpus, &ckpt, &shape);
     let mut dec = TpDecoder::new(&shape, &mut ranks).unwrap();
     let tp = dec.teacher_forced(&ids).unwrap();
     drop(dec);
     assert!(tp.iter().all(|v| v.is_finite()));
-    assert_eq!(tp, single::<bf16>(&gpus[0], &ckpt, &shape, &ids), "bf16");
+    assert_eq!(
+        tp,
+        single::<bf16>(&gpus[0], &ckpt, &shape, &ids),
+        "bf16, world {world}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
-fn world_two_matches_the_reference_on_two_gpus() {
+fn world_one_matches_the_reference_and_the_single_gpu_step_bit_for_bit() {
+    let Some(gpu) = Gpu::find() else { return };
+    bit_for_bit(&[gpu], (5, 9));
+}
+
+#[test]
+fn world_two_matches_the_reference_and_the_single_gpu_step_bit_for_bit() {
     let Some(gpus) = Gpu::find_many(2) else {
         return;
     };
-    let cfg = config(false, false);
-    let (dir, ckpt) = checkpoint("tp2-f32", &cfg, DType::F32, 6);
-    check_f32(&gpus, &ckpt);
-    let _ = std::fs::remove_dir_all(dir);
+    bit_for_bit(&gpus, (6, 10));
 }
 
 #[test]

@@ -1,8 +1,7 @@
 //! The tensor-parallel generation graph (`llama::tp_loop`: the prefill and the WHILE loop of
 //! decode steps split over ranks, all-reduces inside both conditional bodies): at world size 1
-//! on one GPU bit for bit the single-GPU generation graph (f32 and bf16); at world size 1 and,
-//! when two GPUs are present (`CUDA_GRAPH_REQUIRE_GPUS=2` makes their absence a failure), 2,
-//! against the float64 reference after prompts of 1, 8 and 150 tokens, stopping at an end id
+//! and, when two GPUs are present (`CUDA_GRAPH_REQUIRE_GPUS=2` makes their absence a failure),
+//! 2, bit for bit the single-GPU generation graph (f32 and bf16), and against the float64 reference after prompts of 1, 8 and 150 tokens, stopping at an end id
 //! and when the host asks (every rank stops after the same step: a later generation runs), and
 //! a prompt longer than the prefill refused. Activations, caches and the prefill's buffers are
 //! poisoned first.
@@ -108,27 +107,57 @@ fn split<T: TpGenElement>(
     (rows, ids)
 }
 
-#[test]
-fn world_one_is_the_single_gpu_generation_bit_for_bit() {
-    let Some(gpu) = Gpu::find() else { return };
-    let gpus = [gpu];
-    let (dir, ckpt) = checkpoint("tploop-f32", &config(false, true), DType::F32, 5);
+/// The generation over `gpus` is the single-GPU one bit for bit (its logits after each prompt
+/// and its greedy ids), f32 and bf16: one rank, or two, each summing its half of a row-split
+/// projection as the single-GPU kernels sum that half.
+fn bit_for_bit(gpus: &[Gpu]) {
+    let world = gpus.len();
+    let (dir, ckpt) = checkpoint(
+        &format!("tploop{world}-f32"),
+        &config(false, true),
+        DType::F32,
+        5,
+    );
     let shape = Shape::new(&ckpt.config, 256).unwrap();
-    let (rows, ids) = split::<f32>(&gpus, &ckpt, &shape);
+    let (rows, ids) = split::<f32>(gpus, &ckpt, &shape);
     assert_eq!(
         (rows.clone(), ids.clone()),
-        single::<f32>(&gpus[0], &ckpt, &shape)
+        single::<f32>(&gpus[0], &ckpt, &shape),
+        "f32 over {world} GPU(s)"
     );
     let prompt = tokens(8, ckpt.config.vocab_size);
     assert_eq!(ids, greedy(&ckpt.config, &ckpt, &prompt, 40));
     let _ = std::fs::remove_dir_all(dir);
 
-    let (dir, ckpt) = checkpoint("tploop-bf16", &config(true, false), DType::BF16, 9);
+    let (dir, ckpt) = checkpoint(
+        &format!("tploop{world}-bf16"),
+        &config(true, false),
+        DType::BF16,
+        9,
+    );
     let shape = Shape::new(&ckpt.config, 256).unwrap();
-    let got = split::<bf16>(&gpus, &ckpt, &shape);
+    let got = split::<bf16>(gpus, &ckpt, &shape);
     assert!(got.0.iter().flatten().all(|v| v.is_finite()));
-    assert_eq!(got, single::<bf16>(&gpus[0], &ckpt, &shape), "bf16");
+    assert_eq!(
+        got,
+        single::<bf16>(&gpus[0], &ckpt, &shape),
+        "bf16 over {world} GPU(s)"
+    );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn world_one_is_the_single_gpu_generation_bit_for_bit() {
+    let Some(gpu) = Gpu::find() else { return };
+    bit_for_bit(&[gpu]);
+}
+
+#[test]
+fn world_two_is_the_single_gpu_generation_bit_for_bit() {
+    let Some(gpus) = Gpu::find_many(2) else {
+        return;
+    };
+    bit_for_bit(&gpus);
 }
 
 /// Against the float64 reference: the logits after each prompt within 1e-4 of the row's

@@ -2,7 +2,8 @@
 // batch 1, five kernels a layer (the query, key and value projections with the rotary
 // embedding and the cache write; attention; the output projection; the gate and up
 // projections; the down projection), the head and the greedy pick; the start and the pick of
-// the generation loop; and, in `prefill.cuh`, the prefill of the prompt's rows.
+// the generation loop; in `project.cuh`, the row-split projections; and, in `prefill.cuh`,
+// the prefill of the prompt's rows.
 //
 // Every kernel is a template over the model's element type `T` (`float` or `__nv_bfloat16`):
 // weights, the KV cache and the activations between kernels are stored as `T`, arithmetic is
@@ -136,70 +137,7 @@ norm_gate_up(const T* __restrict__ x, const T* __restrict__ g, const T* __restri
   }
 }
 
-// x += W a: a projection and the residual add after it (x and the projection rounded to T
-// apart, then their sum). A warp computes a row at a time; `a` is copied into shared memory
-// first (dynamic shared memory: `cols` elements of T), so a piece of a weight row waits on no
-// other global load.
-template <typename T>
-__global__ void __launch_bounds__(256)
-matvec_add(const T* __restrict__ w, const T* __restrict__ a, T* __restrict__ x, unsigned cols,
-           unsigned rows) {
-  extern __shared__ __align__(16) unsigned char a_raw[];
-  T* as = reinterpret_cast<T*>(a_raw);
-  constexpr int N = Vec16<T>::N;
-  unsigned r = warp_id();
-  Ahead ah;
-  if (r < rows) fetch<T>(w + (size_t)r * cols, cols, ah);
-  pdl_start();
-  for (unsigned c = threadIdx.x * N; c < cols; c += blockDim.x * N) {
-    *reinterpret_cast<uint4*>(as + c) = ldg16(a + c);
-  }
-  __syncthreads();
-  for (; r < rows; r += warps()) {
-    const float xr = to_f(x[r]);
-    const T* next = r + warps() < rows ? w + (size_t)(r + warps()) * cols : nullptr;
-    const float acc = dot_stream<T>(w + (size_t)r * cols, next, cols, ah, SharedT<T>{as});
-    if (threadIdx.x % WARP == 0) x[r] = from_f<T>(xr + rnd<T>(acc));
-  }
-}
-
-// out = W a in float, not rounded: `matvec_add`'s product for one rank of a tensor-parallel
-// step, whose W holds the rank's columns and `a` its share of the input. An all-reduce adds
-// every rank's `out`, and `add_rounded` adds the sum, rounded once, to the residual: what
-// `matvec_add` computes over every column (on one rank, bit for bit).
-template <typename T>
-__global__ void __launch_bounds__(256)
-matvec_part(const T* __restrict__ w, const T* __restrict__ a, float* __restrict__ out,
-            unsigned cols, unsigned rows) {
-  extern __shared__ __align__(16) unsigned char a_raw[];
-  T* as = reinterpret_cast<T*>(a_raw);
-  constexpr int N = Vec16<T>::N;
-  unsigned r = warp_id();
-  Ahead ah;
-  if (r < rows) fetch<T>(w + (size_t)r * cols, cols, ah);
-  pdl_start();
-  for (unsigned c = threadIdx.x * N; c < cols; c += blockDim.x * N) {
-    *reinterpret_cast<uint4*>(as + c) = ldg16(a + c);
-  }
-  __syncthreads();
-  for (; r < rows; r += warps()) {
-    const T* next = r + warps() < rows ? w + (size_t)(r + warps()) * cols : nullptr;
-    const float acc = dot_stream<T>(w + (size_t)r * cols, next, cols, ah, SharedT<T>{as});
-    if (threadIdx.x % WARP == 0) out[r] = acc;
-  }
-}
-
-// x[i] += sum[i], the sum rounded to T first, then the result (as `matvec_add` and `gemm`
-// with `add` round a product and its residual): the all-reduced product of a tensor-parallel
-// projection added to the residual, `n` elements.
-template <typename T>
-__global__ void __launch_bounds__(256)
-add_rounded(T* __restrict__ x, const float* __restrict__ sum, unsigned n) {
-  pdl_start();
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    x[i] = from_f<T>(to_f(x[i]) + rnd<T>(sum[i]));
-  }
-}
+#include "project.cuh"
 
 // logits = W RMSNorm(x) g (each rounded to T, kept as float), and per block the largest of
 // its rows and its index (the first on ties), for the greedy pick. Like the projections, a few

@@ -6,7 +6,7 @@
 //!   steps); [`generator`]: [`Generator`] (one launch a generation, tokens read from mapped
 //!   host memory while it runs, stopped at end ids or from the host; [`Streamed`] timings);
 //! - [`graph`]: the step graph in `cuda_graph!` (every layer written once, a repeat block) and
-//!   the kernels both graphs share (`kernels.cu`, `prefill.cuh`); [`device`]: the weights
+//!   the kernels both graphs share (`kernels.cu`, `project.cuh`, `prefill.cuh`); [`device`]: the weights
 //!   uploaded once, the KV cache, the prefill's buffers ([`Prefill`]); [`either`]: an
 //!   executable graph of either element type;
 //!   [`decoder`]: [`Decoder`] (greedy generation, streamed or back to back; teacher-forced

@@ -43,24 +43,26 @@ norm_rows(const T* __restrict__ xs, const T* __restrict__ g, T* __restrict__ ns,
 #define GN 64
 #define GK 32
 
-// The products of one tile of `gemm`: acc[i][j] = a[r0 + ty * 4 + i] . w[n0 + tx * 4 + j] (a:
-// rows x k, w: cols_out x k, both with rows of k contiguous elements, k a multiple of 8), in
-// float; zero past the ends. Every thread of the block takes part.
+// The products of one tile of `gemm` over columns `begin .. end` of the rows:
+// acc[i][j] += a[r0 + ty * 4 + i] . w[n0 + tx * 4 + j] there (a: rows x k, w: cols_out x k,
+// rows of k contiguous elements, `begin` and k multiples of 8), in float; zero past the ends.
+// Every thread of the block takes part.
 template <typename T>
 __device__ __forceinline__ void gemm_tile(const T* __restrict__ a, const T* __restrict__ w,
                                           unsigned rows, unsigned cols_out, unsigned k,
-                                          unsigned r0, unsigned n0, float (&acc)[4][4]) {
+                                          unsigned begin, unsigned end, unsigned r0, unsigned n0,
+                                          float (&acc)[4][4]) {
   __shared__ __align__(16) float as[GK][GM + 4];
   __shared__ __align__(16) float ws[GK][GN + 4];
   constexpr int N = Vec16<T>::N;
   const unsigned tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-  for (unsigned k0 = 0; k0 < k; k0 += GK) {
+  for (unsigned k0 = begin; k0 < end; k0 += GK) {
     // Each tile is GM (GN) rows of GK elements: GK / N pieces of 16 bytes a row.
     for (unsigned v = threadIdx.x; v < GM * (GK / N); v += blockDim.x) {
       const unsigned row = v / (GK / N), kk = (v % (GK / N)) * N;
       float f[N];
       const unsigned ra = r0 + row, rw = n0 + row, col = k0 + kk;
-      if (ra < rows && col < k) {
+      if (ra < rows && col < end) {
         load16(a + (size_t)ra * k + col, f);
       } else {
 #pragma unroll
@@ -68,7 +70,7 @@ __device__ __forceinline__ void gemm_tile(const T* __restrict__ a, const T* __re
       }
 #pragma unroll
       for (int i = 0; i < N; i++) as[kk + i][row] = f[i];
-      if (rw < cols_out && col < k) {
+      if (rw < cols_out && col < end) {
         load16(w + (size_t)rw * k + col, f);
       } else {
 #pragma unroll
@@ -92,10 +94,30 @@ __device__ __forceinline__ void gemm_tile(const T* __restrict__ a, const T* __re
   }
 }
 
+// A tile's products over all k columns, those before `split` and those from it on summed
+// apart and then added (as `matvec_add` sums a row's halves; `split` >= k: one sum).
+template <typename T>
+__device__ __forceinline__ void gemm_halves(const T* __restrict__ a, const T* __restrict__ w,
+                                            unsigned rows, unsigned cols_out, unsigned k,
+                                            unsigned split, unsigned r0, unsigned n0,
+                                            float (&acc)[4][4]) {
+  if (split >= k) {
+    gemm_tile<T>(a, w, rows, cols_out, k, 0, k, r0, n0, acc);
+    return;
+  }
+  float hi[4][4] = {};
+  gemm_tile<T>(a, w, rows, cols_out, k, 0, split, r0, n0, acc);
+  gemm_tile<T>(a, w, rows, cols_out, k, split, k, r0, n0, hi);
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+#pragma unroll
+    for (int j = 0; j < 4; j++) acc[i][j] += hi[i][j];
+}
+
 // c[r][n] = a[r] . w[n] for r < rows, n < cols_out (a: rows x k, w: cols_out x k, both with
-// rows of k contiguous elements, k a multiple of 8); with `add`, c[r][n] += that (the
-// residual: c and the product rounded to T apart, then their sum). Accumulates in float.
-// Grid (cols_out / GN, rows / GM) rounded up.
+// rows of k contiguous elements, k a multiple of 8), the two halves of k summed apart
+// (`halves_at`); with `add`, c[r][n] += that (the residual: c and the product rounded to T
+// apart, then their sum). Accumulates in float. Grid (cols_out / GN, rows / GM) rounded up.
 template <typename T>
 __global__ void __launch_bounds__(256)
 gemm(const T* __restrict__ a, const T* __restrict__ w, T* __restrict__ c, unsigned rows,
@@ -104,7 +126,7 @@ gemm(const T* __restrict__ a, const T* __restrict__ w, T* __restrict__ c, unsign
   const unsigned r0 = blockIdx.y * GM, n0 = blockIdx.x * GN;
   pdl_start();
   float acc[4][4] = {};
-  gemm_tile<T>(a, w, rows, cols_out, k, r0, n0, acc);
+  gemm_halves<T>(a, w, rows, cols_out, k, halves_at<T>(k), r0, n0, acc);
 #pragma unroll
   for (int i = 0; i < 4; i++) {
     const unsigned r = r0 + ty * 4 + i;
@@ -122,16 +144,17 @@ gemm(const T* __restrict__ a, const T* __restrict__ w, T* __restrict__ c, unsign
 
 // c[r][n] = a[r] . w[n] as `gemm` computes it, kept in float and not rounded: one rank's part
 // of a product split over ranks (its columns of `w`), which an all-reduce adds up before the
-// sum is rounded once (`add_rounded`), as the product over every column would be.
+// sum is rounded once (`add_rounded`): `gemm`'s product bit for bit on one rank (`split`:
+// `halves_at` of k) and on two (`split` = k).
 template <typename T>
 __global__ void __launch_bounds__(256)
 gemm_part(const T* __restrict__ a, const T* __restrict__ w, float* __restrict__ c,
-          unsigned rows, unsigned cols_out, unsigned k) {
+          unsigned rows, unsigned cols_out, unsigned k, unsigned split) {
   const unsigned tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const unsigned r0 = blockIdx.y * GM, n0 = blockIdx.x * GN;
   pdl_start();
   float acc[4][4] = {};
-  gemm_tile<T>(a, w, rows, cols_out, k, r0, n0, acc);
+  gemm_halves<T>(a, w, rows, cols_out, k, split, r0, n0, acc);
 #pragma unroll
   for (int i = 0; i < 4; i++) {
     const unsigned r = r0 + ty * 4 + i;

@@ -21,12 +21,13 @@
 //! The macro proves what makes this safe to run on several GPUs: the all-reduces of one layer
 //! are ordered, and the carry edge orders layer `l`'s before layer `l + 1`'s, so every rank
 //! issues them in one order; the layer count is the same on every rank (it does not use
-//! `rank`). On one GPU (world 1) the all-reduces are copies and the step computes what the
-//! single-GPU step graph ([`super::graph`]) computes, bit for bit.
+//! `rank`). The single-GPU kernels sum each row of the output and down projections in two
+//! halves and add them ([`part_split`]); each rank of two sums its half so, and the all-reduce
+//! adds the two: on one GPU and on two, the step computes what the single-GPU step graph
+//! ([`super::graph`]) computes, bit for bit. (On more, the sums are grouped otherwise and agree
+//! to rounding.)
 //!
-//! Only the step graph has a tensor-parallel form: the generation graph's WHILE loop decides
-//! on each rank's device whether to go on, and the macro refuses collectives whose issue
-//! depends on such a condition.
+//! The whole generation split over ranks is [`super::tp_loop`].
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -45,6 +46,20 @@ use super::device::{multiprocessors, shared_inputs, Element, Shape, State, Weigh
 use super::either::{either_exec, on_either};
 use super::error::LlamaError;
 use super::graph::{attention_chunks, spread, ATTENTION_THREADS, CHUNK};
+
+/// Where a rank's part of a row-split projection (`cols` of its columns, elements of
+/// `elem_bytes`) cuts its sums in two (`matvec_part`'s and `gemm_part`'s `split`): on one rank
+/// at the half, as the single-GPU kernels do (`halves_at` in `kernels.cu`); on two, not at
+/// all, each rank summing the half that is its share. The all-reduce then adds the same two
+/// sums the single-GPU kernels add, and the split changes no bit of the model.
+pub fn part_split(cols: u32, world: u32, elem_bytes: u32) -> u32 {
+    let n = 16 / elem_bytes.max(1);
+    if world == 1 && (cols / 2).is_multiple_of(n) {
+        cols / 2
+    } else {
+        cols
+    }
+}
 
 macro_rules! tp_step_graph {
     ($(#[$doc:meta])* $name:ident, $t:ident) => {
@@ -121,13 +136,14 @@ macro_rules! tp_step_graph {
                     // Each rank's part of the product, in float; the all-reduce adds them up,
                     // and the sum, rounded once, goes onto the residual.
                     o_proj = matvec_part_t<<<spread(hidden, sms), 256, heads * head_dim * elem_bytes>>>(
-                        wo[l], att, part, heads * head_dim, hidden);
+                        wo[l], att, part, heads * head_dim, hidden,
+                        part_split(heads * head_dim, world, elem_bytes));
                     o_sum = all_reduce(part -> reduced, hidden, sum) on tp;
                     o_add = add_t<<<hidden.div_ceil(256), 256>>>(x, reduced, hidden);
                     mlp_up = gate_up_t<<<spread(ffn, sms), 256, hidden * 4>>>(
                         x, mlp_norm[l], wgu[l], h, hidden, ffn, eps);
                     mlp_down = matvec_part_t<<<spread(hidden, sms), 256, ffn * elem_bytes>>>(
-                        wdown[l], h, part, ffn, hidden);
+                        wdown[l], h, part, ffn, hidden, part_split(ffn, world, elem_bytes));
                     d_sum = all_reduce(part -> reduced, hidden, sum) on tp;
                     d_add = add_t<<<hidden.div_ceil(256), 256>>>(x, reduced, hidden);
                     qkv -> attn -> o_proj -> o_sum -> o_add -> mlp_up -> mlp_down -> d_sum -> d_add;

@@ -44,7 +44,7 @@ use super::error::LlamaError;
 use super::generator::{check_prompt, follow, set_changed, streamed, Ring, Streamed};
 use super::graph::{attention_chunks, spread, ATTENTION_THREADS, CHUNK};
 use super::loop_graph::GEMM_TILE;
-use super::tp::{self, Rank, TpElement};
+use super::tp::{self, part_split, Rank, TpElement};
 
 macro_rules! tp_generation_graph {
     ($(#[$doc:meta])* $name:ident, $t:ident) => {
@@ -149,7 +149,8 @@ macro_rules! tp_generation_graph {
                         // Each rank's part of the product, in float; the all-reduce (in place)
                         // adds them up, and the sum, rounded once, goes onto the residual.
                         p_o = gemm_part_t<<<(hidden.div_ceil(GEMM_TILE), rows.max(1).div_ceil(GEMM_TILE), 1), 256>>>(
-                            atts, wo[l], parts, rows, hidden, heads * head_dim);
+                            atts, wo[l], parts, rows, hidden, heads * head_dim,
+                            part_split(heads * head_dim, world, elem_bytes));
                         p_osum = all_reduce(parts -> parts, cap_rows * hidden, sum) on tp;
                         p_oadd = add_t<<<(rows * hidden).div_ceil(256).max(1), 256>>>(xs, parts, rows * hidden);
                         p_norm2 = norm_rows_t<<<rows.max(1), 256, hidden * 4>>>(
@@ -158,7 +159,7 @@ macro_rules! tp_generation_graph {
                             ns, wgu[l], hs, rows, 2 * ffn, hidden, 0);
                         p_act = swiglu_t<<<(rows * ffn).div_ceil(256).max(1), 256>>>(hs, acts, rows, ffn);
                         p_down = gemm_part_t<<<(hidden.div_ceil(GEMM_TILE), rows.max(1).div_ceil(GEMM_TILE), 1), 256>>>(
-                            acts, wdown[l], parts, rows, hidden, ffn);
+                            acts, wdown[l], parts, rows, hidden, ffn, part_split(ffn, world, elem_bytes));
                         p_dsum = all_reduce(parts -> parts, cap_rows * hidden, sum) on tp;
                         p_dadd = add_t<<<(rows * hidden).div_ceil(256).max(1), 256>>>(xs, parts, rows * hidden);
                         p_norm -> p_qkv -> p_rope -> p_attn -> p_o -> p_osum -> p_oadd -> p_norm2
@@ -176,13 +177,14 @@ macro_rules! tp_generation_graph {
                             q, k_cache[l], v_cache[l], part_o, part_ml, done, att, dpos, 0, 1,
                             max_ctx, heads, kv_heads, head_dim, max_ctx.div_ceil(CHUNK), scale);
                         o_proj = matvec_part_t<<<spread(hidden, sms), 256, heads * head_dim * elem_bytes>>>(
-                            wo[l], att, part, heads * head_dim, hidden);
+                            wo[l], att, part, heads * head_dim, hidden,
+                            part_split(heads * head_dim, world, elem_bytes));
                         o_sum = all_reduce(part -> reduced, hidden, sum) on tp;
                         o_add = add_t<<<hidden.div_ceil(256), 256>>>(x, reduced, hidden);
                         mlp_up = gate_up_t<<<spread(ffn, sms), 256, hidden * 4>>>(
                             x, mlp_norm[l], wgu[l], h, hidden, ffn, eps);
                         mlp_down = matvec_part_t<<<spread(hidden, sms), 256, ffn * elem_bytes>>>(
-                            wdown[l], h, part, ffn, hidden);
+                            wdown[l], h, part, ffn, hidden, part_split(ffn, world, elem_bytes));
                         d_sum = all_reduce(part -> reduced, hidden, sum) on tp;
                         d_add = add_t<<<hidden.div_ceil(256), 256>>>(x, reduced, hidden);
                         qkv -> attn -> o_proj -> o_sum -> o_add -> mlp_up -> mlp_down -> d_sum -> d_add;
