@@ -2,7 +2,7 @@
 //! world size 1 and, when more GPUs are present, at the largest world size that divides the
 //! inner width, one process driving every GPU. PyTorch's `torch.distributed` peer is
 //! `benches/pytorch_tp_mlp.py`. A step: write the new input into pinned memory on every rank,
-//! run every rank, wait for all.
+//! run every rank, wait for all (`tp_mlp::run`: `TpMlpVec` up to a batch of 8, `TpMlp` above).
 //!
 //! Results go to `$OUT/tp_mlp.json` on the device machine, else `docs/bench/raw/tp_mlp.json`.
 
@@ -35,9 +35,9 @@ fn main() {
     }
     let mut rows = Vec::new();
     println!(
-        "| GPUs | batch | cuda-graph step | each rank's graph on its GPU | max error / max value |"
+        "| GPUs | batch | program | cuda-graph step | each rank's graph on its GPU | max error / max value |"
     );
-    println!("|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|");
     for world in worlds {
         let ctxs: Vec<_> = (0..world as usize)
             .map(|i| cuda_graph::context(i).unwrap())
@@ -65,13 +65,14 @@ fn main() {
             );
             let device: Vec<String> = out.device_us.iter().map(|u| format!("{u:.1}")).collect();
             println!(
-                "| {world} | {batch} | {:.1} µs | {} µs | {err:.2e} |",
+                "| {world} | {batch} | {} | {:.1} µs | {} µs | {err:.2e} |",
+                out.program,
                 out.median_us,
                 device.join(" / ")
             );
             rows.push(format!(
-                "  {{\"case\": \"tp_mlp_step\", \"impl\": \"cuda_graph\", \"batch\": {batch}, \"gpus\": {world}, \"median_us\": {:.3}, \"device_us\": {:?}, \"max_rel_err\": {err:.3e}, \"via\": \"write pinned input + run every rank + wait all, 200 steps\", \"gpu\": \"{}\"}}",
-                out.median_us, out.device_us, gpu.name
+                "  {{\"case\": \"tp_mlp_step\", \"impl\": \"cuda_graph\", \"program\": \"{}\", \"batch\": {batch}, \"gpus\": {world}, \"median_us\": {:.3}, \"device_us\": {:?}, \"max_rel_err\": {err:.3e}, \"via\": \"write pinned input + run every rank + wait all, 200 steps\", \"gpu\": \"{}\"}}",
+                out.program, out.median_us, out.device_us, gpu.name
             ));
         }
     }

@@ -5,7 +5,8 @@
 //!   node), beside one graph launch per iteration and a host loop;
 //! - [`mlp`]: a 3-layer MLP inference step with cuBLAS GEMMs captured as nodes;
 //! - [`tp_mlp`]: a Megatron-style tensor-parallel MLP block, one graph a rank (the same
-//!   `cuda_graph!` program), the partial outputs summed by an NCCL all-reduce node;
+//!   `cuda_graph!` program: weight-streaming kernels of this crate for small batches, cuBLAS
+//!   for larger), the partial outputs summed by an NCCL all-reduce node;
 //! - [`harness`]: what every benchmark and GPU test here shares: a GPU or a printed skip,
 //!   medians of repeated timings, results written as JSON;
 //! - [`llama`]: a Llama checkpoint (the Hugging Face directory format) decoded with one launch
