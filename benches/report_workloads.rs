@@ -112,23 +112,18 @@ pub fn tp_mlp(raw: &[Value]) -> String {
     let mut worlds: Vec<u64> = rows.iter().filter_map(|v| v["gpus"].as_u64()).collect();
     worlds.sort_unstable();
     worlds.dedup();
-    let device = |batch: u64, gpus: u64| {
+    let program = |batch: u64, gpus: u64| {
         rows.iter()
             .find(|v| {
                 v["batch"].as_u64() == Some(batch)
                     && v["gpus"].as_u64() == Some(gpus)
                     && v["impl"] == "cuda_graph"
             })
-            .and_then(|v| v["device_us"].as_array())
-            .map_or("–".to_owned(), |a| {
-                a.iter()
-                    .map(|u| fmt_us(u.as_f64()))
-                    .collect::<Vec<_>>()
-                    .join(" / ")
-            })
+            .and_then(|v| v["program"].as_str())
+            .unwrap_or("TpMlp")
     };
     let mut md = format!(
-        "\n## A tensor-parallel MLP block (hidden 4096, inner 16384, GELU, all-reduce)\n\nOn {}. One rank a GPU; a step writes a new input into pinned host memory on every rank, runs every rank, and waits for all. `cuda-graph`: the `cuda_graph!` program `TpMlp` built on each rank (the input copied by a memcpy node, two cuBLAS SGEMMs on the rank's shard captured as nodes, bias+GELU, an NCCL all-reduce captured as a node, residual+bias), one process driving every GPU; `PyTorch graph`: `torch.cuda.graph` of the same step with `dist.all_reduce` (NCCL) captured, one process a GPU; `PyTorch eager`: no graph. TF32 off; outputs agree with a float64 CPU forward pass of the whole block (8 rows a batch checked). Medians of 200 steps (PyTorch: the slowest rank's); `on each GPU`: each rank's graph timed on its device by events around its launch (the rest of a step is the host's: writing the input, launching, waiting), in the same run.\n\n| GPUs | batch | cuda-graph | on each GPU | PyTorch graph | PyTorch eager | PyTorch graph ÷ cuda-graph | PyTorch eager ÷ cuda-graph |\n|---|---|---|---|---|---|---|---|\n",
+        "\n## A tensor-parallel MLP block (hidden 4096, inner 16384, GELU, all-reduce)\n\nOn {}, one run of `benches/tp_mlp.rs` and `benches/pytorch_tp_mlp.py` (NVLink NV18 between the two). One rank a GPU; a step writes a new input into pinned host memory on every rank, runs every rank, and waits for all. `cuda-graph`: a `cuda_graph!` program built on each rank, one process driving every GPU (a thread a rank for the writes and launches, as PyTorch has a process a rank): `TpMlpVec` up to a batch of 8 (the input copied by a memcpy node; the two projections as kernels of the crate that stream each weight once, bias and GELU in the first, rank 0's residual and output bias in the second, a programmatic edge between them; an NCCL all-reduce captured as a node), `TpMlp` above (two cuBLAS SGEMMs captured as nodes, bias+GELU, the all-reduce, residual+bias); `PyTorch graph`: `torch.cuda.graph` of the same step with `dist.all_reduce` (NCCL) captured, one process a GPU; `PyTorch eager`: no graph. TF32 off; outputs agree with a float64 CPU forward pass of the whole block (8 rows a batch checked). Medians of 200 steps (PyTorch: the slowest rank's). `÷ 1 GPU`: the same implementation's step on one GPU over this one.\n\n| GPUs | batch | program | cuda-graph | PyTorch graph | PyTorch eager | PyTorch graph ÷ cuda-graph | PyTorch eager ÷ cuda-graph | cuda-graph ÷ 1 GPU | PyTorch graph ÷ 1 GPU |\n|---|---|---|---|---|---|---|---|---|---|\n",
         first["gpu"].as_str().unwrap_or("unknown GPU")
     );
     for &gpus in &worlds {
@@ -141,15 +136,21 @@ pub fn tp_mlp(raw: &[Value]) -> String {
                 us(batch, gpus, "pytorch_eager"),
             );
             let ratio = |v: Option<f64>| v.map_or("–".to_owned(), |v| format!("{:.2}×", v / cg));
+            let scale = |imp: &str, now: Option<f64>| match (us(batch, 1, imp), now) {
+                (Some(one), Some(now)) if gpus > 1 => format!("{:.2}×", one / now),
+                _ => "–".to_owned(),
+            };
             let _ = writeln!(
                 md,
-                "| {gpus} | {batch} | {} | {} | {} | {} | {} | {} |",
+                "| {gpus} | {batch} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                program(batch, gpus),
                 fmt_us(Some(cg)),
-                device(batch, gpus),
                 fmt_us(pg),
                 fmt_us(pe),
                 ratio(pg),
-                ratio(pe)
+                ratio(pe),
+                scale("cuda_graph", Some(cg)),
+                scale("pytorch_graph", pg)
             );
         }
     }
