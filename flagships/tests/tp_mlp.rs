@@ -106,6 +106,19 @@ fn a_batch_the_small_program_does_not_take_is_an_error() {
 }
 
 #[test]
+fn the_small_program_fits_batches_of_one_to_eight_on_up_to_sixteen_ranks() {
+    for world in [1, 2, 4, 8, 16] {
+        assert!((1..=8).all(|b| tp_mlp::vec_fits(world, b)), "world {world}");
+        assert!(!tp_mlp::vec_fits(world, 0) && !tp_mlp::vec_fits(world, 9));
+    }
+    // 512 columns a rank: whole tiles of 512 (batches above 4), not of 1024.
+    assert!(!tp_mlp::vec_fits(32, 1) && !tp_mlp::vec_fits(32, 4));
+    assert!(tp_mlp::vec_fits(32, 5) && tp_mlp::vec_fits(32, 8));
+    // Not a divisor of the inner width.
+    assert!(!tp_mlp::vec_fits(3, 1));
+}
+
+#[test]
 fn the_block_over_two_gpus_matches_float64_and_the_ranks_agree() {
     let Some(gpus) = Gpu::find_many(2) else {
         return;

@@ -29,7 +29,7 @@ mod cublas;
 mod run;
 
 pub use cublas::{down_cfg, gemm, up_cfg, warm_up, GemmWork};
-pub use run::{inputs, run, vec_inputs, Outcome, Rank, RankSetup};
+pub use run::{inputs, run, vec_fits, vec_inputs, Outcome, Rank, RankSetup};
 
 use std::sync::Arc;
 

@@ -109,6 +109,15 @@ pub fn vec_inputs<'a>(
         }
         .into());
     }
+    if !vec_fits(world, batch) {
+        return Err(CommError::Invalid {
+            why: format!(
+                "TpMlpVec's kernels take a rank's inner width in tiles of {} columns, and {shard} (over {world} ranks) is not a multiple; use TpMlp (or `run`, which picks)",
+                super::matvec_shared(batch) / (4 * batch)
+            ),
+        }
+        .into());
+    }
     for (what, len, need) in [
         ("w1", dw.w1.len(), shard * h),
         ("b1", dw.b1.len(), shard),
@@ -130,6 +139,15 @@ pub fn vec_inputs<'a>(
         }
     }
     Ok(block_inputs!(TpMlpVecInputs, comm, rank, dw, batch;))
+}
+
+/// Whether [`TpMlpVec`] takes `batch` rows on `world` ranks: a batch of 1 to [`VEC_BATCH`], and
+/// a shard whose width is whole column tiles of its kernels (the width of a world size that
+/// divides [`INTER`](super::INTER), up to 16 ranks).
+pub fn vec_fits(world: u32, batch: u32) -> bool {
+    let tile = super::matvec_shared(batch.max(1)) / (4 * batch.max(1));
+    (1..=VEC_BATCH).contains(&batch)
+        && shard_width(world).is_ok_and(|s| s.is_multiple_of(tile) && HIDDEN.is_multiple_of(tile))
 }
 
 /// A driver error of rank `rank` as an error of this crate's kind.
@@ -190,8 +208,8 @@ pub struct Outcome {
     pub program: &'static str,
 }
 
-/// Builds every rank's graph for `batch` rows ([`TpMlpVec`] up to [`VEC_BATCH`], else
-/// [`TpMlp`]), runs `steps` steps (input `s % 2` at step `s`; every rank writes and launches,
+/// Builds every rank's graph for `batch` rows ([`TpMlpVec`] where it fits ([`vec_fits`]: up
+/// to [`VEC_BATCH`]), else [`TpMlp`]), runs `steps` steps (input `s % 2` at step `s`; every rank writes and launches,
 /// then all are waited for, with `timeout`), and times those after the first `warm`.
 pub fn run(
     ranks: &[RankSetup],
@@ -216,7 +234,7 @@ pub fn run(
         warm,
         timeout,
     };
-    if batch <= VEC_BATCH {
+    if vec_fits(world, batch) {
         let mut execs = Vec::new();
         for ((r, c), b) in ranks.iter().zip(comms).zip(&mut bufs) {
             let g = TpMlpVec::build(&r.module, vec_inputs(c, b, &r.shard, batch)?)?;
