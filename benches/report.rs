@@ -51,6 +51,7 @@ fn load(dir: &str) -> (Vec<Value>, Vec<Row>) {
         "pytorch_mlp.json",
         "tp_mlp.json",
         "pytorch_tp_mlp.json",
+        "all_reduce.json",
         "pdl.json",
         "decode.json",
         "decode_tp.json",
@@ -322,6 +323,7 @@ interleaved with cuda-graph's, on the same kernel function, so both see the same
     md.push_str(&report_workloads::cg(&raw));
     md.push_str(&report_workloads::mlp(&raw));
     md.push_str(&report_workloads::tp_mlp(&raw));
+    md.push_str(&report_workloads::all_reduce(&raw));
     md.push_str(&report_workloads::decode_tp(&raw));
     md.push_str(&report_pdl::section(&raw));
     md.push_str(&report_decode::section(

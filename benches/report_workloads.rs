@@ -123,7 +123,7 @@ pub fn tp_mlp(raw: &[Value]) -> String {
             .unwrap_or("TpMlp")
     };
     let mut md = format!(
-        "\n## A tensor-parallel MLP block (hidden 4096, inner 16384, GELU, all-reduce)\n\nOn {}, one run of `benches/tp_mlp.rs` and `benches/pytorch_tp_mlp.py` (NVLink NV18 between the two). One rank a GPU; a step writes a new input into pinned host memory on every rank, runs every rank, and waits for all. `cuda-graph`: a `cuda_graph!` program built on each rank, one process driving every GPU (a thread a rank for the writes and launches, as PyTorch has a process a rank): `TpMlpVec` up to a batch of 8 (the input copied by a memcpy node; the two projections as kernels of the crate that stream each weight once, bias and GELU in the first, rank 0's residual and output bias in the second, a programmatic edge between them; an NCCL all-reduce captured as a node), `TpMlp` above (two cuBLAS SGEMMs captured as nodes, bias+GELU, the all-reduce, residual+bias); `PyTorch graph`: `torch.cuda.graph` of the same step with `dist.all_reduce` (NCCL) captured, one process a GPU; `PyTorch eager`: no graph. TF32 off; outputs agree with a float64 CPU forward pass of the whole block (8 rows a batch checked). Medians of 200 steps (PyTorch: the slowest rank's). `÷ 1 GPU`: the same implementation's step on one GPU over this one.\n\n| GPUs | batch | program | cuda-graph | PyTorch graph | PyTorch eager | PyTorch graph ÷ cuda-graph | PyTorch eager ÷ cuda-graph | cuda-graph ÷ 1 GPU | PyTorch graph ÷ 1 GPU |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        "\n## A tensor-parallel MLP block (hidden 4096, inner 16384, GELU, all-reduce)\n\nOn {}, one run of `benches/tp_mlp.rs` and `benches/pytorch_tp_mlp.py` (NVLink NV18 between the two). One rank a GPU; a step writes a new input into pinned host memory on every rank, runs every rank, and waits for all. `cuda-graph`: a `cuda_graph!` program built on each rank, one process driving every GPU (a thread a rank for the writes and launches, as PyTorch has a process a rank): `TpMlpVec` up to a batch of 8 (a kernel reads the input from pinned host memory, programmatic edges from it to the first projection and from that to the second, so each projection starts streaming its weights while the kernel before it finishes; the projections as kernels of the crate that stream each weight once, bias and GELU in the first, rank 0's residual and output bias in the second; the all-reduce captured as a node), `TpMlp` above (the input copied by a memcpy node, two cuBLAS SGEMMs captured as nodes, bias+GELU, the all-reduce, residual+bias). The all-reduce: the crate's peer all-reduce (one kernel writing each rank's part straight into the other GPU's memory) up to 512 KiB a rank, batches 1 to 32; NCCL above. `PyTorch graph`: `torch.cuda.graph` of the same step with `dist.all_reduce` (NCCL) captured, one process a GPU; `PyTorch eager`: no graph. TF32 off; outputs agree with a float64 CPU forward pass of the whole block (8 rows a batch checked). Medians of 200 steps (PyTorch: the slowest rank's). `÷ 1 GPU`: the same implementation's step on one GPU over this one.\n\n| GPUs | batch | program | cuda-graph | PyTorch graph | PyTorch eager | PyTorch graph ÷ cuda-graph | PyTorch eager ÷ cuda-graph | cuda-graph ÷ 1 GPU | PyTorch graph ÷ 1 GPU |\n|---|---|---|---|---|---|---|---|---|---|\n",
         first["gpu"].as_str().unwrap_or("unknown GPU")
     );
     for &gpus in &worlds {
@@ -171,7 +171,7 @@ pub fn decode_tp(raw: &[Value]) -> String {
             .and_then(|v| v["tokens_per_s"].as_f64())
     };
     let mut md = format!(
-        "\n## The Llama 1B shape split over GPUs (tensor parallel, bf16, batch 1)\n\nOn {} (NVLink NV18), one run: an 8-token prompt and 128 new tokens. `cuda_graph_loop`: the single-GPU generation graph; `cuda_graph_tp_step`: `llama::tp`, the step graph on every GPU (heads and MLP shares, two NCCL all-reduces a layer as nodes), one launch a token on every GPU, back to back; `cuda_graph_tp_loop`: `llama::tp_loop`, the whole generation in one launch on every GPU (the all-reduces inside the prefill's IF and the decode loop's WHILE, under conditions agreed on the communicator); `pytorch_tp_graph`: a gpt-fast-style split written by hand in PyTorch (`flagships/scripts/pytorch_tp_llama.py`: one process a GPU, the decode step with its all-reduces captured in one `torch.cuda.graph`, one replay a token; not compiled). The floor: copy bandwidth over the bytes one GPU reads a token (its share of the layers, the head whole).\n\n| implementation | GPUs | tokens/s | of the floor | ÷ pytorch_tp_graph | ÷ itself on 1 GPU |\n|---|---|---|---|---|---|\n",
+        "\n## The Llama 1B shape split over GPUs (tensor parallel, bf16, batch 1)\n\nOn {} (NVLink NV18), one run: an 8-token prompt and 128 new tokens. `cuda_graph_loop`: the single-GPU generation graph; `cuda_graph_tp_step`: `llama::tp`, the step graph on every GPU (heads and MLP shares, two all-reduces a layer as nodes: the crate's peer all-reduce, since each is 8 KiB), one launch a token on every GPU, back to back; `cuda_graph_tp_loop`: `llama::tp_loop`, the whole generation in one launch on every GPU (the all-reduces inside the prefill's IF and the decode loop's WHILE, under conditions agreed on the communicator); `pytorch_tp_graph`: a gpt-fast-style split written by hand in PyTorch (`flagships/scripts/pytorch_tp_llama.py`: one process a GPU, the decode step with its all-reduces captured in one `torch.cuda.graph`, one replay a token; not compiled). The floor: copy bandwidth over the bytes one GPU reads a token (its share of the layers, the head whole).\n\n| implementation | GPUs | tokens/s | of the floor | ÷ pytorch_tp_graph | ÷ itself on 1 GPU |\n|---|---|---|---|---|---|\n",
         first["gpu"].as_str().unwrap_or("unknown GPU")
     );
     for v in &rows {
@@ -196,6 +196,39 @@ pub fn decode_tp(raw: &[Value]) -> String {
                 "–".to_owned()
             }
         );
+    }
+    md
+}
+
+/// One all-reduce over two GPUs inside a graph (`benches/all_reduce.rs`): the peer all-reduce
+/// beside NCCL's, per size.
+pub fn all_reduce(raw: &[Value]) -> String {
+    let rows: Vec<&Value> = raw.iter().filter(|v| v["case"] == "all_reduce").collect();
+    let Some(first) = rows.first() else {
+        return String::new();
+    };
+    let us = |imp: &str, bytes: u64| {
+        rows.iter()
+            .find(|v| v["impl"] == imp && v["bytes"].as_u64() == Some(bytes))
+            .and_then(|v| v["us_per_all_reduce"].as_f64())
+    };
+    let mut sizes: Vec<u64> = rows.iter().filter_map(|v| v["bytes"].as_u64()).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let mut md = format!(
+        "\n## One all-reduce over two GPUs, inside a graph\n\nOn {} (NVLink NV18), one run of `benches/all_reduce.rs`: each rank's graph runs {} all-reduces of one `f32` buffer in place one after another (the largest of the ranks' values, so they stay put; a sum is the same kernel but for one instruction), a step launches both ranks and waits for both, and one all-reduce's time is a step's over {}; medians of interleaved steps. `peer`: the crate's peer all-reduce (`comm::peer`: one kernel; each rank stores its part into the other's memory, each 4-byte word beside the all-reduce's number in one 8-byte store, and polls its own memory); `NCCL`: the same graphs on a communicator made `nccl_only` (NCCL 2.28's kernels captured).\n\n| bytes a rank | peer | NCCL | NCCL ÷ peer |\n|---|---|---|---|\n",
+        first["gpu"].as_str().unwrap_or("unknown GPU"),
+        first["chain"].as_u64().unwrap_or(0),
+        first["chain"].as_u64().unwrap_or(0)
+    );
+    for b in sizes {
+        let (p, n) = (us("cuda_graph_peer", b), us("cuda_graph_nccl", b));
+        let ratio = match (p, n) {
+            (Some(p), Some(n)) => format!("{:.2}×", n / p),
+            _ => "–".to_owned(),
+        };
+        let f = |v: Option<f64>| v.map_or("–".to_owned(), |v| format!("{v:.2} µs"));
+        let _ = writeln!(md, "| {} KiB | {} | {} | {ratio} |", b / 1024, f(p), f(n));
     }
     md
 }

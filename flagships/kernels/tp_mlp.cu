@@ -153,6 +153,20 @@ __device__ __forceinline__ void project_any(const float* w, const float* x, floa
   }
 }
 
+// x = the step's input (n floats, a multiple of 4), read from pinned host memory at `from`,
+// which the device reaches directly (unified addressing maps every pinned allocation). A kernel
+// rather than a memcpy node, so that the projection after it is launched at once (a
+// programmatic edge) and streams its first weight tile into the L2 cache while this read
+// crosses PCIe; it reads x only after its wait.
+extern "C" __global__ void __launch_bounds__(THREADS)
+take_input(unsigned long long from, float* x, unsigned n) {
+  asm volatile("griddepcontrol.launch_dependents;");
+  const float4* src = (const float4*)from;
+  for (unsigned i = blockIdx.x * THREADS + threadIdx.x; i < n / 4; i += gridDim.x * THREADS) {
+    ((float4*)x)[i] = src[i];
+  }
+}
+
 // h[b, r] = gelu(W1[r, :] . x[b, :] + b1[r]): rows of this rank's shard of W1 (rows x cols).
 extern "C" __global__ void __launch_bounds__(THREADS)
 up_gelu(const float* w, const float* x, const float* b, float* h, unsigned rows, unsigned cols,

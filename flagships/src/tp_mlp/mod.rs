@@ -46,16 +46,19 @@ pub const INTER: u32 = 16384;
 pub const VEC_BATCH: u32 = 8;
 
 cuda_graph! {
-    /// One rank's step of the block for a small batch: the new input from pinned host memory,
+    /// One rank's step of the block for a small batch: the new input read from pinned host
+    /// memory at the address `from` (where the host writes it; the device reads it directly,
+    /// so the first projection starts on a programmatic edge while the input crosses PCIe),
     /// the rank's two projections (bias and GELU in the first, the residual and the output
-    /// bias in rank 0's second), the all-reduce of the parts.
+    /// bias in rank 0's second), the all-reduce of the parts. `vec_inputs` makes the inputs,
+    /// `from` included.
     #[programmatic]
     pub graph TpMlpVec {
         source "kernels/tp_mlp.cu";
+        kernel take_input(from: u64, x: &mut [f32], n: u32);
         kernel up_gelu(w: &[f32], x: &[f32], b: &[f32], h: &mut [f32], rows: u32, cols: u32, nb: u32);
         kernel down_part(w: &[f32], h: &[f32], y: &mut [f32], x: &[f32], b: &[f32], lead: u32, rows: u32, cols: u32, nb: u32);
         comm tp;
-        host_buffer mut x_host: f32;
         buffer mut x: f32;
         buffer w1: f32;
         buffer b1: f32;
@@ -64,8 +67,9 @@ cuda_graph! {
         buffer mut h: f32;
         buffer mut y: f32;
         param batch: u32;
+        param from: u64;
 
-        load = memcpy(x, x_host);
+        load = take_input<<<(batch * HIDDEN / 4).div_ceil(256), 256>>>(from, x, batch * HIDDEN);
         up = up_gelu<<<matvec_grid(INTER / world, batch), 256, matvec_shared(batch)>>>(
             w1, x, b1, h, INTER / world, HIDDEN, batch);
         down = down_part<<<matvec_grid(HIDDEN, batch), 256, matvec_shared(batch)>>>(

@@ -54,13 +54,12 @@ impl Rank {
     }
 }
 
-/// The inputs both programs share (the communicator, a rank's buffers, its shard, the batch),
-/// then those of one only.
+/// The inputs both programs share (the communicator, a rank's device buffers, its shard, the
+/// batch), then those of one only.
 macro_rules! block_inputs {
     ($ty:ident, $comm:expr, $rank:expr, $dw:expr, $batch:expr; $($field:ident: $value:expr),* $(,)?) => {
         $ty {
             tp: $comm,
-            x_host: $rank.x_host.as_mut_slice().expect("pinned"),
             x: &mut $rank.x,
             w1: &$dw.w1,
             b1: &$dw.b1,
@@ -86,20 +85,22 @@ pub fn inputs<'a>(
     down: &'a GemmWork<'a>,
 ) -> TpMlpInputs<'a> {
     block_inputs!(TpMlpInputs, comm, rank, dw, batch;
+        x_host: rank.x_host.as_mut_slice().expect("pinned"),
         up: Work::new(capture, &**up),
         down: Work::new(capture, &**down),
     )
 }
 
-/// The inputs of a [`TpMlpVec`] graph, or why the buffers do not fit it: its kernels read
-/// what the shapes say, so a shard made for another world size, or buffers made for another
-/// batch, are refused here rather than read past their ends.
+/// The inputs of a [`TpMlpVec`] graph and the pinned input the host writes before each launch
+/// (the graph reads it where it is), or why the buffers do not fit it: its kernels read what
+/// the shapes say, so a shard made for another world size, or buffers made for another batch,
+/// are refused here rather than read past their ends.
 pub fn vec_inputs<'a>(
     comm: &'a Communicator,
     rank: &'a mut Rank,
     dw: &'a DeviceShard,
     batch: u32,
-) -> Result<TpMlpVecInputs<'a>, Error> {
+) -> Result<(TpMlpVecInputs<'a>, &'a mut [f32]), Error> {
     let world = comm.world();
     let shard = shard_width(world).map_err(|why| CommError::Invalid { why })? as usize;
     let (h, b) = (HIDDEN as usize, batch as usize);
@@ -138,7 +139,12 @@ pub fn vec_inputs<'a>(
             .into());
         }
     }
-    Ok(block_inputs!(TpMlpVecInputs, comm, rank, dw, batch;))
+    // `take_input` reads the pinned input where the host writes it.
+    let sync = driver("cuEventSynchronize", comm.rank());
+    let from = rank.x_host.as_ptr().map_err(&sync)? as u64;
+    let host = rank.x_host.as_mut_slice().map_err(&sync)?;
+    let inputs = block_inputs!(TpMlpVecInputs, comm, rank, dw, batch; from: from);
+    Ok((inputs, host))
 }
 
 /// Whether [`TpMlpVec`] takes `batch` rows on `world` ranks: a batch of 1 to [`VEC_BATCH`], and
@@ -237,8 +243,9 @@ pub fn run(
     if vec_fits(world, batch) {
         let mut execs = Vec::new();
         for ((r, c), b) in ranks.iter().zip(comms).zip(&mut bufs) {
-            let g = TpMlpVec::build(&r.module, vec_inputs(c, b, &r.shard, batch)?)?;
-            execs.push(g.instantiate()?);
+            let (inputs, input) = vec_inputs(c, b, &r.shard, batch)?;
+            let exec = TpMlpVec::build(&r.module, inputs)?.instantiate()?;
+            execs.push(VecStep { exec, input });
         }
         let step = Ranks::new(execs, comms.iter().collect(), streams.clone())?;
         return timing.measure(step, "TpMlpVec");
@@ -286,7 +293,38 @@ macro_rules! step_exec {
         }
     )*};
 }
-step_exec!(TpMlpExec, TpMlpVecExec);
+step_exec!(TpMlpExec);
+
+/// A [`TpMlpVec`] graph and the pinned input it reads.
+struct VecStep<'a> {
+    exec: TpMlpVecExec<'a>,
+    input: &'a mut [f32],
+}
+
+impl<'a> std::ops::Deref for VecStep<'a> {
+    type Target = cuda_graph::GraphExec<'a>;
+    fn deref(&self) -> &Self::Target {
+        &self.exec
+    }
+}
+
+impl std::ops::DerefMut for VecStep<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.exec
+    }
+}
+
+impl StepExec for VecStep<'_> {
+    fn input(&mut self) -> Result<&mut [f32], Error> {
+        Ok(self.input)
+    }
+    fn output(&self) -> Result<&CudaSlice<f32>, Error> {
+        Ok(self.exec.y()?)
+    }
+    fn go(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
+        Ok(self.exec.launch(stream)?)
+    }
+}
 
 /// How [`run`] times its steps.
 struct Timing<'c> {

@@ -20,6 +20,9 @@
 //! launch while watching NCCL's asynchronous error, and aborts the communicator after the
 //! time-out instead of hanging when a peer never issues its side.
 //!
+//! On a communicator made by [`Communicator::local`] over devices with peer access, a small
+//! all-reduce is one kernel of this crate rather than NCCL's: the [`peer`] all-reduce.
+//!
 //! ```no_run
 //! # use std::time::Duration;
 //! # use cuda_graph_runtime::comm::Communicator;
@@ -38,9 +41,11 @@ use std::time::{Duration, Instant};
 use cudarc::driver::{CudaContext, CudaStream, DevicePtr};
 
 use crate::driver::nccl::{self, Dtype, NcclCall, Progress, RawComm, RawOp, RedOp};
+use crate::driver::peer_reduce::Mailboxes;
 use crate::error::CommError;
 
 mod op;
+pub mod peer;
 
 pub use op::{Collective, NcclDtype, NcclElem, ReduceOp};
 
@@ -100,6 +105,8 @@ pub struct Communicator {
     /// The thread an abort runs on while graphs hold the communicator (see [`abort`](Self::abort)).
     aborting: Mutex<Option<std::thread::JoinHandle<()>>>,
     health: Arc<Health>,
+    /// The peer all-reduce's mailboxes, shared by this process's ranks ([`peer`]).
+    peer: Option<Arc<Mailboxes>>,
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     rank: u32,
@@ -170,6 +177,10 @@ impl Communicator {
             }
             return Err(e);
         }
+        let boxes = peer::mailboxes(ctxs);
+        for c in &mut made {
+            c.peer = boxes.clone();
+        }
         Ok(made)
     }
 
@@ -222,6 +233,7 @@ impl Communicator {
                 alive: AtomicBool::new(true),
                 rank,
             }),
+            peer: None,
             ctx: ctx.clone(),
             stream,
             rank,
@@ -399,6 +411,7 @@ impl Communicator {
     /// kernels in flight return is set first, and the rest completes when the graphs are
     /// dropped.
     pub fn abort(&self) {
+        self.stop_peers();
         let raw = self.lock().take();
         self.health.alive.store(false, Ordering::Release);
         let Some(raw) = raw else { return };
@@ -440,8 +453,9 @@ impl Communicator {
         &self.stream
     }
 
-    /// Issues `op` on `stream` (being captured) and waits for NCCL to take it (a non-blocking
-    /// communicator may still be enqueuing when the call returns).
+    /// Issues `op` on `stream` (being captured): on the [`peer`] path if it takes it, else
+    /// through NCCL, waiting for NCCL to take it (a non-blocking communicator may still be
+    /// enqueuing when the call returns).
     pub(crate) fn issue(
         &self,
         op: RawOp,
@@ -449,6 +463,9 @@ impl Communicator {
         stream: &CudaStream,
         patience: Duration,
     ) -> Result<(), CommError> {
+        if let Some(issued) = self.issue_peer(&op, dtype, stream) {
+            return issued;
+        }
         {
             let g = self.lock();
             let raw = g.as_ref().ok_or_else(|| self.aborted())?;

@@ -29,6 +29,8 @@ pub(crate) mod nccl;
 mod nodes;
 mod nvrtc;
 mod peer;
+#[cfg(feature = "nccl")]
+pub(crate) mod peer_reduce;
 mod probe;
 pub(crate) mod vector;
 

@@ -21,6 +21,10 @@ impl<'a> Graph<'a> {
     /// graph's device and alive, the count is not zero, a root or peer is a rank of it, and
     /// the buffers hold what the collective reads and writes on a communicator of its size.
     ///
+    /// A small all-reduce on a communicator of one process runs as the
+    /// [peer all-reduce](crate::comm::peer) (its kernel is built here on first use, and a
+    /// failure to build it is an error naming the node).
+    ///
     /// Every rank must add the same collectives in the same order (`cuda_graph!` proves that
     /// for its graphs): NCCL matches them by order, and a mismatch hangs. A graph whose
     /// collectives use a communicator that was later aborted refuses to launch.
@@ -87,6 +91,13 @@ impl<'a> Graph<'a> {
                 }
             }
         }
+        // The peer all-reduce's kernel is made before the capture, not during it.
+        comm.prepare(&c.raw(0, 0), T::DTYPE).map_err(|e| {
+            bad(format!(
+                "{e}; set {}=0 before making the communicator to send every collective through NCCL",
+                crate::comm::peer::PEER_ALL_REDUCE_VAR
+            ))
+        })?;
         let reads: Vec<BufferId> = c.src.into_iter().collect();
         let writes: Vec<BufferId> = c.dst.into_iter().collect();
         let (src, dst) = (c.src, c.dst);
