@@ -41,13 +41,14 @@ use std::time::{Duration, Instant};
 use cudarc::driver::{CudaContext, CudaStream, DevicePtr};
 
 use crate::driver::nccl::{self, Dtype, NcclCall, Progress, RawComm, RawOp, RedOp};
-use crate::driver::peer_reduce::Mailboxes;
 use crate::error::CommError;
 
 mod op;
 pub mod peer;
+mod wait;
 
 pub use op::{Collective, NcclDtype, NcclElem, ReduceOp};
+pub use wait::wait_all;
 
 /// The id every rank of one communicator joins with: made once (by rank 0), its bytes handed
 /// to the other processes.
@@ -106,7 +107,7 @@ pub struct Communicator {
     aborting: Mutex<Option<std::thread::JoinHandle<()>>>,
     health: Arc<Health>,
     /// The peer all-reduce's mailboxes, shared by this process's ranks ([`peer`]).
-    peer: Option<Arc<Mailboxes>>,
+    peer: Option<Arc<peer::PeerGroup>>,
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     rank: u32,
@@ -177,9 +178,9 @@ impl Communicator {
             }
             return Err(e);
         }
-        let boxes = peer::mailboxes(ctxs);
+        let group = peer::group(ctxs, &made);
         for c in &mut made {
-            c.peer = boxes.clone();
+            c.peer = group.clone();
         }
         Ok(made)
     }
@@ -334,7 +335,7 @@ impl Communicator {
         self.raw.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn timeout(&self, what: &'static str, timeout: Duration) -> CommError {
+    pub(super) fn timeout(&self, what: &'static str, timeout: Duration) -> CommError {
         CommError::Timeout {
             rank: self.rank,
             world: self.world,
@@ -384,7 +385,12 @@ impl Communicator {
     }
 
     /// NCCL's asynchronous error now: `Ok` while none; after one the communicator is aborted.
+    /// An error too once the communicator was aborted (a rank of the same [`peer`] all-reduce
+    /// aborted ends this rank's waits as well, so its last results are not whole).
     pub fn check(&self) -> Result<(), CommError> {
+        if !self.is_alive() {
+            return Err(self.aborted());
+        }
         match self.progress()? {
             Progress::Done | Progress::Pending => Ok(()),
             Progress::Failed(e) => {
@@ -530,71 +536,4 @@ fn graph_mixing_off() {
 /// cannot then go into a conditional body.
 pub(crate) fn graph_mixing_on() -> bool {
     std::env::var(GRAPH_MIXING_VAR).is_ok_and(|v| v.trim() != "0")
-}
-
-/// Waits for the work so far on each rank's stream (a launch on every rank) while watching
-/// each communicator's asynchronous error, every rank in turn. The first failure aborts every
-/// communicator, so no rank waits on a peer that is gone: a rank whose device faults
-/// ([`CommError::Fault`]), an asynchronous NCCL error ([`CommError::Async`]), or, after
-/// `timeout`, a rank whose launch has not finished ([`CommError::Timeout`], naming the first
-/// such rank).
-pub fn wait_all(
-    ranks: &[(&Communicator, &Arc<CudaStream>)],
-    timeout: Duration,
-) -> Result<(), CommError> {
-    let fail = |e: CommError| {
-        for (c, _) in ranks {
-            c.abort();
-        }
-        Err(e)
-    };
-    let mut pending = Vec::with_capacity(ranks.len());
-    for (r, (c, s)) in ranks.iter().enumerate() {
-        match s.record_event(None) {
-            Ok(done) => pending.push((r, done)),
-            Err(source) => {
-                return fail(CommError::Driver {
-                    call: "cuEventRecord",
-                    rank: c.rank,
-                    source,
-                })
-            }
-        }
-    }
-    let deadline = Instant::now() + timeout;
-    loop {
-        let mut k = 0;
-        while k < pending.len() {
-            let (r, done) = &pending[k];
-            let c = ranks[*r].0;
-            let finished = match done.try_is_complete() {
-                Ok(f) => f,
-                Err(source) => {
-                    return fail(CommError::Fault {
-                        rank: c.rank,
-                        world: c.world,
-                        source,
-                    })
-                }
-            };
-            if let Err(e) = c.check() {
-                return fail(e);
-            }
-            if finished {
-                pending.swap_remove(k);
-            } else {
-                k += 1;
-            }
-        }
-        let Some((r, _)) = pending.first() else {
-            return Ok(());
-        };
-        if Instant::now() >= deadline {
-            let c = ranks[*r].0;
-            return fail(c.timeout("the launch's collectives", timeout));
-        }
-        // A step takes tens of microseconds: a sleep would add its own tens (the scheduler's
-        // granularity) to every wait.
-        std::thread::yield_now();
-    }
 }

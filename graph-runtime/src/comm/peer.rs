@@ -1,25 +1,28 @@
 //! The peer all-reduce: on a communicator made by [`Communicator::local`] over devices that
 //! reach each other's memory (NVLink or PCIe peer access), a small all-reduce runs as one kernel
 //! of this crate instead of NCCL's. Each rank stores its part straight into every peer's
-//! memory, raises a flag there, waits for its peers' flags, and reduces the parts in rank order
-//! (so every rank gets the same bits). It is one pass and one kernel where NCCL's protocols
-//! take several steps, which is what a small all-reduce's time is made of.
+//! memory, the all-reduce's number beside every word, polls its own memory until its peers'
+//! parts carry that number, and reduces the parts in rank order (so every rank gets the same
+//! bits). One kernel and one pass, with no fence and no flag to wait for: on two H100s joined
+//! by NVLink, 3 µs at 4-64 KiB inside a graph where NCCL's takes 7-8.
 //!
 //! Which all-reduces take it: sum, product, largest and smallest (NCCL keeps the mean) of
 //! `f32`, `f64`, `f16`, `bf16`, `i32`, `u32`, `i64`, `u64`, of at most
 //! [`PEER_ALL_REDUCE_BYTES`] a rank `/ (world - 1)`; the rest, every other collective, and
 //! communicators made by [`Communicator::from_id`] (one process per GPU) go through NCCL. The
 //! decision is made once for all ranks of the communicator, so they issue the same collectives.
-//! An abort ends the kernels' wait for a peer, as it does NCCL's.
+//! An abort of any rank ends every rank's waits (as it ends NCCL's kernels) and marks every rank
+//! of the communicator aborted: a kernel whose wait ended leaves its output unwritten.
 //!
 //! Set [`PEER_ALL_REDUCE_VAR`] to `0` before making the communicator to send every collective
 //! through NCCL.
 
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
 
 use cudarc::driver::{CudaContext, CudaStream};
 
-use super::{Communicator, NcclDtype};
+use super::{Communicator, Health, NcclDtype};
 use crate::driver::nccl::{RawOp, RedOp};
 use crate::driver::peer_reduce::{Mailboxes, SLOT_BYTES};
 use crate::error::CommError;
@@ -32,14 +35,24 @@ pub const PEER_ALL_REDUCE_VAR: &str = "CUDA_GRAPH_PEER_ALL_REDUCE";
 /// path.
 pub const PEER_ALL_REDUCE_BYTES: usize = SLOT_BYTES;
 
-/// The mailboxes for a communicator over `ctxs` driven by this process, unless the variable
-/// turns the path off, or the devices lack peer access, or setting them up failed (the path is
-/// an optimization: NCCL does every collective without it).
-pub(super) fn mailboxes(ctxs: &[Arc<CudaContext>]) -> Option<Arc<Mailboxes>> {
+/// What the ranks of one communicator made by this process share for the peer all-reduce: the
+/// mailboxes, and each rank's health, so that an abort of one rank (which ends every rank's
+/// waits) marks them all aborted.
+pub(super) struct PeerGroup {
+    boxes: Mailboxes,
+    healths: Vec<Weak<Health>>,
+}
+
+/// The group of `comms` (every rank of a communicator, made over `ctxs`), unless the variable
+/// turns the path off, or the devices lack peer access, or setting it up failed (the path is an
+/// optimization: NCCL does every collective without it).
+pub(super) fn group(ctxs: &[Arc<CudaContext>], comms: &[Communicator]) -> Option<Arc<PeerGroup>> {
     if std::env::var(PEER_ALL_REDUCE_VAR).is_ok_and(|v| v.trim() == "0") {
         return None;
     }
-    Mailboxes::new(ctxs).ok().flatten().map(Arc::new)
+    let boxes = Mailboxes::new(ctxs).ok().flatten()?;
+    let healths = comms.iter().map(|c| Arc::downgrade(&c.health)).collect();
+    Some(Arc::new(PeerGroup { boxes, healths }))
 }
 
 /// What the peer path needs of `op`, if it may take it on a communicator of `world` ranks: the
@@ -63,9 +76,9 @@ impl Communicator {
     /// Readies the peer path for `op` (its addresses aside) before it is captured: the kernel is
     /// compiled and loaded on every rank on first use. An error is why building it failed.
     pub(crate) fn prepare(&self, op: &RawOp, dtype: NcclDtype) -> Result<(), String> {
-        if let Some(boxes) = &self.peer {
-            if let Some((red, ..)) = all_reduce(op, dtype, boxes.world()) {
-                boxes.ready(dtype.0, red, &self.ctx)?;
+        if let Some(g) = &self.peer {
+            if let Some((red, ..)) = all_reduce(op, dtype, g.boxes.world()) {
+                g.boxes.ready(dtype.0, red, &self.ctx)?;
             }
         }
         Ok(())
@@ -79,7 +92,7 @@ impl Communicator {
         dtype: NcclDtype,
         stream: &CudaStream,
     ) -> Option<Result<(), CommError>> {
-        let boxes = self.peer.as_ref()?;
+        let boxes = &self.peer.as_ref()?.boxes;
         let (red, src, dst, count) = all_reduce(op, dtype, boxes.world())?;
         if !boxes.ready(dtype.0, red, &self.ctx).ok()? {
             return None;
@@ -146,10 +159,14 @@ impl Communicator {
         Ok(())
     }
 
-    /// Ends the peer path's waits (on an abort).
+    /// Ends the peer path's waits on every rank (on an abort), and marks every rank aborted:
+    /// a kernel whose wait ended leaves its output unwritten.
     pub(super) fn stop_peers(&self) {
-        if let Some(boxes) = &self.peer {
-            boxes.stop();
+        if let Some(g) = &self.peer {
+            g.boxes.stop();
+            for h in g.healths.iter().filter_map(Weak::upgrade) {
+                h.alive.store(false, Ordering::Release);
+            }
         }
     }
 }

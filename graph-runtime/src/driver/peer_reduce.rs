@@ -324,6 +324,22 @@ impl Mailboxes {
     }
 }
 
+impl Drop for Mailboxes {
+    fn drop(&mut self) {
+        // A kernel may still be in flight (the graphs that launched it are gone, not its
+        // launch): end its wait for a peer, let every rank's work finish, then free the memory
+        // it writes (the frees are not ordered after the streams that launched it). A device
+        // that faulted answers at once.
+        self.stop();
+        for r in &self.ranks {
+            if make_current_checked(r.ctx.cu_ctx()).is_ok() {
+                // SAFETY: the context is current (above); no arguments.
+                let _ = check("cuCtxSynchronize", unsafe { sys::cuCtxSynchronize() });
+            }
+        }
+    }
+}
+
 impl StopWord {
     fn set(&self, v: u32) {
         // SAFETY: see the `Send`/`Sync` impls: an aligned word of a live allocation.

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use cudarc::driver::DevicePtr;
+use cudarc::driver::{DevicePtr, DeviceSlice};
 
 use super::Graph;
 use crate::bind::BufferId;
@@ -11,6 +11,9 @@ use crate::comm::{Collective, Communicator, NcclElem};
 use crate::error::{BuildError, Role};
 use crate::id::Dep;
 use crate::kinds::captured::CapturedNode;
+
+/// What a captured node's work returns on failure.
+type WorkError = Box<dyn std::error::Error + Send + Sync>;
 
 /// How long capturing one collective may wait for NCCL to enqueue it.
 const ENQUEUE_PATIENCE: Duration = Duration::from_secs(60);
@@ -101,14 +104,23 @@ impl<'a> Graph<'a> {
         let reads: Vec<BufferId> = c.src.into_iter().collect();
         let writes: Vec<BufferId> = c.dst.into_iter().collect();
         let (src, dst) = (c.src, c.dst);
+        let node = name.to_owned();
         let added = self.add_captured(name, deps, comm.stream(), &reads, &writes, move |cx| {
-            let addr = |id: Option<BufferId>| -> Result<u64, crate::error::CaptureError> {
-                Ok(match id {
-                    Some(id) => cx.region_of::<T>(id)?.device_ptr(cx.stream()).0,
-                    None => 0,
-                })
+            // Checked again here: a recapture may run after a buffer was swapped.
+            let addr = |id: Option<BufferId>, needed: usize| -> Result<u64, WorkError> {
+                let Some(id) = id else { return Ok(0) };
+                let region = cx.region_of::<T>(id)?;
+                if region.len() < needed {
+                    return Err(format!(
+                        "node `{node}`: a buffer holds {} elements but the collective needs {needed} on a communicator of {world} ranks",
+                        region.len()
+                    )
+                    .into());
+                }
+                let at = region.device_ptr(cx.stream()).0;
+                Ok(at)
             };
-            let (s, d) = (addr(src)?, addr(dst)?);
+            let (s, d) = (addr(src, need_src)?, addr(dst, need_dst)?);
             comm.issue(c.raw(s, d), T::DTYPE, cx.stream(), ENQUEUE_PATIENCE)?;
             Ok(())
         });
