@@ -6,7 +6,7 @@
 // bits. (NCCL's low-latency protocol sends data the same way.)
 //
 // Compiled by the runtime (driver/peer_reduce.rs) with NVRTC, one program per element type and
-// reduction: it defines ELEM_<type> and OP_<op>, and the mailbox layout: MAX_RANKS, MAX_BLOCKS,
+// reduction: it defines ELEM_<type> and OP_<op>, and the mailbox layout: MAX_RANKS,
 // DATA_OFFSET, SLOT_LINES.
 //
 // A mailbox: from its start, this rank's count of all-reduces per block (4-byte epochs); from

@@ -229,7 +229,6 @@ impl Mailboxes {
                         format!("-DELEM_{elem}"),
                         format!("-DOP_{op}"),
                         format!("-DMAX_RANKS={MAX_RANKS}"),
-                        format!("-DMAX_BLOCKS={MAX_BLOCKS}"),
                         format!("-DDATA_OFFSET={DATA_OFFSET}"),
                         format!("-DSLOT_LINES={SLOT_LINES}"),
                     ];
