@@ -216,6 +216,12 @@ fn every_type_and_reduction_gets_the_hosts_bits_on_both_paths() {
         let i = per_rank(n, |v| (v * 1e6) as i32);
         b.check("i32 sum", &i, ReduceOp::Sum, i32::MIN, i32::wrapping_add);
         b.check("i32 max", &i, ReduceOp::Max, i32::MIN, i32::max);
+        // Signed sums and products that overflow wrap in two's complement, as NCCL's do.
+        b.check("i32 prod", &i, ReduceOp::Prod, i32::MIN, i32::wrapping_mul);
+        let w = per_rank(n, |v| (v * 1e17) as i64);
+        b.check("i64 sum", &w, ReduceOp::Sum, i64::MIN, i64::wrapping_add);
+        b.check("i64 prod", &w, ReduceOp::Prod, i64::MIN, i64::wrapping_mul);
+        b.check("i64 min", &w, ReduceOp::Min, i64::MAX, i64::min);
         let u = per_rank(n, |v| (v.abs() * 1e9) as u64);
         b.check("u64 min", &u, ReduceOp::Min, u64::MAX, u64::min);
         let u = per_rank(n, |v| (v.abs() * 1e3) as u32);

@@ -1,7 +1,7 @@
 // The peer all-reduce: one kernel, one pass, no fence. Every rank stores its part straight into
 // each peer's mailbox (device memory the peer owns, reached over NVLink or PCIe), and each 4-byte
 // word of data travels beside the number of the all-reduce it belongs to (its epoch) in one
-// 8-byte store, which lands whole: a rank polls its own mailbox until every word it needs
+// 8-byte word, which lands whole: a rank polls its own mailbox until every word it needs
 // carries this epoch, then reduces the parts in rank order, so every rank computes the same
 // bits. (NCCL's low-latency protocol sends data the same way.)
 //
@@ -82,10 +82,20 @@ __device__ __forceinline__ raw_t down(acc_t v) {
 #error "define ELEM_<type>"
 #endif
 
+// Sums and products of signed integers wrap in two's complement, as NCCL's do: computed on the
+// unsigned type of their width, where overflow is defined.
+#if defined(ELEM_I32)
+typedef u32 wrap_t;
+#elif defined(ELEM_I64)
+typedef u64 wrap_t;
+#else
+typedef acc_t wrap_t;
+#endif
+
 #if defined(OP_SUM)
-__device__ __forceinline__ acc_t combine(acc_t a, acc_t b) { return a + b; }
+__device__ __forceinline__ acc_t combine(acc_t a, acc_t b) { return (acc_t)((wrap_t)a + (wrap_t)b); }
 #elif defined(OP_PROD)
-__device__ __forceinline__ acc_t combine(acc_t a, acc_t b) { return a * b; }
+__device__ __forceinline__ acc_t combine(acc_t a, acc_t b) { return (acc_t)((wrap_t)a * (wrap_t)b); }
 #elif defined(OP_MAX)
 __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) { return a < b ? b : a; }
 #elif defined(OP_MIN)
@@ -128,19 +138,21 @@ __device__ __forceinline__ void store_chunk(raw_t* p, u64 c, u64 n, u32 aligned,
     }
 }
 
+// A line is two 8-byte halves, each a data word with the epoch above it: {word | epoch << 32},
+// so a half that carries the epoch carries its word (an aligned 8-byte access is single-copy
+// atomic), whichever order the halves of the 16-byte store land in.
 __device__ __forceinline__ void send(uint4* to, uint2 w, u32 epoch) {
-    asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(to), "r"(w.x),
-                 "r"(epoch), "r"(w.y), "r"(epoch)
+    const u64 e = (u64)epoch << 32;
+    asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(to), "l"(e | w.x),
+                 "l"(e | w.y)
                  : "memory");
 }
 
+// The line at `at`, as {word, epoch, word, epoch}.
 __device__ __forceinline__ uint4 peek(const uint4* at) {
-    uint4 v;
-    asm volatile("ld.volatile.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(at)
-                 : "memory");
-    return v;
+    u64 a, b;
+    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(at) : "memory");
+    return make_uint4((u32)a, (u32)(a >> 32), (u32)b, (u32)(b >> 32));
 }
 
 // `src` and `dst` hold `n` elements (they may be one buffer); `aligned`: both are 8-byte
