@@ -141,6 +141,9 @@ pub struct KernelDecl {
     /// `kernel ln_f32 = layernorm<f32, 256>;`: the kernel's name in C, when the graph names it
     /// otherwise (two instances of one template need two names).
     pub c_name: Option<Ident>,
+    /// `kernel norm = nn::rmsnorm<f16, 256>;`, `kernel nn::rmsnorm<...>;`: the namespaces of
+    /// the kernel's name in C, outermost first (empty: any, when one kernel has the name).
+    pub namespace: Vec<Ident>,
     /// `<f32, 256>`: the arguments of a template kernel, and the spans of `<` and `>`.
     pub targs: Option<((Span, Span), Vec<TemplateArg>)>,
     /// `None`: no parameter list, the signature comes from the CUDA source.
@@ -524,10 +527,14 @@ impl Parse for Item {
 impl Parse for KernelDecl {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         input.parse::<kw::kernel>()?;
-        let name = input.parse()?;
-        let c_name = if input.peek(Token![=]) {
+        // `kernel name`, `kernel ns::name` (the graph calls it `name`), `kernel name = c_name`,
+        // `kernel name = ns::c_name`.
+        let (mut namespace, name) = c_path(input, false)?;
+        let c_name = if namespace.is_empty() && input.peek(Token![=]) {
             input.parse::<Token![=]>()?;
-            Some(input.parse()?)
+            let (ns, c) = c_path(input, true)?;
+            namespace = ns;
+            Some(c)
         } else {
             None
         };
@@ -562,11 +569,36 @@ impl Parse for KernelDecl {
         Ok(KernelDecl {
             name,
             c_name,
+            namespace,
             targs,
             params,
             source,
         })
     }
+}
+
+/// A C name, qualified or not (`rmsnorm`, `nn::rmsnorm`, `::nn::rmsnorm`): its namespaces and
+/// its last part.
+/// A namespace may be a Rust keyword (`ref`, `type`); the graph's own name for the kernel may
+/// not, unless `c` (a C name after `=`, never used as a Rust name).
+fn c_path(input: ParseStream, c: bool) -> syn::Result<(Vec<Ident>, Ident)> {
+    use syn::ext::IdentExt;
+    input.parse::<Option<Token![::]>>()?;
+    let mut parts: Vec<Ident> = Vec::new();
+    loop {
+        let namespace = input.peek2(Token![::]);
+        parts.push(if namespace || c {
+            Ident::parse_any(input)?
+        } else {
+            input.parse()?
+        });
+        if !namespace {
+            break;
+        }
+        input.parse::<Token![::]>()?;
+    }
+    let last = parts.pop().expect("one part at least");
+    Ok((parts, last))
 }
 
 impl Parse for TemplateArg {

@@ -99,7 +99,8 @@ pub fn camel_case(name: &str) -> String {
 pub fn primitive(ty: &syn::Type) -> Option<String> {
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => {
-            // `f32`, or a type of the crate's by its last segment (`half::f16`, `Float2`).
+            // `f32`, or a type of the crate's by its last segment (`half::f16`, `Float2`,
+            // `fp8::F8E4M3`).
             let last = p.path.segments.last()?;
             if !last.arguments.is_none() {
                 return None;
@@ -107,7 +108,8 @@ pub fn primitive(ty: &syn::Type) -> Option<String> {
             let id = last.ident.to_string();
             let primitive = p.path.get_ident().is_some();
             let crate_type = matches!(id.as_str(), "f16" | "bf16" | "Cond")
-                || crate::csrc::VECTOR_TYPES.iter().any(|v| v.rust == id);
+                || crate::csrc::VECTOR_TYPES.iter().any(|v| v.rust == id)
+                || crate::csrc::rust_path(&id).starts_with("::cuda_graph::fp8::");
             (primitive || crate_type)
                 .then(|| crate::csrc::c_of(&id).map(|_| id))
                 .flatten()
@@ -532,13 +534,41 @@ fn collect_outside(tokens: TokenStream, out: &mut Vec<Ident>) {
     }
 }
 
-/// The closest of `candidates` to `name`, if it is close enough to be a likely typo.
+/// The closest of `candidates` to `name`, if it is close enough to be a likely typo, else the
+/// one name that contains it (see [`suggestions`]).
 pub fn closest<'c>(name: &str, candidates: impl Iterator<Item = &'c str>) -> Option<&'c str> {
-    candidates
-        .map(|c| (edit_distance(name, c), c))
+    suggestions(name, candidates).into_iter().next()
+}
+
+/// What `name` was likely meant to be, best first, at most three: the candidates within a
+/// typo of it (an edit distance of a third of the length), then those that contain it or that
+/// it contains, ignoring case (`relu` for a kernel a macro named `relu_f32`).
+pub fn suggestions<'c>(name: &str, candidates: impl Iterator<Item = &'c str>) -> Vec<&'c str> {
+    let mut all: Vec<&str> = candidates.filter(|c| *c != name).collect();
+    all.sort_unstable();
+    all.dedup();
+    let mut out: Vec<&str> = Vec::new();
+    let typos: Vec<(usize, &str)> = all
+        .iter()
+        .map(|&c| (edit_distance(name, c), c))
         .filter(|&(d, c)| d <= (c.len().max(name.len()) / 3).max(1))
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, c)| c)
+        .collect();
+    if let Some(best) = typos.iter().map(|&(d, _)| d).min() {
+        out.extend(typos.iter().filter(|&&(d, _)| d == best).map(|&(_, c)| c));
+    }
+    let lower = name.to_lowercase();
+    if lower.chars().count() >= 2 {
+        for &c in &all {
+            let cl = c.to_lowercase();
+            let related =
+                cl.contains(&lower) || (cl.chars().count() >= 3 && lower.contains(cl.as_str()));
+            if related && !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    out.truncate(3);
+    out
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -556,12 +586,24 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// `"; did you mean `x`?"` for a likely typo, else the declared names, else `fallback`.
+/// `"; did you mean `x`?"` for a likely meaning (see [`suggestions`]), else the declared
+/// names, else `fallback`.
 pub fn hint(name: &str, candidates: Vec<String>, fallback: &str) -> String {
-    match closest(name, candidates.iter().map(String::as_str)) {
-        Some(c) => format!("; did you mean `{c}`?"),
-        None if candidates.is_empty() => fallback.to_owned(),
-        None => format!(" (declared: {}){fallback}", candidates.join(", ")),
+    let likely = suggestions(name, candidates.iter().map(String::as_str));
+    match likely.as_slice() {
+        [] if candidates.is_empty() => fallback.to_owned(),
+        [] => format!(" (declared: {}){fallback}", candidates.join(", ")),
+        some => format!("; did you mean {}?", either(some)),
+    }
+}
+
+/// `` `a` ``, `` `a` or `b` ``, `` `a`, `b` or `c` ``.
+pub fn either(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => String::new(),
     }
 }
 

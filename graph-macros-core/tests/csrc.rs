@@ -536,3 +536,83 @@ extern "C" __global__ void k(const value_t* x, uint n, index_t stride, real* rea
         }
     ));
 }
+
+/// `cuda_fp8.h`'s types read as the Rust types of `cuda_graph::fp8`, checked like `__half`:
+/// pointers give the element type, by-value parameters the scalar, the storage typedefs the
+/// unsigned integers they are; the reader needs no header for them.
+#[test]
+fn fp8_types_are_read_as_the_crates_types() {
+    let src = parse(
+        r#"#include <cuda_fp8.h>
+using fp8 = __nv_fp8_e4m3;
+extern "C" __global__ void quant(const __nv_fp8_e4m3* x, __nv_fp8_e5m2* y,
+                                 __nv_fp8x4_e4m3* q, __nv_fp8_e4m3 s,
+                                 __nv_fp8_storage_t* raw, const fp8* __restrict__ z,
+                                 __nv_fp8x2_e5m2 pair, const __nv_fp8_e8m0* scales,
+                                 __nv_fp8x2_storage_t* raw2, __nv_fp8x4_storage_t raw4) {}
+"#,
+    );
+    let k = &src.kernels[0];
+    let names: Vec<Option<&str>> = k.params.iter().map(|p| p.name.as_deref()).collect();
+    assert_eq!(
+        names,
+        ["x", "y", "q", "s", "raw", "z", "pair", "scales", "raw2", "raw4"].map(Some)
+    );
+    let ptr = |c: &str, rust: &'static str, constant: bool| CType::Pointer {
+        pointee: c.into(),
+        rust: Some(rust),
+        constant,
+    };
+    let tys: Vec<&CType> = k.params.iter().map(|p| &p.ty).collect();
+    assert_eq!(
+        tys,
+        vec![
+            &ptr("__nv_fp8_e4m3", "F8E4M3", true),
+            &ptr("__nv_fp8_e5m2", "F8E5M2", false),
+            &ptr("__nv_fp8x4_e4m3", "F8E4M3x4", false),
+            &CType::Scalar {
+                c: "__nv_fp8_e4m3".into(),
+                rust: "F8E4M3"
+            },
+            &ptr("__nv_fp8_storage_t", "u8", false),
+            &ptr("__nv_fp8_e4m3", "F8E4M3", true),
+            &CType::Scalar {
+                c: "__nv_fp8x2_e5m2".into(),
+                rust: "F8E5M2x2"
+            },
+            &ptr("__nv_fp8_e8m0", "F8E8M0", true),
+            &ptr("__nv_fp8x2_storage_t", "u16", false),
+            &CType::Scalar {
+                c: "__nv_fp8x4_storage_t".into(),
+                rust: "u32"
+            },
+        ]
+    );
+    // The paths generated code names them by, and the C spelling of prototypes.
+    use cuda_graph_macros_core::csrc::{c_of, rust_path};
+    assert_eq!(rust_path("F8E4M3"), "::cuda_graph::fp8::F8E4M3");
+    assert_eq!(rust_path("F8E5M2x4"), "::cuda_graph::fp8::F8E5M2x4");
+    assert_eq!(rust_path("F8E8M0"), "::cuda_graph::fp8::F8E8M0");
+    assert_eq!(c_of("F8E4M3"), Some("__nv_fp8_e4m3"));
+    assert_eq!(c_of("F8E5M2x2"), Some("__nv_fp8x2_e5m2"));
+    assert_eq!(c_of("F8E8M0x4"), Some("__nv_fp8x4_e8m0"));
+}
+
+/// A struct with fp8 fields has a known layout (1-, 2- and 4-byte types, aligned as CUDA's).
+#[test]
+fn fp8_fields_have_cudas_layout() {
+    let src = parse(
+        r#"struct Scaled { __nv_fp8_e4m3 a; __nv_fp8x2_e5m2 b; __nv_fp8x4_e4m3 c; __nv_fp8_e8m0 s; };
+struct Raw { __nv_fp8_storage_t a; __nv_fp8x4_storage_t b; };
+"#,
+    );
+    let layout = |n: &str| {
+        src.structs
+            .iter()
+            .find(|s| s.name == n)
+            .and_then(|s| s.layout)
+    };
+    // a at 0, b at 2, c at 4, s at 8: 9 bytes, padded to 12.
+    assert_eq!(layout("Scaled"), Some((12, 4)));
+    assert_eq!(layout("Raw"), Some((8, 4)));
+}

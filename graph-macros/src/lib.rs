@@ -1,4 +1,4 @@
-//! The `cuda_graph!` macro of [cuda-graph](https://github.com/cuda-graph/cuda-graph): a thin
+//! The `cuda_graph!` macro of `cuda-graph`: a thin
 //! shell around `cuda-graph-macros-core`, where the grammar, the checks and the code generation
 //! live. Use it through the `cuda-graph` crate.
 

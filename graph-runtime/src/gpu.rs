@@ -109,6 +109,8 @@ pub struct Compile<'s> {
     names: Vec<&'s str>,
     include_dirs: Vec<String>,
     no_toolkit_includes: bool,
+    arch: Option<u32>,
+    toolkit: Option<u32>,
 }
 
 impl<'s> Compile<'s> {
@@ -149,8 +151,33 @@ impl<'s> Compile<'s> {
         self
     }
 
+    /// Compiles for the architecture whose `__CUDA_ARCH__` is `arch` (`900`: `compute_90`)
+    /// rather than the device's. What `cuda_graph!`'s `define __CUDA_ARCH__ = 900;` gives, so
+    /// the branches of `#if __CUDA_ARCH__ ...` the macro checked are the ones compiled. A
+    /// device older than `arch` cannot load the module.
+    pub fn arch(mut self, arch: u32) -> Self {
+        self.arch = Some(arch);
+        self
+    }
+
+    /// Defines `CUDA_VERSION` as `version` (`12080`: CUDA 12.8) and refuses to compile with
+    /// an NVRTC of another major and minor version ([`ModuleError::Toolkit`]): what
+    /// `cuda_graph!`'s `define CUDA_VERSION = 12080;` gives, so the branches on the version
+    /// (`CUDA_VERSION`, `__CUDACC_VER_MAJOR__`, ...) the macro checked are the ones compiled.
+    pub fn toolkit(mut self, version: u32) -> Self {
+        self.toolkit = Some(version);
+        self
+    }
+
     fn options(&self, major: i32, minor: i32) -> Vec<String> {
-        let mut o = vec![format!("--gpu-architecture=compute_{major}{minor}")];
+        let target = match self.arch {
+            Some(a) => format!("compute_{}{}", a / 100, (a % 100) / 10),
+            None => format!("compute_{major}{minor}"),
+        };
+        let mut o = vec![format!("--gpu-architecture={target}")];
+        if let Some(v) = self.toolkit {
+            o.push(format!("-DCUDA_VERSION={v}"));
+        }
         for (n, v) in &self.defines {
             o.push(if v.is_empty() {
                 format!("-D{n}")
@@ -190,6 +217,12 @@ pub fn compile_with(
     opts: &Compile<'_>,
 ) -> Result<Module, ModuleError> {
     nvrtc_available()?;
+    if let Some(expected) = opts.toolkit {
+        let found = driver::nvrtc_version().map_err(|f| ModuleError::Compile { log: f.log })?;
+        if (found.0, found.1) != ((expected / 1000) as i32, ((expected % 1000) / 10) as i32) {
+            return Err(ModuleError::Toolkit { expected, found });
+        }
+    }
     let (major, minor) = ctx.compute_capability().map_err(|source| DriverFailure {
         call: "cuDeviceGetAttribute",
         node: None,

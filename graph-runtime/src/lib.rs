@@ -1,4 +1,4 @@
-//! Runtime of [cuda-graph](https://github.com/cuda-graph/cuda-graph): explicit CUDA graphs over
+//! Runtime of `cuda-graph`: explicit CUDA graphs over
 //! cudarc, built node by node, with typed live-edit setters on the executable graph.
 //!
 //! The public surface: [`Graph`] (the template), [`GraphExec`] (the executable graph),
@@ -71,6 +71,26 @@ pub mod vector {
     pub use crate::driver::vector::{
         BFloat162, Char4, Double2, Float2, Float3, Float4, Half2, Int2, Int3, Int4, LongLong2,
         Short2, UChar4, UInt2, UInt3, UInt4, ULongLong2, UShort2,
+    };
+}
+/// CUDA's 8-bit floating-point types (`cuda_fp8.h`) as Rust types of the same layout, for
+/// buffer elements and by-value kernel arguments: `__nv_fp8_e4m3` is [`F8E4M3`](fp8::F8E4M3),
+/// `__nv_fp8_e5m2` is [`F8E5M2`](fp8::F8E5M2), `__nv_fp8_e8m0` is [`F8E8M0`](fp8::F8E8M0),
+/// `__nv_fp8x4_e4m3` is [`F8E4M3x4`](fp8::F8E4M3x4), ... Conversions from `f32` round as CUDA's
+/// constructors from `float` do (to nearest even, saturating to the largest finite value).
+///
+/// ```
+/// use cuda_graph_runtime::fp8::{F8E4M3, F8E4M3x4};
+/// assert_eq!(std::mem::size_of::<F8E4M3x4>(), 4);
+/// let x = F8E4M3::from_f32(0.3);
+/// assert_eq!(x.to_f32(), 0.3125);
+/// assert_eq!(F8E4M3::from_f32(1e6), F8E4M3::MAX); // 448
+/// let q = F8E4M3x4::from_f32([1.0, 2.0, 3.0, 4.0]);
+/// assert_eq!(q.to_f32(), [1.0, 2.0, 3.0, 4.0]);
+/// ```
+pub mod fp8 {
+    pub use crate::driver::fp8::{
+        F8E4M3x2, F8E4M3x4, F8E5M2x2, F8E5M2x4, F8E8M0x2, F8E8M0x4, F8E4M3, F8E5M2, F8E8M0,
     };
 }
 pub use cudarc::driver::LaunchConfig;

@@ -1,53 +1,8 @@
-//! Sizes and alignments of C types: scalars, CUDA's vector types, and the structs a file
-//! defines (where every field's layout is known).
+//! Sizes and alignments of C types: scalars, CUDA's vector types and 8-bit floats, and the
+//! structs a file defines (where every field's layout is known).
 
 use super::lex::{Kind, Tok};
-
-/// A CUDA vector type and the `#[repr(C)]` Rust type `cuda_graph::vector` has for it.
-#[derive(Debug, Clone, Copy)]
-pub struct Vector {
-    pub c: &'static str,
-    pub rust: &'static str,
-    pub size: usize,
-    pub align: usize,
-}
-
-const fn v(c: &'static str, rust: &'static str, size: usize, align: usize) -> Vector {
-    Vector {
-        c,
-        rust,
-        size,
-        align,
-    }
-}
-
-/// The vector types the checker knows (as `vector_types.h` lays them out).
-pub const VECTOR_TYPES: &[Vector] = &[
-    v("float2", "Float2", 8, 8),
-    v("float3", "Float3", 12, 4),
-    v("float4", "Float4", 16, 16),
-    v("double2", "Double2", 16, 16),
-    v("int2", "Int2", 8, 8),
-    v("int3", "Int3", 12, 4),
-    v("int4", "Int4", 16, 16),
-    v("uint2", "UInt2", 8, 8),
-    v("uint3", "UInt3", 12, 4),
-    v("uint4", "UInt4", 16, 16),
-    v("char4", "Char4", 4, 4),
-    v("uchar4", "UChar4", 4, 4),
-    v("short2", "Short2", 4, 4),
-    v("ushort2", "UShort2", 4, 4),
-    v("longlong2", "LongLong2", 16, 16),
-    v("ulonglong2", "ULongLong2", 16, 16),
-    v("__half2", "Half2", 4, 4),
-    v("half2", "Half2", 4, 4),
-    v("__nv_bfloat162", "BFloat162", 4, 4),
-];
-
-/// The vector type spelled `c`.
-pub fn vector_type(c: &str) -> Option<Vector> {
-    VECTOR_TYPES.iter().find(|v| v.c == c).copied()
-}
+use super::types::{canonical, fp8_type, vector_type};
 
 /// A struct the file defines.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +24,10 @@ fn scalar(c: &str) -> Option<(usize, usize)> {
         "short" | "unsigned short" | "int16_t" | "uint16_t" | "__half" | "half"
         | "__nv_bfloat16" | "nv_bfloat16" => (2, 2),
         "int" | "unsigned int" | "float" | "int32_t" | "uint32_t" => (4, 4),
+        // `cuda_fp8.h`'s storage typedefs: unsigned char, short and int.
+        "__nv_fp8_storage_t" => (1, 1),
+        "__nv_fp8x2_storage_t" => (2, 2),
+        "__nv_fp8x4_storage_t" => (4, 4),
         "long" | "unsigned long" | "long long" | "unsigned long long" | "double" | "int64_t"
         | "uint64_t" | "size_t" | "ptrdiff_t" => (8, 8),
         _ => return None,
@@ -77,9 +36,10 @@ fn scalar(c: &str) -> Option<(usize, usize)> {
 
 /// Size and alignment of the C type `words` (qualifiers removed), given the structs known.
 fn type_layout(words: &[&str], known: &[CStruct]) -> Option<(usize, usize)> {
-    let c = super::canonical(words)?;
+    let c = canonical(words)?;
     scalar(&c)
         .or_else(|| vector_type(&c).map(|v| (v.size, v.align)))
+        .or_else(|| fp8_type(&c).map(|v| (v.size, v.align)))
         .or_else(|| known.iter().rev().find(|s| s.name == c)?.layout)
 }
 

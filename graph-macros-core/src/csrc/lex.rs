@@ -1,12 +1,8 @@
-//! Tokens of a CUDA source after the preprocessor: comments and string literals dropped,
-//! conditionals followed (a branch left out marked with why, one the reader cannot evaluate
-//! marked with its condition), `#include "file"` read relative to the including file, and
-//! object-like and function-like macros expanded (`pp.rs`).
+//! The reader's first phase: the tokens of a CUDA source, comments dropped, continuation lines
+//! joined, each preprocessor directive one token of its own (its text after the `#`). The
+//! preprocessor (`pp.rs`) runs on what this gives.
 
-use std::path::{Path, PathBuf};
 use std::rc::Rc;
-
-use super::pp::{self, Macro};
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Kind {
@@ -14,6 +10,8 @@ pub(crate) enum Kind {
     Punct,
     Str,
     Other,
+    /// A preprocessor directive: its text after the `#`, comments dropped, lines joined.
+    Directive,
 }
 
 #[derive(Debug, Clone)]
@@ -21,9 +19,10 @@ pub(crate) struct Tok {
     pub(crate) kind: Kind,
     pub(crate) text: String,
     pub(crate) line: usize,
-    /// The included file it comes from (`None`: the file the graph names).
+    /// The included file it comes from (`None`: the file the graph names); set by the
+    /// preprocessor.
     pub(super) file: Option<Rc<str>>,
-    /// Inside an `#if` the reader cannot evaluate: its condition.
+    /// Inside an `#if` the reader cannot evaluate: its condition (set by the preprocessor).
     pub(super) cond: Option<String>,
     /// Left out by the preprocessor: why (which directive, at which line).
     pub(super) removed: Option<Rc<str>>,
@@ -42,55 +41,10 @@ impl Tok {
     }
 }
 
-/// What a preprocessor conditional does to the lines under it.
-#[derive(Clone)]
-enum Branch {
-    /// Kept: the directive and its line (for an `#else` that follows).
-    Taken(String, usize),
-    /// Left out, and why.
-    Skipped(Rc<str>),
-    /// Cannot tell: the condition's text.
-    Unknown(String),
-    /// An `#else` or `#elif` after a taken branch, and why it is left out.
-    Done(Rc<str>),
-}
-
-impl Branch {
-    fn removed(&self) -> Option<&Rc<str>> {
-        match self {
-            Branch::Skipped(why) | Branch::Done(why) => Some(why),
-            _ => None,
-        }
-    }
-}
-
-/// The preprocessor's state across a file and what it includes.
-#[derive(Default)]
-pub(super) struct Pre {
-    pub(super) macros: Vec<Macro>,
-    /// Files read through `#include "..."`: the name as written and where it was found.
-    pub(super) includes: Vec<(String, PathBuf)>,
-    /// What could not be read or expanded, for messages.
-    pub(super) notes: Vec<String>,
-    /// The text of every included file, by the name it was included as.
-    pub(super) texts: Vec<(String, String)>,
-    /// Files with `#pragma once` already read.
-    once: Vec<PathBuf>,
-    depth: usize,
-}
-
-/// Tokens of `text` (the file at `path`, `None` for text without a file; `shown` names an
-/// included file in messages).
-pub(super) fn lex(
-    text: &str,
-    path: Option<&Path>,
-    shown: Option<Rc<str>>,
-    pre: &mut Pre,
-) -> Vec<Tok> {
+/// The tokens of `text`, directives among them as [`Kind::Directive`] tokens.
+pub(super) fn lex(text: &str) -> Vec<Tok> {
     let b = text.as_bytes();
     let mut out = Vec::new();
-    let mut pending: Vec<Tok> = Vec::new();
-    let mut stack: Vec<Branch> = Vec::new();
     let (mut i, mut line, mut line_start) = (0usize, 1usize, true);
     while i < b.len() {
         let c = b[i];
@@ -146,35 +100,15 @@ pub(super) fn lex(
             }
             let end = i.min(b.len());
             let raw = String::from_utf8_lossy(&b[start..end]).replace("\\\n", " ");
-            let directive = strip_comments(&raw);
-            out.extend(pp::expand(std::mem::take(&mut pending), &pre.macros));
-            directive_(&directive, at, &mut stack, pre, path, &shown, &mut out);
+            let text = strip_comments(&raw).trim().to_owned();
+            out.push(Tok::new(Kind::Directive, text, at));
             continue;
         }
         line_start = false;
-        let removed = stack.iter().find_map(|s| s.removed().cloned());
-        let cond = stack.iter().rev().find_map(|s| match s {
-            Branch::Unknown(c) => Some(c.clone()),
-            _ => None,
-        });
         let (kind, end) = token_at(text, i);
-        let tok = Tok {
-            kind,
-            text: String::from_utf8_lossy(&b[i..end]).into_owned(),
-            line,
-            file: shown.clone(),
-            cond,
-            removed: removed.clone(),
-        };
+        out.push(Tok::new(kind, String::from_utf8_lossy(&b[i..end]), line));
         i = end;
-        if removed.is_none() {
-            pending.push(tok);
-        } else {
-            out.extend(pp::expand(std::mem::take(&mut pending), &pre.macros));
-            out.push(tok);
-        }
     }
-    out.extend(pp::expand(pending, &pre.macros));
     out
 }
 
@@ -266,161 +200,4 @@ fn strip_comments(text: &str) -> String {
         }
     }
     out
-}
-
-fn directive_(
-    d: &str,
-    line: usize,
-    stack: &mut Vec<Branch>,
-    pre: &mut Pre,
-    path: Option<&Path>,
-    shown: &Option<Rc<str>>,
-    out: &mut Vec<Tok>,
-) {
-    let d = d.trim();
-    let word: String = d
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
-    let rest = d[word.len()..].trim();
-    let outer = stack.iter().find_map(|s| s.removed().cloned());
-    let skipping = outer.is_some();
-    let at = match shown {
-        Some(f) => format!("line {line} of `{f}`"),
-        None => format!("line {line}"),
-    };
-    let why = |text: String| -> Rc<str> { text.into() };
-    match word.as_str() {
-        "if" | "ifdef" | "ifndef" => {
-            let this = format!("#{word} {rest}");
-            let branch = match outer {
-                Some(o) => Branch::Skipped(o),
-                None => {
-                    let value = match word.as_str() {
-                        "if" => pp::eval(rest, &pre.macros),
-                        _ => {
-                            let name = rest.split_whitespace().next().unwrap_or("");
-                            pp::is_defined(name, &pre.macros)
-                                .map(|d| i64::from(d == (word == "ifdef")))
-                        }
-                    };
-                    match value {
-                        Some(0) if rest == "0" => {
-                            Branch::Skipped(why(format!("`#if 0` at {at} leaves out what follows")))
-                        }
-                        Some(0) => Branch::Skipped(why(format!(
-                            "`{this}` at {at} leaves it out{}",
-                            pp::reason(rest, &pre.macros, word != "ifndef")
-                        ))),
-                        Some(_) => Branch::Taken(this, line),
-                        None => Branch::Unknown(this),
-                    }
-                }
-            };
-            stack.push(branch);
-        }
-        "else" | "elif" => {
-            let this = format!("#{word} {rest}").trim_end().to_owned();
-            let outer = stack
-                .iter()
-                .rev()
-                .skip(1)
-                .find_map(|s| s.removed().cloned());
-            let value = (word == "elif").then(|| pp::eval(rest, &pre.macros));
-            if let Some(top) = stack.last_mut() {
-                *top = match (&*top, outer) {
-                    (_, Some(o)) => Branch::Skipped(o),
-                    (Branch::Taken(t, l), None) => Branch::Done(why(format!(
-                        "`{this}` at {at} leaves it out: the branch of `{t}` at line {l} is the one kept"
-                    ))),
-                    (Branch::Done(w), None) => Branch::Done(w.clone()),
-                    (Branch::Skipped(_), None) => match value {
-                        None => Branch::Taken(this, line),
-                        Some(Some(0)) => Branch::Skipped(why(format!(
-                            "`{this}` at {at} leaves it out{}",
-                            pp::reason(rest, &pre.macros, true)
-                        ))),
-                        Some(Some(_)) => Branch::Taken(this, line),
-                        Some(None) => Branch::Unknown(this),
-                    },
-                    (Branch::Unknown(c), None) => Branch::Unknown(format!("{c} (#{word})")),
-                };
-            }
-        }
-        "endif" => {
-            stack.pop();
-        }
-        _ if skipping => {}
-        "define" => {
-            if let Some(m) = pp::define(rest, line) {
-                pre.macros.push(m);
-            }
-        }
-        "undef" => {
-            let name = rest.split_whitespace().next().unwrap_or("");
-            pre.macros.retain(|m| m.name != name);
-        }
-        "pragma" if rest.split_whitespace().next() == Some("once") => {
-            if let Some(p) = path {
-                pre.once.push(p.to_owned());
-            }
-        }
-        "include" => include(rest, line, pre, path, shown, out),
-        _ => {}
-    }
-}
-
-/// `#include "name"`: reads the file beside the including one and lexes it in place.
-/// `#include <name>` (a system or toolkit header) is not read.
-fn include(
-    rest: &str,
-    line: usize,
-    pre: &mut Pre,
-    path: Option<&Path>,
-    shown: &Option<Rc<str>>,
-    out: &mut Vec<Tok>,
-) {
-    let Some(name) = rest
-        .strip_prefix('"')
-        .and_then(|r| r.split_once('"'))
-        .map(|(n, _)| n.to_owned())
-    else {
-        return;
-    };
-    let from = match shown {
-        Some(f) => format!("`{f}` line {line}"),
-        None => format!("line {line}"),
-    };
-    let Some(dir) = path.and_then(Path::parent) else {
-        pre.notes.push(format!(
-            "`#include \"{name}\"` at {from} was not read (no directory to look in)"
-        ));
-        return;
-    };
-    let file = dir.join(&name);
-    if pre.once.contains(&file) {
-        return;
-    }
-    if pre.depth >= 16 {
-        pre.notes.push(format!(
-            "`#include \"{name}\"` at {from} was not read: includes nest more than 16 deep"
-        ));
-        return;
-    }
-    match std::fs::read_to_string(&file) {
-        Ok(text) => {
-            if !pre.includes.iter().any(|(_, p)| *p == file) {
-                pre.includes.push((name.clone(), file.clone()));
-                pre.texts.push((name.clone(), text.clone()));
-            }
-            pre.depth += 1;
-            let toks = lex(&text, Some(&file), Some(name.as_str().into()), pre);
-            pre.depth -= 1;
-            out.extend(toks);
-        }
-        Err(e) => pre.notes.push(format!(
-            "`#include \"{name}\"` at {from} could not be read ({}: {e})",
-            file.display()
-        )),
-    }
 }

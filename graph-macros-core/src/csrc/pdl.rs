@@ -91,7 +91,7 @@ fn first_wait(body: &[Tok], waiting: &[String]) -> (Option<usize>, Option<(usize
             "if" | "for" | "while" | "switch" if x.kind == Kind::Ident => {
                 // Skip the condition, then see whether a block or a statement follows.
                 let open = i + 1;
-                let close = super::skip_group(body, open);
+                let close = super::decl::skip_group(body, open);
                 let next_is_block = body.get(close).is_some_and(|y| y.text == "{");
                 if next_is_block {
                     blocks.push(Some(x.text.clone()));

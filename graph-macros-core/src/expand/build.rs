@@ -31,7 +31,18 @@ pub(super) fn source_items(
             let p = p.to_string_lossy().into_owned();
             quote!(.header(#name, ::core::include_str!(#p)))
         });
-        let defines = g.defines.iter().map(|(n, v)| quote!(.define(#n, #v)));
+        // The target's: the architecture compiled for, and the version checked (and defined).
+        let defines = g.defines.iter().map(|(n, v)| match n.as_str() {
+            "__CUDA_ARCH__" | "CUDA_VERSION" => {
+                let x: u32 = v.parse().unwrap_or_default();
+                if n == "CUDA_VERSION" {
+                    quote!(.toolkit(#x))
+                } else {
+                    quote!(.arch(#x))
+                }
+            }
+            _ => quote!(.define(#n, #v)),
+        });
         let names = g
             .kernels
             .iter()

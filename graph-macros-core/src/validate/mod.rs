@@ -8,12 +8,14 @@
 mod collectives;
 mod conds;
 mod edges;
+mod file;
 mod nodes;
+mod pick;
 pub mod repeat;
 mod source;
 mod temps;
 
-pub use source::Dirs;
+pub use file::Dirs;
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -21,6 +23,7 @@ use proc_macro2::Span;
 use syn::Ident;
 
 use crate::ast::{self, GraphDef, Item};
+use crate::csrc;
 use crate::lower::{snake_case, KnownGraph, Lower, VIEW_SETTERS};
 use crate::model::{Buffer, Cond, Errors, Graph, Input, InputKind, Kernel, NodeOp};
 
@@ -98,6 +101,10 @@ fn check_graph(
                         d.name.span(),
                         format!("`{name}` is defined twice; keep one `define {name} = ...;`"),
                     );
+                } else if let Some(why) =
+                    csrc::target_define(&name, d.value.as_ref().map(|v| v.0.as_str()))
+                {
+                    errors.at(d.name.span(), why);
                 } else {
                     defines.push((name, d.value.map(|v| v.0).unwrap_or_default()));
                 }
@@ -290,13 +297,13 @@ fn check_kernel_decls(
     dirs: &Dirs,
     errors: &mut Errors,
 ) -> (Vec<std::path::PathBuf>, Vec<(String, std::path::PathBuf)>) {
-    let mut files: Vec<(String, Option<source::Loaded>)> = Vec::new();
+    let mut files: Vec<(String, Option<file::Loaded>)> = Vec::new();
     let mut open = |lit: &syn::LitStr, errors: &mut Errors| -> Option<usize> {
         let key = lit.value();
         if let Some(i) = files.iter().position(|(k, _)| *k == key) {
             return files[i].1.as_ref().map(|_| i);
         }
-        let loaded = source::load(lit, dirs, defines, errors);
+        let loaded = file::load(lit, dirs, defines, errors);
         let ok = loaded.is_some();
         files.push((key, loaded));
         ok.then(|| files.len() - 1)

@@ -4,121 +4,16 @@
 //! declared without parameters takes them from the source. Errors point at the Rust
 //! declaration and quote the C one with its file and line.
 
-use std::path::{Path, PathBuf};
-
 use proc_macro2::Span;
 use syn::spanned::Spanned;
-use syn::{Ident, LitStr, Type};
+use syn::{Ident, Type};
 
 use crate::ast::{KernelDecl, KernelParam, ParamTy, TemplateArg};
 use crate::csrc::{self, CKernel, CType, Linkage};
-use crate::lower::{closest, primitive, rust_param_names};
+use crate::lower::{primitive, rust_param_names};
 use crate::model::Errors;
 
-/// Where relative paths are looked up: the crate's manifest directory first, then the
-/// directory of the file the macro is called in.
-#[derive(Debug, Clone, Default)]
-pub struct Dirs {
-    pub manifest: Option<PathBuf>,
-    pub call: Option<PathBuf>,
-}
-
-impl Dirs {
-    /// The compiler's: `CARGO_MANIFEST_DIR`, and the calling file's directory if known.
-    pub fn from_env(call: Option<PathBuf>) -> Self {
-        Dirs {
-            manifest: std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from),
-            call,
-        }
-    }
-}
-
-/// A source file read and scanned.
-pub struct Loaded {
-    /// The path as written.
-    pub shown: String,
-    /// Where it was found.
-    pub path: PathBuf,
-    pub src: csrc::Source,
-}
-
-/// Reads the file `lit` names; an error at `lit` if it cannot be read or declares no kernel.
-pub(super) fn load(
-    lit: &LitStr,
-    dirs: &Dirs,
-    defines: &[(String, String)],
-    errors: &mut Errors,
-) -> Option<Loaded> {
-    let shown = lit.value();
-    let rel = Path::new(&shown);
-    let mut tried: Vec<PathBuf> = if rel.is_absolute() {
-        vec![rel.to_owned()]
-    } else {
-        [&dirs.manifest, &dirs.call]
-            .into_iter()
-            .flatten()
-            .map(|d| d.join(rel))
-            .collect()
-    };
-    tried.dedup();
-    let mut last_err = None;
-    for path in &tried {
-        match std::fs::read_to_string(path) {
-            Ok(text) => {
-                let src = csrc::parse_file(&text, Some(path), defines);
-                if src.kernels.is_empty() {
-                    let macros = macro_note(&src);
-                    errors.at(
-                        lit.span(),
-                        format!(
-                            "`{shown}` declares no `__global__` kernel; a kernel the graph can launch is declared `__global__ void name(...)`{macros}"
-                        ),
-                    );
-                    return None;
-                }
-                return Some(Loaded {
-                    shown,
-                    path: path.clone(),
-                    src,
-                });
-            }
-            Err(e) => last_err = Some(e),
-        }
-    }
-    let why = last_err.map_or("no directory to look in".to_owned(), |e| e.to_string());
-    let looked = if rel.is_absolute() {
-        String::new()
-    } else {
-        "; looked in the crate's manifest directory and beside the file the macro is called in"
-            .to_owned()
-    };
-    errors.at(
-        lit.span(),
-        format!("cannot read the CUDA source `{shown}`: {why}{looked}"),
-    );
-    None
-}
-
-fn macro_note(src: &csrc::Source) -> String {
-    if src.notes.is_empty() {
-        String::new()
-    } else {
-        format!(
-            " (the checker could not read all of it: {})",
-            src.notes.join("; ")
-        )
-    }
-}
-
-/// `file:line: declaration`, as messages quote a C declaration.
-fn quote_c(file: &Loaded, k: &CKernel) -> String {
-    let cond = match &k.conditional {
-        Some(c) => format!(" (inside `{c}`, which the checker cannot evaluate)"),
-        None => String::new(),
-    };
-    let shown = k.file.as_deref().unwrap_or(&file.shown);
-    format!("{shown}:{}: {}{cond}", k.line, k.decl)
-}
+use super::file::{quote_c, Loaded};
 
 /// A kernel declaration checked against its source.
 pub(super) struct Checked {
@@ -198,59 +93,7 @@ fn pdl_facts(file: &Loaded, c: &CKernel) -> crate::model::Pdl {
 /// match or cannot be taken.
 pub(super) fn kernel_params(k: &KernelDecl, file: &Loaded, errors: &mut Errors) -> Option<Checked> {
     let name = k.c_name.as_ref().unwrap_or(&k.name);
-    let Some(c) = file.src.kernels.iter().find(|c| *name == c.name) else {
-        if let Some((c, why)) = file.src.removed.iter().find(|(c, _)| *name == c.name) {
-            errors.at(
-                name.span(),
-                format!(
-                    "kernel `{name}` is declared in `{}` at line {}, but the preprocessor removes it: {why}; the module built from that file has no kernel `{name}`, so change the directive (or the macro it tests, or give it with `define NAME = value;` in the graph), or move the kernel out of it",
-                    c.file.as_deref().unwrap_or(&file.shown), c.line
-                ),
-            );
-            return None;
-        }
-        let names: Vec<&str> = file.src.kernels.iter().map(|k| k.name.as_str()).collect();
-        let hint = match closest(&name.to_string(), names.iter().copied()) {
-            Some(m) => {
-                let k = file
-                    .src
-                    .kernels
-                    .iter()
-                    .find(|k| k.name == m)
-                    .expect("a kernel's name");
-                format!("; did you mean `{m}` ({}:{})?", file.shown, k.line)
-            }
-            None => format!(" (it declares {})", names.join(", ")),
-        };
-        errors.at(
-            name.span(),
-            format!(
-                "no kernel named `{name}` in `{}`{hint}{}",
-                file.shown,
-                macro_note(&file.src)
-            ),
-        );
-        return None;
-    };
-    let same: Vec<&CKernel> = file
-        .src
-        .kernels
-        .iter()
-        .filter(|o| o.name == c.name)
-        .collect();
-    if same.len() > 1 {
-        let all: Vec<String> = same.iter().map(|o| quote_c(file, o)).collect();
-        errors.at(
-            name.span(),
-            format!(
-                "`{}` declares {} kernels named `{name}` (overloads, or one per namespace); a graph launches one kernel per name, so rename all but one in C, or wrap the one you want in a kernel of its own name\n  {}",
-                file.shown,
-                same.len(),
-                all.join("\n  ")
-            ),
-        );
-        return None;
-    }
+    let (c, overload) = super::pick::pick(k, file, errors)?;
     let (c, load) = match (c.linkage, &k.targs) {
         (Linkage::C, None) => (c.clone(), k.c_name.as_ref().map(|n| n.to_string())),
         (Linkage::Cpp, None) if c.in_anonymous_namespace() => {
@@ -264,7 +107,7 @@ pub(super) fn kernel_params(k: &KernelDecl, file: &Loaded, errors: &mut Errors) 
             );
             return None;
         }
-        (Linkage::Cpp, None) => (c.clone(), Some(c.qualified())),
+        (Linkage::Cpp, None) => (c.clone(), Some(overload.unwrap_or_else(|| c.qualified()))),
         (Linkage::C | Linkage::Cpp, Some(((open, close), _))) => {
             errors.range(
                 *open,
@@ -481,8 +324,10 @@ fn check(
                 Some(r) if r != *rust => Some((
                     one(t.span()),
                     format!(
-                        "`{r}` here but `{}` in C, which is `{rust}`; write `{}: {rust}`",
-                        cp.text, p.name
+                        "`{r}` here but `{}` in C, which is `{rust}`; write `{}: {rust}`{}",
+                        cp.text,
+                        p.name,
+                        fp8_hint(rust)
                     ),
                 )),
                 _ => None,
@@ -525,7 +370,7 @@ fn check(
                 } else {
                     let amp = if *mutable { "&mut " } else { "&" };
                     match (primitive(elem), rust) {
-                        (Some(r), Some(cr)) if r != *cr => Some((one(elem.span()), format!("a buffer of `{r}` here but `{}` in C, which points at `{cr}`; write `{}: {amp}[{cr}]`", cp.text, p.name))),
+                        (Some(r), Some(cr)) if r != *cr => Some((one(elem.span()), format!("a buffer of `{r}` here but `{}` in C, which points at `{cr}`; write `{}: {amp}[{cr}]`{}", cp.text, p.name, fp8_hint(cr)))),
                         _ => None,
                     }
                 }
@@ -681,6 +526,16 @@ fn rust_name(c: &str) -> String {
                 .unwrap_or_default()
         })
         .collect()
+}
+
+/// Where a type of `cuda_graph::fp8` comes from, for a message that tells to write it: for
+/// `F8E4M3`, the `use cuda_graph::fp8::F8E4M3;` to add; nothing for other types.
+fn fp8_hint(rust: &str) -> String {
+    let path = csrc::rust_path(rust);
+    match path.strip_prefix("::") {
+        Some(p) if p.starts_with("cuda_graph::fp8::") => format!(" (`use {p};`)"),
+        _ => String::new(),
+    }
 }
 
 /// Gives every token of `ty` the span `span` (types made from the C source point at the

@@ -19,6 +19,7 @@
 
 mod capture;
 mod exec;
+pub(crate) mod fp8;
 #[cfg(feature = "cublas")]
 mod gemm;
 mod graph;
@@ -50,6 +51,7 @@ pub(crate) use host::Callback;
 // Each kind's parameters (a new kind's come with it).
 pub(crate) use nodes::*;
 pub(crate) use nvrtc::compile as nvrtc_compile;
+pub(crate) use nvrtc::version as nvrtc_version;
 pub(crate) use peer::enable_peer_access;
 pub(crate) use probe::{
     context_lost, device_limits, driver_present, driver_version, func_info, missing_symbol,

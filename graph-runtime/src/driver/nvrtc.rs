@@ -48,6 +48,17 @@ fn check(r: sys::nvrtcResult, step: &str) -> Result<(), CompileFailure> {
     }
 }
 
+/// NVRTC's version: (major, minor).
+pub(crate) fn version() -> Result<(i32, i32), CompileFailure> {
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: two valid out-pointers.
+    check(
+        unsafe { sys::nvrtcVersion(&mut major, &mut minor) },
+        "nvrtcVersion",
+    )?;
+    Ok((major, minor))
+}
+
 /// Compiles `src` (called `name` in messages) with `headers` (name as `#include`d, text),
 /// `options` and `names` (name expressions whose lowered names are wanted).
 pub(crate) fn compile(

@@ -320,6 +320,16 @@ pub enum ModuleError {
         /// The module's entries of that name (mangled).
         entries: Vec<String>,
     },
+    /// The source was checked for another CUDA version than the NVRTC found here (the
+    /// graph's `define CUDA_VERSION = ...;`, [`Compile::toolkit`](crate::kernel::Compile::toolkit)):
+    /// a branch on the version could be another than the one checked.
+    #[error("the kernel source was checked for CUDA {}.{} (`CUDA_VERSION` {expected}), but the NVRTC found here is {}.{}; build with `define CUDA_VERSION = {}{:02}0;` (or the NVRTC of CUDA {}.{})", expected / 1000, (expected % 1000) / 10, found.0, found.1, found.0, found.1, expected / 1000, (expected % 1000) / 10)]
+    Toolkit {
+        /// The `CUDA_VERSION` checked for.
+        expected: u32,
+        /// NVRTC's version (major, minor).
+        found: (i32, i32),
+    },
     /// A driver call failed.
     #[error(transparent)]
     Driver(#[from] DriverFailure),
