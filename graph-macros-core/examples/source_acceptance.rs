@@ -297,6 +297,11 @@ fn main() {
             }
         }
     }
+    if projects.is_empty() {
+        // Nothing to measure (as when run bare, with the other examples): say how to use it.
+        println!("source_acceptance: no project given; run it as `source_acceptance NAME=DIR [NAME=DIR ...] [--md OUT.md] [--details OUT.txt]`");
+        return;
+    }
     let mut details = String::new();
     let results: Vec<Project> = projects
         .iter()
