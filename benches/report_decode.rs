@@ -289,7 +289,7 @@ fn profile(raw: &[Value]) -> String {
     }
     let _ = writeln!(
         md,
-        "\nReading: the projections that stream most of the bytes (gate/up, down, the head) run within a few percent of the copy bandwidth; the rest of the step is the attention block. Attention reads almost nothing at these lengths but is a chain of dependent steps (the position, the cache, the merge across warps) that the next kernel must wait for; the query/key/value and output projections each pay a start (the RMSNorm, the input) on that chain. Loading the next kernel's weights into L2 while attention runs, or earlier, only moved the time: the loads queue in front of attention's own."
+        "\nReading: the projections that stream most of the bytes (gate/up, down, the head) run within a few percent of the copy bandwidth; the rest of the step is the attention block. Attention reads almost nothing at these lengths but is a chain of dependent steps (the position, the cache, the merge across warps) that the next kernel must wait for; the query/key/value and output projections each pay a start (the RMSNorm, the input) on that chain. Loading the next kernel's weights into L2 while attention runs, or earlier, only moved the time: the loads queue in front of attention's own. The layouts and orders of those loads tried since, with what each moved, are in [`decode-profile.md`](decode-profile.md)."
     );
     md
 }

@@ -7,6 +7,13 @@
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I flagships/src/llama flagships/scripts/step_trace.cu -o st
 //   ./st [--steps 128] [--ctx 8] [--max-ctx 4096] [--shape 1b|tiny] [--json out.json]
 //
+// Experiments on the same step (none changes the arithmetic: the digest stays): `--att-y N`
+// gives the attention N blocks a head (each then loops over the chunks), `--skip-att 1` leaves
+// attention out (what it costs the step), `--bps N` gives the projections at most N blocks an
+// SM, `--qkv-grid`, `--o-grid`, `--up-grid`, `--down-grid N` set one projection's grid, and
+// `--carveout P` sets every kernel's preferred shared-memory carveout (percent). The register
+// count of each kernel is printed first. What these found is in `docs/bench/decode-profile.md`.
+//
 // Weights are random (values do not change the time); bf16, batch 1, the shapes of
 // `llama_hf.py`. Prints tokens/s of steps launched back to back (as `llama --bench` launches
 // them), then per kernel kind the mean cost a step and a launch over the traced steps, beside
@@ -59,8 +66,9 @@ struct Shape {
   unsigned layers, hidden, heads, kv_heads, head_dim, ffn, vocab;
 };
 
+static unsigned blocks_per_sm = 2;
 static unsigned spread(unsigned items, unsigned sms) {
-  return std::max(1u, std::min((items + 7) / 8, sms * 2));
+  return std::max(1u, std::min((items + 7) / 8, sms * blocks_per_sm));
 }
 
 template <typename... A, typename... P>
@@ -108,6 +116,11 @@ int main(int argc, char** argv) {
   Shape s = {16, 2048, 32, 8, 64, 8192, 128256};
   unsigned steps = 128, ctx = 8, max_ctx = 4096;
   const char* json = nullptr;
+  // Experiments (see the header): one shared-memory carveout for every kernel, the attention's
+  // chunks a head (0: every chunk of the cache, as the graphs give it), no attention at all
+  // (what it costs), the projections' blocks an SM and their grids (0: `spread`).
+  int carveout = -1;
+  unsigned att_y = 0, skip_att = 0, g_qkv = 0, g_o = 0, g_up = 0, g_down = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--steps")) steps = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--ctx")) ctx = atoi(argv[i + 1]);
@@ -115,6 +128,14 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--shape") && !strcmp(argv[i + 1], "tiny"))
       s = {8, 1024, 16, 4, 64, 2816, 32000};
     else if (!strcmp(argv[i], "--json")) json = argv[i + 1];
+    else if (!strcmp(argv[i], "--carveout")) carveout = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--bps")) blocks_per_sm = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--att-y")) att_y = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--skip-att")) skip_att = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--qkv-grid")) g_qkv = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--o-grid")) g_o = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--up-grid")) g_up = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--down-grid")) g_down = atoi(argv[i + 1]);
   }
   int dev = 0, sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -174,6 +195,17 @@ int main(int argc, char** argv) {
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   CK(cudaFuncSetAttribute(llama::matvec_add<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                           s.ffn * 2));
+  // One shared-memory carveout for every kernel of the step (percent; -1: the driver's
+  // choice for each).
+  if (carveout >= 0) {
+    for (const void* f :
+         {(const void*)llama::matvec_add<T>, (const void*)llama::qkv_rope<T>,
+          (const void*)llama::norm_gate_up<T>, (const void*)llama::norm_head<T>,
+          (const void*)llama::attention<T>, (const void*)llama::embed<T>,
+          (const void*)llama::argmax_step}) {
+      CK(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout, carveout));
+    }
+  }
   // The step, as `llama::graph` builds it (counter mode: the position is read from `dpos`).
   auto step = [&]() {
     launch(st, llama::embed<T>, dim3((s.hidden + 255) / 256), dim3(256), 0, embed, ids, dpos, x,
@@ -181,18 +213,22 @@ int main(int argc, char** argv) {
     for (size_t l = 0; l < L; l++) {
       T* kl = kc + l * max_ctx * kvd;
       T* vl = vc + l * max_ctx * kvd;
-      launch(st, llama::qkv_rope<T>, dim3(spread(qkv_rows / 2, sms)), dim3(256), s.hidden * 4,
-             x, attn_norm + l * s.hidden, wqkv + l * qkv_rows * s.hidden, cos_t, sin_t, q, kl,
-             vl, dpos, pos, counter, max_ctx, s.hidden, s.heads, s.kv_heads, s.head_dim, eps);
-      launch(st, llama::attention<T>, dim3(s.heads, max_chunks), dim3(ATT_WARPS * WARP), 0,
-             q, kl, vl, part_o, part_ml, done, att, dpos, pos, counter, max_ctx, s.heads,
-             s.kv_heads, s.head_dim, max_chunks, scale);
-      launch(st, llama::matvec_add<T>, dim3(spread(s.hidden, sms)), dim3(256), qd * 2,
+      launch(st, llama::qkv_rope<T>, dim3(g_qkv ? g_qkv : spread(qkv_rows / 2, sms)), dim3(256),
+             s.hidden * 4, x, attn_norm + l * s.hidden, wqkv + l * qkv_rows * s.hidden, cos_t,
+             sin_t, q, kl, vl, dpos, pos, counter, max_ctx, s.hidden, s.heads, s.kv_heads,
+             s.head_dim, eps);
+      if (!skip_att) {
+        launch(st, llama::attention<T>, dim3(s.heads, att_y ? att_y : max_chunks),
+               dim3(ATT_WARPS * WARP), 0, q, kl, vl, part_o, part_ml, done, att, dpos, pos,
+               counter, max_ctx, s.heads, s.kv_heads, s.head_dim, max_chunks, scale);
+      }
+      launch(st, llama::matvec_add<T>, dim3(g_o ? g_o : spread(s.hidden, sms)), dim3(256), qd * 2,
              wo + l * s.hidden * qd, att, x, qd, s.hidden);
-      launch(st, llama::norm_gate_up<T>, dim3(spread(s.ffn, sms)), dim3(256), s.hidden * 4, x,
-             mlp_norm + l * s.hidden, wgu + l * 2 * s.ffn * s.hidden, h, s.hidden, s.ffn, eps);
-      launch(st, llama::matvec_add<T>, dim3(spread(s.hidden, sms)), dim3(256), s.ffn * 2,
-             wdown + l * s.hidden * s.ffn, h, x, s.ffn, s.hidden);
+      launch(st, llama::norm_gate_up<T>, dim3(g_up ? g_up : spread(s.ffn, sms)), dim3(256),
+             s.hidden * 4, x, mlp_norm + l * s.hidden, wgu + l * 2 * s.ffn * s.hidden, h,
+             s.hidden, s.ffn, eps);
+      launch(st, llama::matvec_add<T>, dim3(g_down ? g_down : spread(s.hidden, sms)), dim3(256),
+             s.ffn * 2, wdown + l * s.hidden * s.ffn, h, x, s.ffn, s.hidden);
     }
     launch(st, llama::norm_head<T>, dim3(parts), dim3(256), s.hidden * 4, x, final_norm, embed,
            logits, best, best_at, s.hidden, s.vocab, eps);
@@ -205,9 +241,23 @@ int main(int argc, char** argv) {
   step();
   CK(cudaStreamEndCapture(st, &g));
   CK(cudaGraphInstantiate(&ge, g, 0));
+  {
+    cudaFuncAttributes fa;
+    const std::pair<const char*, const void*> fs[] = {
+        {"qkv", (const void*)llama::qkv_rope<T>}, {"attention", (const void*)llama::attention<T>},
+        {"matvec_add", (const void*)llama::matvec_add<T>},
+        {"gate_up", (const void*)llama::norm_gate_up<T>},
+        {"head", (const void*)llama::norm_head<T>}};
+    printf("registers a thread:");
+    for (auto& f : fs) {
+      CK(cudaFuncGetAttributes(&fa, f.second));
+      printf(" %s %d%s", f.first, fa.numRegs, fa.localSizeBytes ? " (spills)" : "");
+    }
+    printf("\n");
+  }
   // A layer's kernels.
-  const std::vector<std::string> layer_kinds = {"qkv", "attention", "o_proj", "mlp_up",
-                                                "mlp_down"};
+  std::vector<std::string> layer_kinds = {"qkv", "attention", "o_proj", "mlp_up", "mlp_down"};
+  if (skip_att) layer_kinds.erase(layer_kinds.begin() + 1);
   const unsigned per_layer = layer_kinds.size();
   const unsigned kernels_per_step = 3 + per_layer * s.layers;
   const unsigned start = ctx - 1;
@@ -285,6 +335,7 @@ int main(int argc, char** argv) {
   printf("%-10s %12s %12s %8s %14s\n", "kernel", "us a step", "us a launch", "share",
          "floor us/step");
   for (const std::string& k : kinds) {
+    if (!count[k]) continue;
     printf("%-10s %12.1f %12.2f %7.1f%% %14.1f\n", k.c_str(), cost[k] / 1e3 / nsteps,
            cost[k] / 1e3 / count[k], 100 * cost[k] / total, bytes[k] / gbps / 1e3);
   }
