@@ -236,3 +236,245 @@ fn unsafe_code_lives_in_the_driver_layer_only() {
         "`unsafe` outside driver/ and block.rs: {outside:?}"
     );
 }
+
+/// The items a folder's `mod.rs` re-exports from its files (`pub(crate) use file::{A, B}`,
+/// `pub use file::A`, `use file::*`: for a glob, the file's `pub` and `pub(crate)` items),
+/// as item name -> file.
+fn reexports(mod_code: &str, folder: &Path, files: &[String]) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let word = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    for stmt in mod_code.split(';') {
+        let stmt = stmt.trim();
+        let Some(at) = stmt.find("use ") else {
+            continue;
+        };
+        if !stmt[..at].contains("pub") {
+            continue;
+        }
+        let path = stmt[at + 4..].trim().trim_start_matches("self::");
+        let file = word(path);
+        if !files.contains(&file) {
+            continue;
+        }
+        let rest = path[file.len()..].trim_start_matches("::").trim();
+        let names: Vec<String> = if rest == "*" {
+            let text = std::fs::read_to_string(folder.join(format!("{file}.rs")))
+                .expect("a file of the folder");
+            let text = code(&text);
+            let mut names = Vec::new();
+            for kw in [
+                "struct ", "enum ", "fn ", "trait ", "type ", "const ", "static ", "mod ",
+            ] {
+                for vis in ["pub ", "pub(crate) "] {
+                    let pat = format!("{vis}{kw}");
+                    let mut s = text.as_str();
+                    while let Some(i) = s.find(&pat) {
+                        names.push(word(&s[i + pat.len()..]));
+                        s = &s[i + pat.len()..];
+                    }
+                }
+            }
+            names
+        } else if let Some(group) = rest.strip_prefix('{') {
+            group
+                .trim_end_matches('}')
+                .split(',')
+                .map(|e| {
+                    let e = e.trim();
+                    // `a as b` re-exports `a` under the name `b`.
+                    e.rsplit(" as ").next().map(word).unwrap_or_default()
+                })
+                .filter(|n| !n.is_empty())
+                .collect()
+        } else {
+            vec![word(rest.rsplit(" as ").next().unwrap_or(rest))]
+        };
+        for n in names {
+            out.insert(n, file.clone());
+        }
+    }
+    out
+}
+
+/// The sibling files a file of a folder names: `super::file::..` paths, and items of a
+/// sibling that `mod.rs` re-exports, named as `super::Item` or in `super::{..}`. One
+/// `super::` only (two climb above the folder: the other test's concern).
+fn siblings_named(code: &str, files: &[String], items: &BTreeMap<String, String>) -> Vec<String> {
+    let word = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let resolve = |name: &str| -> Option<String> {
+        if files.iter().any(|f| f == name) {
+            Some(name.to_owned())
+        } else {
+            items.get(name).cloned()
+        }
+    };
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("super::") {
+        let tail = &rest[at + "super::".len()..];
+        let before_is_super = rest[..at].ends_with("super::");
+        rest = &rest[at + 1..];
+        if before_is_super || tail.starts_with("super::") {
+            continue;
+        }
+        if let Some(group) = tail.strip_prefix('{') {
+            let mut level = 0;
+            let mut element_start = true;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => level += 1,
+                    '}' if level == 0 => break,
+                    '}' => level -= 1,
+                    ',' if level == 0 => element_start = true,
+                    c if element_start && !c.is_whitespace() => {
+                        out.extend(resolve(&word(&group[i..])));
+                        element_start = false;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            out.extend(resolve(&word(tail)));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A circle in `edges` (file -> files it names), as the files around it, if there is one.
+fn a_circle(edges: &BTreeMap<String, Vec<String>>) -> Option<Vec<String>> {
+    // Depth-first, with the path so far; 0 unseen, 1 on the path, 2 done.
+    fn visit(
+        n: &str,
+        edges: &BTreeMap<String, Vec<String>>,
+        state: &mut BTreeMap<String, u8>,
+        path: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        state.insert(n.to_owned(), 1);
+        path.push(n.to_owned());
+        for m in edges.get(n).into_iter().flatten() {
+            match state.get(m.as_str()).copied().unwrap_or(0) {
+                1 => {
+                    let from = path.iter().position(|p| p == m).expect("on the path");
+                    return Some(path[from..].to_vec());
+                }
+                0 => {
+                    if let Some(c) = visit(m, edges, state, path) {
+                        return Some(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        path.pop();
+        state.insert(n.to_owned(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for n in edges.keys() {
+        if state.get(n.as_str()).copied().unwrap_or(0) == 0 {
+            let mut path = Vec::new();
+            if let Some(c) = visit(n, edges, &mut state, &mut path) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn no_file_of_a_folder_names_a_file_that_names_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut circles = Vec::new();
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(&src)
+        .expect("the runtime's src/")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    for folder in folders {
+        let mut files: Vec<String> = std::fs::read_dir(&folder)
+            .expect("a folder")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+            .filter_map(|p| p.file_stem()?.to_str().map(str::to_owned))
+            .filter(|n| n != "mod")
+            .collect();
+        files.sort();
+        let mod_code = code(&std::fs::read_to_string(folder.join("mod.rs")).unwrap_or_default());
+        let items = reexports(&mod_code, &folder, &files);
+        let mut edges = BTreeMap::new();
+        for f in &files {
+            let text =
+                code(&std::fs::read_to_string(folder.join(format!("{f}.rs"))).expect("a file"));
+            let named: Vec<String> = siblings_named(&text, &files, &items)
+                .into_iter()
+                .filter(|n| n != f)
+                .collect();
+            edges.insert(f.clone(), named);
+        }
+        if let Some(c) = a_circle(&edges) {
+            let name = folder
+                .file_name()
+                .expect("a name")
+                .to_string_lossy()
+                .into_owned();
+            circles.push(format!(
+                "{name}/: {} -> {}",
+                c.iter()
+                    .map(|f| format!("{f}.rs"))
+                    .collect::<Vec<_>>()
+                    .join(" -> "),
+                c[0]
+            ));
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "files that name each other, in a circle:\n{}",
+        circles.join("\n")
+    );
+}
+
+#[test]
+fn the_folder_checker_sees_paths_and_reexports() {
+    let files = vec!["exec".to_owned(), "graph".to_owned(), "nodes".to_owned()];
+    let mut items = BTreeMap::new();
+    items.insert("RawExec".to_owned(), "exec".to_owned());
+    items.insert("RawGraph".to_owned(), "graph".to_owned());
+    let text = "use super::nodes::Idle;\nuse super::{check, RawGraph, exec::X};\nfn f() { super::super::id::N; }";
+    assert_eq!(
+        siblings_named(&code(text), &files, &items),
+        ["exec", "graph", "nodes"]
+    );
+    let mut edges = BTreeMap::new();
+    edges.insert("exec".to_owned(), vec!["nodes".to_owned()]);
+    edges.insert("nodes".to_owned(), vec!["graph".to_owned()]);
+    edges.insert("graph".to_owned(), vec!["exec".to_owned()]);
+    assert_eq!(a_circle(&edges).expect("a circle").len(), 3);
+    edges.insert("graph".to_owned(), vec![]);
+    assert!(a_circle(&edges).is_none());
+    // A glob re-export names the file's public items.
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/driver");
+    let all: Vec<String> = std::fs::read_dir(&folder)
+        .expect("driver/")
+        .filter_map(|e| e.ok()?.path().file_stem()?.to_str().map(str::to_owned))
+        .filter(|n| n != "mod")
+        .collect();
+    let got = reexports(
+        &code(&std::fs::read_to_string(folder.join("mod.rs")).expect("driver/mod.rs")),
+        &folder,
+        &all,
+    );
+    assert_eq!(got.get("Idle").map(String::as_str), Some("params"));
+    assert_eq!(got.get("RawExec").map(String::as_str), Some("exec"));
+}

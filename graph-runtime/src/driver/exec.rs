@@ -3,12 +3,13 @@
 
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
+use std::ptr;
 use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUgraphExec, CUgraphExecUpdateResult, CUgraphInstantiateResult};
 use cudarc::driver::{CudaContext, CudaStream, DriverError};
 
-use super::nodes::Idle;
+use super::params::Idle;
 use super::{
     check, in_context, make_current_checked, CallError, CallResult, KeepAlive, RawGraph, RawNode,
 };
@@ -64,6 +65,44 @@ fn refusal(r: CUgraphExecUpdateResult) -> UpdateRefusal {
         CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED => UpdateRefusal::ParametersChanged,
         CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED => UpdateRefusal::NotSupported,
         _ => UpdateRefusal::Other,
+    }
+}
+
+/// Instantiation: a template made executable. Here, beside the executable graph it makes, so
+/// the template (`graph.rs`) needs nothing of the executable.
+impl<'a> RawGraph<'a> {
+    /// Makes an executable graph (uploaded on `upload` if given), which keeps its own copy of
+    /// what this graph keeps.
+    pub fn instantiate(
+        &self,
+        flags: u64,
+        upload: Option<&Arc<CudaStream>>,
+    ) -> Result<RawExec<'a>, InstantiateFailure> {
+        let fail = |error| InstantiateFailure {
+            error,
+            node: None,
+            reason: InstantiateReason::Other,
+        };
+        // An upload stream may be the legacy default stream: the current context must be ours.
+        make_current_checked(self.ctx.cu_ctx()).map_err(fail)?;
+        let mut exec = ptr::null_mut();
+        let mut p = sys::CUDA_GRAPH_INSTANTIATE_PARAMS {
+            flags,
+            hUploadStream: upload.map_or(ptr::null_mut(), |s| s.cu_stream()),
+            hErrNode_out: ptr::null_mut(),
+            result_out: sys::CUgraphInstantiateResult::CUDA_GRAPH_INSTANTIATE_SUCCESS,
+        };
+        // SAFETY: the graph is live and references only what lives for `'a` or is kept here;
+        // `exec` and `p` are valid for the call; the upload stream (if any) is live.
+        let r = unsafe { sys::cuGraphInstantiateWithParams(&mut exec, self.raw(), &mut p) };
+        match check("cuGraphInstantiateWithParams", r) {
+            Ok(()) => Ok(RawExec::new(exec, self, upload)),
+            Err(error) => Err(InstantiateFailure {
+                error,
+                node: (!p.hErrNode_out.is_null()).then_some(RawNode(p.hErrNode_out)),
+                reason: instantiate_reason(p.result_out),
+            }),
+        }
     }
 }
 

@@ -5,14 +5,12 @@ use std::ptr;
 use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUgraph, CUgraphNode};
-use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
+use cudarc::driver::{CudaContext, CudaFunction};
 
-use super::exec::{instantiate_reason, InstantiateFailure};
-use super::nodes::Mismatch;
-use super::{check, in_context, CallResult, KeepAlive, Launchable};
-use super::{make_current, make_current_checked, RawExec};
+use super::make_current;
+use super::params::{Launchable, Mismatch};
+use super::{check, in_context, CallResult, KeepAlive};
 use crate::block::{ArgLayout, ArgOffsets};
-use crate::error::InstantiateReason;
 
 /// Which conditional node: IF (one body, or two: then and else), WHILE, SWITCH.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -328,40 +326,6 @@ impl<'a> RawGraph<'a> {
         self.set("cuGraphDebugDotPrint", || unsafe {
             sys::cuGraphDebugDotPrint(g, path.as_ptr(), flags)
         })
-    }
-
-    /// Makes an executable graph (uploaded on `upload` if given), which keeps its own copy of
-    /// what this graph keeps.
-    pub fn instantiate(
-        &self,
-        flags: u64,
-        upload: Option<&Arc<CudaStream>>,
-    ) -> Result<RawExec<'a>, InstantiateFailure> {
-        let fail = |error| InstantiateFailure {
-            error,
-            node: None,
-            reason: InstantiateReason::Other,
-        };
-        // An upload stream may be the legacy default stream: the current context must be ours.
-        make_current_checked(self.ctx.cu_ctx()).map_err(fail)?;
-        let mut exec = ptr::null_mut();
-        let mut p = sys::CUDA_GRAPH_INSTANTIATE_PARAMS {
-            flags,
-            hUploadStream: upload.map_or(ptr::null_mut(), |s| s.cu_stream()),
-            hErrNode_out: ptr::null_mut(),
-            result_out: sys::CUgraphInstantiateResult::CUDA_GRAPH_INSTANTIATE_SUCCESS,
-        };
-        // SAFETY: the graph is live and references only what lives for `'a` or is kept here;
-        // `exec` and `p` are valid for the call; the upload stream (if any) is live.
-        let r = unsafe { sys::cuGraphInstantiateWithParams(&mut exec, self.raw, &mut p) };
-        match check("cuGraphInstantiateWithParams", r) {
-            Ok(()) => Ok(RawExec::new(exec, self, upload)),
-            Err(error) => Err(InstantiateFailure {
-                error,
-                node: (!p.hErrNode_out.is_null()).then_some(RawNode(p.hErrNode_out)),
-                reason: instantiate_reason(p.result_out),
-            }),
-        }
     }
 
     pub(super) fn raw(&self) -> CUgraph {

@@ -29,6 +29,7 @@ mod mem;
 pub(crate) mod nccl;
 mod nodes;
 mod nvrtc;
+mod params;
 mod peer;
 #[cfg(feature = "nccl")]
 pub(crate) mod peer_reduce;
@@ -49,9 +50,9 @@ pub(crate) use gemm::CheckedGemm;
 pub(crate) use graph::{CondKind, RawGraph, RawNode};
 pub(crate) use host::Callback;
 // Each kind's parameters (a new kind's come with it).
-pub(crate) use nodes::*;
 pub(crate) use nvrtc::compile as nvrtc_compile;
 pub(crate) use nvrtc::version as nvrtc_version;
+pub(crate) use params::*;
 pub(crate) use peer::enable_peer_access;
 pub(crate) use probe::{
     context_lost, device_limits, driver_present, driver_version, func_info, missing_symbol,

@@ -2,7 +2,9 @@
 
 use cudarc::driver::DriverError;
 
-use super::{plural, were, DriverFailure, HandleError, MemsetHalves, NoGpu, Role, TopologyError};
+use super::{
+    plural, were, DriverFailure, HandleError, LaunchLimit, MemsetHalves, NoGpu, Role, TopologyError,
+};
 
 /// Building a template: [`Graph::new`](crate::Graph::new), binding buffers, adding nodes and
 /// edges. The graph is left as it was.
@@ -243,50 +245,6 @@ pub enum BuildError {
         block: String,
         /// The count computed.
         count: i128,
-    },
-}
-
-/// A launch dimension or shared-memory size outside what the device or the kernel allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum LaunchLimit {
-    /// A grid dimension is 0 or above the device's maximum.
-    #[error("grid {axis} is {value}; it must be between 1 and {max}")]
-    Grid {
-        /// `'x'`, `'y'` or `'z'`.
-        axis: char,
-        /// What was asked.
-        value: u32,
-        /// The device's maximum.
-        max: u32,
-    },
-    /// A block dimension is 0 or above the device's maximum.
-    #[error("block {axis} is {value}; it must be between 1 and {max}")]
-    Block {
-        /// `'x'`, `'y'` or `'z'`.
-        axis: char,
-        /// What was asked.
-        value: u32,
-        /// The device's maximum.
-        max: u32,
-    },
-    /// A block has more threads than the kernel (or device) allows.
-    #[error("block {block:?} has {threads} threads; this kernel allows at most {max} per block")]
-    Threads {
-        /// The block dimensions.
-        block: (u32, u32, u32),
-        /// Their product.
-        threads: u64,
-        /// The kernel's maximum.
-        max: u64,
-    },
-    /// More dynamic shared memory than the kernel allows.
-    #[error("{bytes} bytes of dynamic shared memory asked; this kernel allows at most {max}")]
-    SharedMemory {
-        /// What was asked.
-        bytes: u32,
-        /// The kernel's maximum (raise it with cudarc before adding the kernel's first node).
-        max: u32,
     },
 }
 

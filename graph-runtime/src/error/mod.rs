@@ -15,7 +15,7 @@ mod exec;
 
 use cudarc::driver::DriverError;
 
-pub use build::{BuildError, LaunchLimit, ModuleError};
+pub use build::{BuildError, ModuleError};
 pub use comm::CommError;
 pub use edit::{AccessError, CaptureError, EditError, MemsetHalves};
 pub use exec::{InstantiateError, InstantiateReason, LaunchError, UpdateError, UpdateRefusal};
@@ -169,4 +169,49 @@ fn were(n: usize) -> &'static str {
     } else {
         "s were"
     }
+}
+
+/// A launch dimension or shared-memory size outside what the device or the kernel allows: refused
+/// when a kernel node is added ([`BuildError`]) and when its launch is edited ([`EditError`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LaunchLimit {
+    /// A grid dimension is 0 or above the device's maximum.
+    #[error("grid {axis} is {value}; it must be between 1 and {max}")]
+    Grid {
+        /// `'x'`, `'y'` or `'z'`.
+        axis: char,
+        /// What was asked.
+        value: u32,
+        /// The device's maximum.
+        max: u32,
+    },
+    /// A block dimension is 0 or above the device's maximum.
+    #[error("block {axis} is {value}; it must be between 1 and {max}")]
+    Block {
+        /// `'x'`, `'y'` or `'z'`.
+        axis: char,
+        /// What was asked.
+        value: u32,
+        /// The device's maximum.
+        max: u32,
+    },
+    /// A block has more threads than the kernel (or device) allows.
+    #[error("block {block:?} has {threads} threads; this kernel allows at most {max} per block")]
+    Threads {
+        /// The block dimensions.
+        block: (u32, u32, u32),
+        /// Their product.
+        threads: u64,
+        /// The kernel's maximum.
+        max: u64,
+    },
+    /// More dynamic shared memory than the kernel allows.
+    #[error("{bytes} bytes of dynamic shared memory asked; this kernel allows at most {max}")]
+    SharedMemory {
+        /// What was asked.
+        bytes: u32,
+        /// The kernel's maximum (raise it with cudarc before adding the kernel's first node).
+        max: u32,
+    },
 }
