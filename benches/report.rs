@@ -13,6 +13,7 @@ use plotters::prelude::*;
 use serde_json::Value;
 
 mod report_decode;
+mod report_history;
 mod report_pdl;
 mod report_workloads;
 
@@ -283,6 +284,8 @@ interleaved with cuda-graph's, on the same kernel function, so both see the same
         }
         md.push('\n');
     }
+
+    md.push_str(&report_history::section(dir));
 
     // The PyTorch way of changing one scalar.
     let _ = writeln!(

@@ -4,8 +4,11 @@
 //! Every number is the median of repeated runs, timed on the host (launches include the stream
 //! synchronize, so they cover the GPU's work). Results go to `$OUT/rust.json` on the device
 //! machine, else `docs/bench/raw/rust.json`; `cargo run -p cuda-graph-bench --bin bench_report` turns them into
-//! `docs/bench/results.{json,md}` and the plot. cudarc's stream-order tracking is off (it would
-//! add per-buffer event calls to every implementation alike).
+//! `docs/bench/results.{json,md}` and the plot, and adds the run (its rows carry the GPU and the
+//! UTC time the run started) to the history of ratios to the floor that `results.md` shows GPU
+//! by GPU. Each cuda-graph row prints its ratio to the floor's row of the same cell. cudarc's
+//! stream-order tracking is off (it would add per-buffer event calls to every implementation
+//! alike).
 //!
 //! Run: `cargo bench --bench graphs` on a GPU machine.
 
@@ -135,8 +138,20 @@ impl Ctx<'_> {
         via: &'static str,
         m: (f64, usize),
     ) {
+        // Beside cuda-graph's row, its ratio to the raw floor's of the same cell (measured
+        // before it, interleaved where the case says so): a regression shows in the log.
+        let raw = self
+            .rows
+            .iter()
+            .rev()
+            .find(|r| r.case == case && r.shape == shape && r.nodes == n && r.imp == "raw")
+            .map(|r| r.median_us);
+        let ratio = match raw {
+            Some(b) if imp == "cuda_graph" && b > 0.0 => format!("  {:.3}x raw", m.0 / b),
+            _ => String::new(),
+        };
         println!(
-            "{:<18} {:<7} {:>6} {:<15} {:>12.2} us  ({} runs)",
+            "{:<18} {:<7} {:>6} {:<15} {:>12.2} us  ({} runs){ratio}",
             case,
             shape.name(),
             n,
@@ -548,11 +563,14 @@ fn main() {
         }
     }
 
+    // Which run the rows are (UTC, to the second): `bench_report` keeps each run's ratios to
+    // the floor, per GPU, in `docs/bench/raw/history/graphs.json`.
+    let run = harness::utc_now();
     let mut json = String::from("[\n");
     for (i, r) in c.rows.iter().enumerate() {
         let _ = writeln!(
             json,
-            "  {{\"case\": \"{}\", \"shape\": \"{}\", \"nodes\": {}, \"impl\": \"{}\", \"via\": \"{}\", \"median_us\": {:.3}, \"reps\": {}, \"gpu\": \"{}\"}}{}",
+            "  {{\"case\": \"{}\", \"shape\": \"{}\", \"nodes\": {}, \"impl\": \"{}\", \"via\": \"{}\", \"median_us\": {:.3}, \"reps\": {}, \"gpu\": \"{}\", \"run\": \"{}\"}}{}",
             r.case,
             r.shape.name(),
             r.nodes,
@@ -561,6 +579,7 @@ fn main() {
             r.median_us,
             r.reps,
             gpu,
+            run,
             if i + 1 < c.rows.len() { "," } else { "" }
         );
     }

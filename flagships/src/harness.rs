@@ -180,7 +180,50 @@ pub fn write_json(file: &str, json: &str) -> String {
     path
 }
 
+/// Now, in UTC, as `2026-11-26T01:50:07Z`: which run a benchmark's rows are.
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    utc(secs)
+}
+
+/// Seconds since 1970-01-01 UTC as `YYYY-MM-DDTHH:MM:SSZ` (the proleptic Gregorian calendar).
+pub fn utc(secs: u64) -> String {
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Days to a civil date (after Howard Hinnant's days_from_civil inverse).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
 /// Writes result rows (each a JSON object) as a JSON array, as [`write_json`] does.
 pub fn write_rows(file: &str, rows: &[String]) -> String {
     write_json(file, &format!("[\n{}\n]\n", rows.join(",\n")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utc;
+
+    #[test]
+    fn utc_dates_are_the_calendar_s() {
+        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(utc(946_684_799), "1999-12-31T23:59:59Z");
+        assert_eq!(utc(4_107_585_600), "2100-03-01T12:00:00Z");
+        assert_eq!(utc(1_795_657_807), "2026-11-26T01:50:07Z");
+    }
 }
