@@ -93,6 +93,33 @@ fn code(text: &str) -> String {
     out
 }
 
+/// The first path segment of each top-level element of a `use` group, `group` starting after
+/// its `{`: `a::X, b, c::{D, E}}` gives `a`, `b`, `c`.
+fn group_heads(group: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut level = 0;
+    let mut element_start = true;
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => level += 1,
+            '}' if level == 0 => break,
+            '}' => level -= 1,
+            ',' if level == 0 => element_start = true,
+            c if element_start && !c.is_whitespace() => {
+                out.push(
+                    group[i..]
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect(),
+                );
+                element_start = false;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The top-level modules a file names through `crate::` paths, and through `super::` paths
 /// that climb to the crate root. `depth`: how many modules deep the file's own module is
 /// (`src/kinds/kernel.rs` is 2 deep, `src/kinds/mod.rs` and `src/bind.rs` 1).
@@ -126,22 +153,7 @@ fn named(code: &str, depth: usize) -> Vec<String> {
         };
         if at_root {
             if let Some(group) = tail.strip_prefix('{') {
-                // `crate::{a::X, b}`: the first segment of each element at the top level.
-                let mut level = 0;
-                let mut element_start = true;
-                for (i, c) in group.char_indices() {
-                    match c {
-                        '{' => level += 1,
-                        '}' if level == 0 => break,
-                        '}' => level -= 1,
-                        ',' if level == 0 => element_start = true,
-                        c if element_start && !c.is_whitespace() => {
-                            out.push(word(&group[i..]));
-                            element_start = false;
-                        }
-                        _ => {}
-                    }
-                }
+                out.extend(group_heads(group));
             } else {
                 out.push(word(tail));
             }
@@ -326,21 +338,7 @@ fn siblings_named(code: &str, files: &[String], items: &BTreeMap<String, String>
             continue;
         }
         if let Some(group) = tail.strip_prefix('{') {
-            let mut level = 0;
-            let mut element_start = true;
-            for (i, c) in group.char_indices() {
-                match c {
-                    '{' => level += 1,
-                    '}' if level == 0 => break,
-                    '}' => level -= 1,
-                    ',' if level == 0 => element_start = true,
-                    c if element_start && !c.is_whitespace() => {
-                        out.extend(resolve(&word(&group[i..])));
-                        element_start = false;
-                    }
-                    _ => {}
-                }
-            }
+            out.extend(group_heads(group).iter().filter_map(|h| resolve(h)));
         } else {
             out.extend(resolve(&word(tail)));
         }
