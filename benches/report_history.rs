@@ -39,7 +39,8 @@ pub struct Run {
 
 /// The runs in the graphs benchmark's rows (one per GPU and `run` field).
 pub fn runs_of(rows: &[Value]) -> Vec<Run> {
-    type Cell = (String, String, String, u64);
+    // (case, shape, nodes) and the implementation.
+    type Cell = (String, String, u64);
     let mut medians: BTreeMap<(String, String), BTreeMap<(Cell, String), f64>> = BTreeMap::new();
     for r in rows {
         let (Some(case), Some(shape), Some(n), Some(imp), Some(us)) = (
@@ -56,7 +57,7 @@ pub fn runs_of(rows: &[Value]) -> Vec<Run> {
         }
         let gpu = r["gpu"].as_str().unwrap_or("").to_owned();
         let run = r["run"].as_str().unwrap_or(UNDATED).to_owned();
-        let cell = (case.to_owned(), shape.to_owned(), String::new(), n);
+        let cell = (case.to_owned(), shape.to_owned(), n);
         medians
             .entry((gpu, run))
             .or_default()
@@ -66,15 +67,12 @@ pub fn runs_of(rows: &[Value]) -> Vec<Run> {
         .into_iter()
         .map(|((gpu, run), m)| {
             let mut ratios = BTreeMap::new();
-            for (((case, shape, _, n), imp), us) in &m {
+            for ((cell, imp), us) in &m {
                 if imp != "cuda_graph" {
                     continue;
                 }
-                let raw_key = (
-                    (case.clone(), shape.clone(), String::new(), *n),
-                    "raw".to_owned(),
-                );
-                if let Some(&b) = m.get(&raw_key) {
+                let (case, shape, n) = cell;
+                if let Some(&b) = m.get(&(cell.clone(), "raw".to_owned())) {
                     if b > 0.0 {
                         // To three decimals, as the history keeps them.
                         let r = (us / b * 1000.0).round() / 1000.0;
