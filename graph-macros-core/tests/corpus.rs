@@ -10,7 +10,8 @@
 use std::path::PathBuf;
 
 use cuda_graph_macros_core::csrc::{parse_file, Linkage};
-use cuda_graph_macros_core::{check_in, validate::Dirs};
+
+mod common;
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/kernels/real")
@@ -19,16 +20,7 @@ fn corpus() -> PathBuf {
 /// The front end's errors for a graph declaring `decl` from `file`, other than the one every
 /// such graph has (its kernel is never launched).
 fn errors(file: &str, decl: &str, extra: &str) -> Vec<String> {
-    let src = format!("graph G {{ source \"{file}\"; {extra} {decl} }}");
-    let dirs = Dirs {
-        manifest: Some(corpus()),
-        call: None,
-    };
-    let (_, errs) = check_in(src.parse().expect("tokens"), &dirs).expect("parses");
-    errs.messages()
-        .into_iter()
-        .filter(|m| !m.contains("never launched") && !m.contains("no node launches"))
-        .collect()
+    common::declaration_errors(&format!("source \"{file}\"; {extra} {decl}"), corpus())
 }
 
 #[test]

@@ -9,7 +9,8 @@
 use std::path::PathBuf;
 
 use cuda_graph_macros_core::csrc::parse_file;
-use cuda_graph_macros_core::{check_in, validate::Dirs};
+
+mod common;
 
 /// A directory of its own for `name`'s files.
 fn dir(name: &str) -> PathBuf {
@@ -23,16 +24,7 @@ fn dir(name: &str) -> PathBuf {
 fn errors(test: &str, cu: &str, graph: &str) -> Vec<String> {
     let d = dir(test);
     std::fs::write(d.join("file.cu"), cu).expect("write");
-    let src = format!("graph G {{ source \"file.cu\"; {graph} }}");
-    let dirs = Dirs {
-        manifest: Some(d),
-        call: None,
-    };
-    let (_, errs) = check_in(src.parse().expect("tokens"), &dirs).expect("parses");
-    errs.messages()
-        .into_iter()
-        .filter(|m| !m.contains("never launched") && !m.contains("no node launches"))
-        .collect()
+    common::declaration_errors(&format!("source \"file.cu\"; {graph}"), d)
 }
 
 const ARCH_AGREE: &str = r#"
