@@ -1,6 +1,7 @@
-//! A 3-layer MLP inference step (`cuda_graph_flagships::mlp`): the `cuda_graph!` graph (cuBLAS
-//! GEMMs captured as nodes, a new input from pinned memory each step) against the same work as
-//! cudarc stream launches without a graph, interleaved step by step. PyTorch's
+//! A 3-layer MLP inference step (`cuda_graph_flagships::mlp`): the `cuda_graph!` graph (cuBLASLt
+//! products with fused bias and ReLU captured as nodes, each with the fastest algorithm timed
+//! for its batch; a new input from pinned memory each step) against the same work as stream
+//! launches without a graph, interleaved step by step. PyTorch's
 //! `torch.cuda.graph` of the same shapes and weights is `benches/pytorch_mlp.py`. A step is:
 //! write the new input into pinned memory, run, wait.
 //!
@@ -11,7 +12,6 @@ use cuda_graph_flagships::mlp;
 
 use std::time::Instant;
 
-use cuda_graph::cudarc::cublas::CudaBlas;
 use mlp::{DeviceWeights, Mlp, Weights, IN, OUT};
 
 fn main() {
@@ -25,14 +25,9 @@ fn main() {
     let gpu_name = gpu.name.clone();
     let stream = ctx.new_stream().unwrap();
     let capture = ctx.new_stream().unwrap();
-    let blas = CudaBlas::new(capture.clone()).unwrap();
-    let sblas = CudaBlas::new(stream.clone()).unwrap();
     let module = cuda_graph::compile(&ctx, mlp::SOURCE).unwrap();
-    let bias_act = module.function("bias_act").unwrap();
     let wt = Weights::new();
     let dw = DeviceWeights::upload(&stream, &wt);
-    let _workspace = mlp::warm_up(&capture, &blas, &dw);
-    let _stream_workspace = mlp::warm_up(&stream, &sblas, &dw);
     let mut rows = Vec::new();
     println!("| batch | cuda-graph step | stream launches | stream / cuda-graph |");
     println!("|---|---|---|---|");
@@ -46,7 +41,10 @@ fn main() {
         let mut pinned2 = unsafe { ctx.alloc_pinned::<f32>(n_in) }.unwrap();
         let mut x = stream.alloc_zeros::<f32>(n_in).unwrap();
         let mut y = stream.alloc_zeros::<f32>((batch * OUT) as usize).unwrap();
-        let layers = [0, 1, 2].map(|l| mlp::layer(&blas, l, batch));
+        let plans = mlp::plans(&capture, batch).unwrap();
+        let mut ws = stream.alloc_zeros::<u8>(mlp::LT_WORKSPACE).unwrap();
+        let mut ws_stream = stream.alloc_zeros::<u8>(mlp::LT_WORKSPACE).unwrap();
+        let layers = [0, 1, 2].map(|l| mlp::layer(&plans[l]));
         let mut exec = Mlp::build(
             &module,
             mlp::inputs(
@@ -54,6 +52,7 @@ fn main() {
                 &mut x,
                 &dw,
                 &mut y,
+                &mut ws,
                 batch,
                 &capture,
                 &layers,
@@ -84,8 +83,16 @@ fn main() {
             let host = pinned2.as_mut_slice().unwrap();
             host.copy_from_slice(input);
             mlp::stream_step(
-                &stream, &sblas, &bias_act, &dw, host, &mut xs, &mut h, &mut ys, batch,
-            );
+                &stream,
+                &plans,
+                &dw,
+                host,
+                &mut xs,
+                &mut h,
+                &mut ys,
+                &mut ws_stream,
+            )
+            .unwrap();
             stream.synchronize().unwrap();
             let s = t.elapsed().as_secs_f64() * 1e6;
             if step >= 20 {

@@ -15,6 +15,8 @@ pub use cuda_graph_runtime::{
 /// NCCL communicators and collectives as graph nodes (feature `nccl`).
 #[cfg(feature = "nccl")]
 pub use cuda_graph_runtime::comm;
+#[cfg(feature = "cublaslt")]
+pub use cuda_graph_runtime::matmul;
 
 /// What a program using cuda-graph usually needs.
 ///

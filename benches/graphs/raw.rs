@@ -85,6 +85,13 @@ pub fn build(f: sys::CUfunction, y: u64, shape: Shape, n: usize) -> RawGraph {
     RawGraph { g, nodes, params }
 }
 
+/// A graph built and instantiated.
+pub fn make(f: sys::CUfunction, y: u64, shape: Shape, n: usize) -> (RawGraph, CUgraphExec) {
+    let g = build(f, y, shape, n);
+    let e = instantiate(g.g);
+    (g, e)
+}
+
 pub fn instantiate(g: CUgraph) -> CUgraphExec {
     let mut e = ptr::null_mut();
     unsafe { check(sys::cuGraphInstantiateWithFlags(&mut e, g, 0)) };

@@ -1,13 +1,12 @@
 //! A 3-layer MLP inference step as a `cuda_graph!` graph: each step copies a new input from
-//! pinned host memory, then runs three cuBLAS GEMMs (captured as nodes) with bias and ReLU
-//! kernels; the hidden activations are temporaries. Checked against a CPU forward pass.
+//! pinned host memory, then runs three cuBLASLt products (captured as nodes) with the bias and
+//! ReLU fused into their epilogues; the hidden activations are temporaries. Checked against a
+//! CPU forward pass.
 //!
 //! Run: `cargo run --release -p cuda-graph-flagships --example mlp` (exits 2 with a message when there is no GPU).
 
 use std::process::ExitCode;
 use std::time::Instant;
-
-use cuda_graph::cudarc::cublas::CudaBlas;
 
 use cuda_graph_flagships::mlp;
 
@@ -37,18 +36,18 @@ fn run(
 ) -> Result<bool, Box<dyn std::error::Error>> {
     let stream = ctx.new_stream()?;
     let capture = ctx.new_stream()?;
-    let blas = CudaBlas::new(capture.clone())?;
     let module = cuda_graph::compile(ctx, mlp::SOURCE)?;
     let wt = Weights::new();
     let dw = DeviceWeights::upload(&stream, &wt);
-    let _workspace = mlp::warm_up(&capture, &blas, &dw);
     let batch = 32u32;
+    let plans = mlp::plans(&capture, batch)?;
+    let mut ws = stream.alloc_zeros::<u8>(mlp::LT_WORKSPACE)?;
     let n_in = (batch * IN) as usize;
     // SAFETY: f32 is valid for any bits; written before read.
     let mut pinned = unsafe { ctx.alloc_pinned::<f32>(n_in) }?;
     let mut x = stream.alloc_zeros::<f32>(n_in)?;
     let mut y = stream.alloc_zeros::<f32>((batch * OUT) as usize)?;
-    let layers = [0, 1, 2].map(|l| mlp::layer(&blas, l, batch));
+    let layers = [0, 1, 2].map(|l| mlp::layer(&plans[l]));
     let mut exec = Mlp::build(
         &module,
         mlp::inputs(
@@ -56,6 +55,7 @@ fn run(
             &mut x,
             &dw,
             &mut y,
+            &mut ws,
             batch,
             &capture,
             &layers,

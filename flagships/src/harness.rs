@@ -114,17 +114,28 @@ pub fn measure(min: usize, budget: Duration, mut once: impl FnMut() -> Duration)
 pub fn paired(
     min: usize,
     budget: Duration,
+    a: impl FnMut() -> Duration,
+    b: impl FnMut() -> Duration,
+) -> ((f64, usize), (f64, usize)) {
+    let [va, vb] = paired_samples(min, budget, a, b);
+    let n = va.len();
+    ((median(va), n), (median(vb), n))
+}
+
+/// Like [`paired`], but the samples themselves (in microseconds), to pool with others.
+pub fn paired_samples(
+    min: usize,
+    budget: Duration,
     mut a: impl FnMut() -> Duration,
     mut b: impl FnMut() -> Duration,
-) -> ((f64, usize), (f64, usize)) {
+) -> [Vec<f64>; 2] {
     let (mut va, mut vb) = (Vec::new(), Vec::new());
     let start = Instant::now();
     while va.len() < min || (start.elapsed() < budget * 2 && va.len() < 2000) {
         va.push(a().as_secs_f64() * 1e6);
         vb.push(b().as_secs_f64() * 1e6);
     }
-    let n = va.len();
-    ((median(va), n), (median(vb), n))
+    [va, vb]
 }
 
 /// Like [`paired`], for measurements of two parts each: medians of a.0, a.1, b.0, b.1. Each

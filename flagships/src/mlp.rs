@@ -1,10 +1,14 @@
 //! A 3-layer MLP inference step (`IN -> H1 -> H2 -> OUT`, ReLU between layers), shared by
 //! `examples/mlp.rs`, `tests/mlp.rs` and the workspace's `benches/mlp.rs`:
 //!
-//! - [`Mlp`]: a `cuda_graph!` graph: a new input copied from pinned host memory, three cuBLAS
-//!   GEMMs captured as nodes (`capture(...)`), each followed by a bias (+ReLU) kernel; the
-//!   hidden activations are temporaries (graph-owned memory);
-//! - [`stream_step`]: the same work as cudarc stream launches, no graph.
+//! - [`Mlp`]: a `cuda_graph!` graph: a new input copied from pinned host memory, then three
+//!   cuBLASLt products captured as nodes (`capture(...)`), each with its bias (and ReLU, but the
+//!   last) fused into the product's epilogue, so a layer is one kernel; the hidden activations
+//!   are temporaries (graph-owned memory), the products' workspace a buffer every layer
+//!   declares it writes (the race check orders them);
+//! - [`plans`]: the three products, each planned once with the fastest of cuBLASLt's
+//!   algorithms for its batch, timed on the device;
+//! - [`stream_step`]: the same work as stream launches, no graph.
 //!
 //! Weights and inputs follow a fixed formula, so PyTorch (`benches/pytorch_mlp.py`) and the
 //! CPU reference ([`reference()`]) compute the same thing.
@@ -15,9 +19,8 @@ use std::sync::Arc;
 
 use cuda_graph::cudarc::cublas::sys::{self as cublas_sys, cublasOperation_t};
 use cuda_graph::cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
-use cuda_graph::cudarc::driver::{
-    CudaSlice, CudaStream, DevicePtrMut, LaunchConfig, PushKernelArg,
-};
+use cuda_graph::cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut};
+use cuda_graph::matmul::{Epilogue, Matmul, MatmulError, MatmulShape};
 use cuda_graph::prelude::*;
 
 pub const IN: u32 = 512;
@@ -26,9 +29,9 @@ pub const H2: u32 = 1024;
 pub const OUT: u32 = 256;
 
 cuda_graph! {
-    /// One inference step: load a new input, then three layers (GEMM, bias, ReLU but the last).
+    /// One inference step: load a new input, then three layers, each one cuBLASLt product with
+    /// its bias (and ReLU, but the last) in the epilogue.
     pub graph Mlp {
-        kernel bias_act(y: &mut [f32], bias: &[f32], rows: u32, cols: u32, relu: u32);
         host_buffer mut x_host: f32;
         buffer mut x: f32;
         buffer w1: f32;
@@ -38,6 +41,7 @@ cuda_graph! {
         buffer w3: f32;
         buffer b3: f32;
         buffer mut y: f32;
+        buffer mut ws: u8;
         param batch: u32;
         temp h1: [f32; batch * H1];
         temp h2: [f32; batch * H2];
@@ -46,18 +50,45 @@ cuda_graph! {
         work layer3;
 
         load = memcpy(x, x_host);
-        g1 = capture(layer1, reads: [x, w1], writes: [h1]);
-        a1 = bias_act<<<(batch * H1).div_ceil(256), 256>>>(h1, b1, batch, H1, 1);
-        g2 = capture(layer2, reads: [h1, w2], writes: [h2]);
-        a2 = bias_act<<<(batch * H2).div_ceil(256), 256>>>(h2, b2, batch, H2, 1);
-        g3 = capture(layer3, reads: [h2, w3], writes: [y]);
-        a3 = bias_act<<<(batch * OUT).div_ceil(256), 256>>>(y, b3, batch, OUT, 0);
-        load -> g1 -> a1 -> g2 -> a2 -> g3 -> a3;
+        g1 = capture(layer1, reads: [x, w1, b1], writes: [h1, ws]);
+        g2 = capture(layer2, reads: [h1, w2, b2], writes: [h2, ws]);
+        g3 = capture(layer3, reads: [h2, w3, b3], writes: [y, ws]);
+        load -> g1 -> g2 -> g3;
     }
 }
 
-/// The kernel source.
+/// The source of the module `Mlp::build` takes: empty, as the graph launches no kernel of its
+/// own (each layer is one cuBLASLt product, bias and ReLU included).
 pub const SOURCE: &str = include_str!("../kernels/mlp.cu");
+
+/// Bytes of workspace the products may use (one buffer, shared by the layers in turn).
+pub const LT_WORKSPACE: usize = 32 << 20;
+
+/// The product of layer `l` for `batch` rows: `h (out x batch, column-major) = W x`, `W` stored
+/// `out x in` row-major (so used transposed), with the bias, and the ReLU but on the last.
+pub fn shape(l: usize, batch: u32) -> MatmulShape {
+    let (i, o) = DIMS[l];
+    let epilogue = if l < 2 {
+        Epilogue::ReluBias
+    } else {
+        Epilogue::Bias
+    };
+    MatmulShape::new(o as usize, batch as usize, i as usize)
+        .transa(true)
+        .lda(i as usize)
+        .ldb(i as usize)
+        .epilogue(epilogue)
+}
+
+/// The three layers' products for `batch` rows, each with the fastest of cuBLASLt's
+/// algorithms (within [`LT_WORKSPACE`]) timed on `stream`.
+pub fn plans(stream: &Arc<CudaStream>, batch: u32) -> Result<[Matmul; 3], MatmulError> {
+    Ok([
+        Matmul::tuned(stream, shape(0, batch), LT_WORKSPACE)?,
+        Matmul::tuned(stream, shape(1, batch), LT_WORKSPACE)?,
+        Matmul::tuned(stream, shape(2, batch), LT_WORKSPACE)?,
+    ])
+}
 
 /// Element `i` of a weight matrix (or bias) `which`, scaled for a stable forward pass.
 pub fn weight(which: u32, i: usize, fan_in: u32) -> f32 {
@@ -129,23 +160,6 @@ pub fn reference(wt: &Weights, x: &[f32], batch: usize) -> Vec<f64> {
     a
 }
 
-/// The GEMM of layer `l` for `batch` rows: `h (out x batch, column-major) = W x`.
-pub fn gemm_cfg(l: usize, batch: u32) -> GemmConfig<f32> {
-    let (i, o) = DIMS[l];
-    GemmConfig {
-        transa: cublasOperation_t::CUBLAS_OP_T,
-        transb: cublasOperation_t::CUBLAS_OP_N,
-        m: o as i32,
-        n: batch as i32,
-        k: i as i32,
-        alpha: 1.0,
-        lda: i as i32,
-        ldb: i as i32,
-        beta: 0.0,
-        ldc: o as i32,
-    }
-}
-
 /// Device weights.
 pub struct DeviceWeights {
     pub w: [CudaSlice<f32>; 3],
@@ -162,38 +176,44 @@ impl DeviceWeights {
     }
 }
 
-/// A layer's GEMM, as a closure for a `work` input.
+/// A layer's product (from [`plans`]), as a closure for a `work` input.
 #[allow(clippy::type_complexity)]
-pub fn layer<'b>(
-    blas: &'b CudaBlas,
-    l: usize,
-    batch: u32,
-) -> impl Fn(&Capture<'_, '_>, (Region<f32>, Region<f32>), (RegionMut<f32>,)) -> WorkResult
+pub fn layer(
+    plan: &Matmul,
+) -> impl Fn(
+    &Capture<'_, '_>,
+    (Region<f32>, Region<f32>, Region<f32>),
+    (RegionMut<f32>, RegionMut<u8>),
+) -> WorkResult
        + Send
        + Sync
-       + 'b {
-    move |_cx, (x, w), (mut h,)| {
-        // SAFETY: `w` holds `out x in`, `x` `batch x in`, `h` `batch x out` floats (the graph
-        // was built with buffers of those sizes).
-        unsafe { blas.gemm(gemm_cfg(l, batch), &w, &x, &mut h) }?;
+       + '_ {
+    move |cx, (x, w, b), (mut h, mut ws)| {
+        plan.issue(cx.stream(), &w, &x, Some(&b), &mut h, &mut ws)?;
         Ok(())
     }
 }
 
-/// The inputs of an [`Mlp`] graph of `batch` rows: the pinned input, the device buffers, and
-/// the three layers' GEMMs (from [`layer`]) captured on `stream`.
-#[allow(clippy::type_complexity)]
+/// The inputs of an [`Mlp`] graph of `batch` rows: the pinned input, the device buffers, the
+/// products' workspace (at least [`LT_WORKSPACE`] bytes), and the three layers (from
+/// [`layer`]) captured on `stream`.
+#[allow(clippy::too_many_arguments)]
 pub fn inputs<'a, F>(
     x_host: &'a mut [f32],
     x: &'a mut CudaSlice<f32>,
     dw: &'a DeviceWeights,
     y: &'a mut CudaSlice<f32>,
+    ws: &'a mut CudaSlice<u8>,
     batch: u32,
     stream: &Arc<CudaStream>,
     layers: &'a [F; 3],
 ) -> MlpInputs<'a>
 where
-    F: Fn(&Capture<'_, '_>, (Region<f32>, Region<f32>), (RegionMut<f32>,)) -> WorkResult
+    F: Fn(
+            &Capture<'_, '_>,
+            (Region<f32>, Region<f32>, Region<f32>),
+            (RegionMut<f32>, RegionMut<u8>),
+        ) -> WorkResult
         + Send
         + Sync
         + 'a,
@@ -208,6 +228,7 @@ where
         w3: &dw.w[2],
         b3: &dw.b[2],
         y,
+        ws,
         batch,
         layer1: Work::new(stream, &layers[0]),
         layer2: Work::new(stream, &layers[1]),
@@ -215,50 +236,43 @@ where
     }
 }
 
-/// One step without a graph: copy the input, then the three layers, as stream launches.
+/// One step without a graph: copy the input, then the three products, as stream launches (the
+/// same kernels the graph runs).
 #[allow(clippy::too_many_arguments)]
 pub fn stream_step(
     stream: &Arc<CudaStream>,
-    blas: &CudaBlas,
-    bias_act: &cuda_graph::Kernel,
+    plans: &[Matmul; 3],
     dw: &DeviceWeights,
     x_host: &[f32],
     x: &mut CudaSlice<f32>,
     h: &mut [CudaSlice<f32>; 2],
     y: &mut CudaSlice<f32>,
-    batch: u32,
-) {
-    stream.memcpy_htod(x_host, x).expect("copy the input");
-    let f = bias_act.cuda_function().clone();
-    let launch = |y: &mut CudaSlice<f32>, b: &CudaSlice<f32>, cols: u32, relu: u32| {
-        let n = batch * cols;
-        let cfg = LaunchConfig {
-            grid_dim: (n.div_ceil(256), 1, 1),
-            block_dim: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let mut l = stream.launch_builder(&f);
-        l.arg(y).arg(b).arg(&batch).arg(&cols).arg(&relu);
-        // SAFETY: bias_act(float*, const float*, unsigned, unsigned, unsigned) over `n` floats.
-        unsafe { l.launch(cfg) }.expect("bias_act");
-    };
+    ws: &mut CudaSlice<u8>,
+) -> Result<(), MatmulError> {
+    stream.memcpy_htod(x_host, x)?;
     let [h1, h2] = h;
-    // SAFETY: the buffers hold what each GEMM reads and writes.
-    unsafe {
-        blas.gemm(gemm_cfg(0, batch), &dw.w[0], &*x, h1)
-            .expect("gemm 1");
+    plans[0].issue(stream, &dw.w[0], &*x, Some(&dw.b[0]), h1, ws)?;
+    plans[1].issue(stream, &dw.w[1], &*h1, Some(&dw.b[1]), h2, ws)?;
+    plans[2].issue(stream, &dw.w[2], &*h2, Some(&dw.b[2]), y, ws)?;
+    Ok(())
+}
+
+/// The GEMM of layer `l` for `batch` rows with cuBLAS (no epilogue): what
+/// [`Graph::add_gemm`](cuda_graph::Graph::add_gemm) is tested with.
+pub fn gemm_cfg(l: usize, batch: u32) -> GemmConfig<f32> {
+    let (i, o) = DIMS[l];
+    GemmConfig {
+        transa: cublasOperation_t::CUBLAS_OP_T,
+        transb: cublasOperation_t::CUBLAS_OP_N,
+        m: o as i32,
+        n: batch as i32,
+        k: i as i32,
+        alpha: 1.0,
+        lda: i as i32,
+        ldb: i as i32,
+        beta: 0.0,
+        ldc: o as i32,
     }
-    launch(h1, &dw.b[0], H1, 1);
-    unsafe {
-        blas.gemm(gemm_cfg(1, batch), &dw.w[1], &*h1, h2)
-            .expect("gemm 2");
-    }
-    launch(h2, &dw.b[1], H2, 1);
-    unsafe {
-        blas.gemm(gemm_cfg(2, batch), &dw.w[2], &*h2, y)
-            .expect("gemm 3");
-    }
-    launch(y, &dw.b[2], OUT, 0);
 }
 
 /// Bytes of the workspace each cuBLAS handle gets.

@@ -1,12 +1,15 @@
-//! The MLP flagship (`src/mlp.rs`) on a GPU: cuBLAS GEMMs captured as nodes, a new
-//! input per step from pinned memory, hidden activations in temporaries; agrees with a CPU
-//! forward pass and with the same work as stream launches; a captured node re-captures in
-//! place. Also `Graph::add_gemm` (runtime API) and the errors of captured nodes.
+//! The MLP flagship (`src/mlp.rs`) on a GPU: cuBLASLt products with fused bias and ReLU
+//! captured as nodes, a new input per step from pinned memory, hidden activations in
+//! temporaries; agrees with a CPU forward pass and with the same work as stream launches; a
+//! captured node re-captures in place; a product refuses short operands. Also
+//! `Graph::add_gemm` (cuBLAS, runtime API) and the errors of captured nodes.
 
 use cuda_graph_flagships::harness::Gpu;
 use cuda_graph_flagships::mlp;
 
 use cuda_graph::cudarc::cublas::CudaBlas;
+use cuda_graph::cudarc::driver::CudaSlice;
+use cuda_graph::matmul::MatmulError;
 use cuda_graph::{
     error::{BuildError, CaptureError},
     Graph,
@@ -27,13 +30,12 @@ fn mlp_graph_matches_the_cpu_and_stream_launches() {
         return;
     };
     let capture = gpu.ctx.new_stream().unwrap();
-    let blas = CudaBlas::new(capture.clone()).unwrap();
     let module = cuda_graph::compile(&gpu.ctx, mlp::SOURCE).unwrap();
-    let bias_act = module.function("bias_act").unwrap();
     let wt = Weights::new();
     let dw = DeviceWeights::upload(&gpu.stream, &wt);
-    let _workspace = mlp::warm_up(&capture, &blas, &dw);
-    for batch in [1u32, 32] {
+    for batch in [1u32, 32, 256] {
+        let plans = mlp::plans(&capture, batch).unwrap();
+        let mut ws = gpu.stream.alloc_zeros::<u8>(mlp::LT_WORKSPACE).unwrap();
         let n_in = (batch * IN) as usize;
         // SAFETY: f32 is valid for any bits; the slice is written before it is read.
         let mut pinned = unsafe { gpu.ctx.alloc_pinned::<f32>(n_in) }.unwrap();
@@ -42,7 +44,7 @@ fn mlp_graph_matches_the_cpu_and_stream_launches() {
             .stream
             .clone_htod(&vec![f32::NAN; (batch * OUT) as usize])
             .unwrap();
-        let layers = [0, 1, 2].map(|l| mlp::layer(&blas, l, batch));
+        let layers = [0, 1, 2].map(|l| mlp::layer(&plans[l]));
         let graph = Mlp::build(
             &module,
             mlp::inputs(
@@ -50,6 +52,7 @@ fn mlp_graph_matches_the_cpu_and_stream_launches() {
                 &mut x,
                 &dw,
                 &mut y,
+                &mut ws,
                 batch,
                 &capture,
                 &layers,
@@ -97,20 +100,48 @@ fn mlp_graph_matches_the_cpu_and_stream_launches() {
             .stream
             .alloc_zeros::<f32>((batch * OUT) as usize)
             .unwrap();
-        let sblas = CudaBlas::new(gpu.stream.clone()).unwrap();
+        let mut ws2 = gpu.stream.alloc_zeros::<u8>(mlp::LT_WORKSPACE).unwrap();
         mlp::stream_step(
             &gpu.stream,
-            &sblas,
-            &bias_act,
+            &plans,
             &dw,
             &xs,
             &mut xs_dev,
             &mut h,
             &mut ys,
-            batch,
-        );
+            &mut ws2,
+        )
+        .unwrap();
         let got = gpu.read(&ys);
         assert!(max_rel(&got, &mlp::reference(&wt, &xs, batch as usize)) < 1e-4);
+        // A product refuses operands shorter than its shape, issuing nothing.
+        let short = gpu.stream.alloc_zeros::<f32>(3).unwrap();
+        let e = plans[0]
+            .issue(
+                &gpu.stream,
+                &dw.w[0],
+                &short,
+                Some(&dw.b[0]),
+                &mut h[0],
+                &mut ws2,
+            )
+            .unwrap_err();
+        assert!(
+            matches!(e, MatmulError::TooShort { operand: "B", .. }),
+            "{e}"
+        );
+        let e = plans[2]
+            .issue(
+                &gpu.stream,
+                &dw.w[2],
+                &h[1],
+                None::<&CudaSlice<f32>>,
+                &mut ys,
+                &mut ws2,
+            )
+            .unwrap_err();
+        assert!(matches!(e, MatmulError::Bias { .. }), "{e}");
+        assert_eq!(gpu.read(&ys), got, "a refused product wrote nothing");
     }
 }
 

@@ -71,23 +71,28 @@ enum Bytes {
 /// the block itself, so a node's shadow needs no allocation of its own; the pointer array the
 /// driver reads (`kernelParams`) is made per call.
 #[derive(Clone)]
+#[repr(C)]
 pub struct ArgBlock {
-    bytes: Bytes,
     offsets: &'static ArgOffsets,
+    bytes: Bytes,
 }
 
-/// The `kernelParams` array of one driver call: one pointer to each argument of a block.
-pub(crate) struct ArgPtrs([*mut c_void; MAX_ARGS]);
+/// The `kernelParams` array of one driver call: one pointer to each argument of a block. Only
+/// the block's arguments are written ([`ArgBlock::pointers`]): the driver reads as many as the
+/// kernel has parameters, which the block's layout was checked to match, so the rest of the
+/// array is left as it is rather than cleared on every call.
+pub(crate) struct ArgPtrs([std::mem::MaybeUninit<*mut c_void>; MAX_ARGS]);
 
 impl ArgPtrs {
     #[inline]
     pub(crate) fn new() -> Self {
-        ArgPtrs([std::ptr::null_mut(); MAX_ARGS])
+        ArgPtrs([std::mem::MaybeUninit::uninit(); MAX_ARGS])
     }
 
+    /// The array the driver reads: call [`ArgBlock::pointers`] on it first.
     #[inline]
     pub(crate) fn as_mut_ptr(&mut self) -> *mut *mut c_void {
-        self.0.as_mut_ptr()
+        self.0.as_mut_ptr() as *mut *mut c_void
     }
 }
 
@@ -120,7 +125,7 @@ impl ArgBlock {
     }
 
     /// Writes argument `i`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn put<R: Copy>(&mut self, i: usize, value: R) {
         debug_assert!(i < self.offsets.count);
         let off = self.offsets.at[i];
@@ -134,7 +139,7 @@ impl ArgBlock {
     }
 
     /// Reads argument `i` (as written by [`put`](Self::put) with the same type).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get<R: Copy>(&self, i: usize) -> R {
         debug_assert!(i < self.offsets.count);
         let off = self.offsets.at[i];
@@ -151,6 +156,48 @@ impl ArgBlock {
         std::ptr::eq(self.offsets, offsets) || *self.offsets == *offsets
     }
 
+    /// A copy of the bytes of a block kept in place (64 bytes or less), to give back to
+    /// [`set_inline`](Self::set_inline); `None` for a longer block.
+    #[inline]
+    pub(crate) fn inline_copy(&self) -> Option<[u128; INLINE_WORDS]> {
+        match &self.bytes {
+            Bytes::Inline(w) => Some(*w),
+            Bytes::Heap(_) => None,
+        }
+    }
+
+    /// Puts back bytes taken by [`inline_copy`](Self::inline_copy) from this block.
+    #[inline]
+    pub(crate) fn set_inline(&mut self, words: [u128; INLINE_WORDS]) {
+        if let Bytes::Inline(w) = &mut self.bytes {
+            *w = words;
+        }
+    }
+
+    /// Copies argument `i` of `source`, a block of the same layout, into this block.
+    pub(crate) fn copy_arg(&mut self, i: usize, source: &Self) {
+        if i >= self.offsets.count || !self.has_layout(source.offsets) {
+            return;
+        }
+        let start = self.offsets.at[i];
+        let end = if i + 1 < self.offsets.count {
+            self.offsets.at[i + 1]
+        } else {
+            self.offsets.bytes
+        };
+        let (src, dst) = (source.words(), self.words_mut());
+        assert!(start <= end && end <= src.len() * 16 && end <= dst.len() * 16);
+        // SAFETY: both ranges lie inside their blocks (asserted above), and the blocks are
+        // distinct objects (`&mut self` and `&source`), so they do not overlap.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                (src.as_ptr() as *const u8).add(start),
+                (dst.as_mut_ptr() as *mut u8).add(start),
+                end - start,
+            )
+        }
+    }
+
     /// Copies `source` into this block, reusing its storage when the layouts match.
     pub(crate) fn assign(&mut self, source: &Self) {
         if std::ptr::eq(self.offsets, source.offsets) || self.offsets == source.offsets {
@@ -162,12 +209,13 @@ impl ArgBlock {
 
     /// Points `ptrs` at each argument of this block. The pointers are valid while the block is
     /// neither moved nor dropped: build them right before the driver call that reads them.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pointers(&self, ptrs: &mut ArgPtrs) {
         let base = self.words().as_ptr() as *mut u8;
-        for i in 0..self.offsets.count {
+        let o = self.offsets;
+        for (p, &at) in ptrs.0.iter_mut().zip(&o.at[..o.count.min(MAX_ARGS)]) {
             // SAFETY: every offset lies inside the block (see `ArgOffsets::of` and `new`).
-            ptrs.0[i] = unsafe { base.add(self.offsets.at[i]) } as *mut c_void;
+            p.write(unsafe { base.add(at) } as *mut c_void);
         }
     }
 }
@@ -193,9 +241,12 @@ mod tests {
         let mut p = ArgPtrs::new();
         b.pointers(&mut p);
         let base = b.words().as_ptr() as usize;
-        let got: Vec<usize> = p.0[..4].iter().map(|&q| q as usize - base).collect();
+        // SAFETY: `pointers` wrote the first four.
+        let got: Vec<usize> = p.0[..4]
+            .iter()
+            .map(|q| unsafe { q.assume_init() } as usize - base)
+            .collect();
         assert_eq!(got, vec![0, 8, 16, 20]);
-        assert!(p.0[4..].iter().all(|q| q.is_null()));
     }
 
     #[test]
@@ -207,8 +258,14 @@ mod tests {
         a.put(0, 8u32);
         let mut p = ArgPtrs::new();
         b.pointers(&mut p);
-        // SAFETY: the pointers point at the values written, inside `b`, which is alive.
-        let (x, y) = unsafe { (*(p.0[0] as *const u32), *(p.0[1] as *const u64)) };
+        // SAFETY: `pointers` wrote both; they point at the values written, inside `b`, which
+        // is alive.
+        let (x, y) = unsafe {
+            (
+                *(p.0[0].assume_init() as *const u32),
+                *(p.0[1].assume_init() as *const u64),
+            )
+        };
         assert_eq!((x, y), (7, 0x1122_3344_5566_7788));
         let mut c = ArgBlock::new(offsets(&[4, 8]));
         c.assign(&a);
@@ -216,6 +273,32 @@ mod tests {
             (c.get::<u32>(0), c.get::<u64>(1)),
             (8, 0x1122_3344_5566_7788)
         );
+    }
+
+    #[test]
+    fn one_argument_copies_alone_and_inline_bytes_come_back() {
+        let o = offsets(&[4, 8, 2]);
+        let (mut a, mut b) = (ArgBlock::new(o), ArgBlock::new(o));
+        a.put(0, 1u32);
+        a.put(1, 2u64);
+        a.put(2, 3u16);
+        b.put(0, 7u32);
+        b.put(2, 9u16);
+        b.copy_arg(1, &a);
+        assert_eq!(
+            (b.get::<u32>(0), b.get::<u64>(1), b.get::<u16>(2)),
+            (7, 2, 9)
+        );
+        b.copy_arg(2, &a);
+        assert_eq!(
+            (b.get::<u32>(0), b.get::<u64>(1), b.get::<u16>(2)),
+            (7, 2, 3)
+        );
+        let saved = b.inline_copy().expect("14 bytes stay in place");
+        b.put(0, 100u32);
+        b.set_inline(saved);
+        assert_eq!(b.get::<u32>(0), 7);
+        assert!(ArgBlock::new(offsets(&[8; 9])).inline_copy().is_none());
     }
 
     #[test]

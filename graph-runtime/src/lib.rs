@@ -13,8 +13,9 @@
 //! - `driver` (with `block`, the argument block): every CUDA driver call, and the owning types
 //!   that keep alive what the driver points at: the only `unsafe` code;
 //! - `bind` (bound buffers), `stack` (stacks of buffers, one per iteration of a repeat block),
-//!   `args` (kernel arguments), `capture` (what captured work sees), `module` (kernels that know
-//!   their parameter lists), `gpu` (finding a GPU, NVRTC);
+//!   `args` (kernel arguments), `capture` (what captured work sees), `matmul` (cuBLASLt
+//!   products for captured work, feature `cublaslt`), `module` (kernels that know their
+//!   parameter lists), `gpu` (finding a GPU, NVRTC);
 //! - `kinds`: one module per node kind: its typed handle ([`node::KernelNode`], ...), its shadow
 //!   (the node's parameters, kept because CUDA cannot read them back), how it is added and sent
 //!   to the driver, and its setter view ([`node::KernelMut`], ...);
@@ -40,6 +41,8 @@ mod gpu;
 mod graph;
 mod id;
 mod kinds;
+#[cfg(feature = "cublaslt")]
+pub mod matmul;
 mod module;
 mod stack;
 

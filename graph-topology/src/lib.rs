@@ -360,6 +360,7 @@ impl Topology {
 
     /// Adds a node, in scope `scope`, whose name the caller checked is not taken.
     #[doc(hidden)]
+    #[inline]
     pub fn add_new_node_in(&mut self, name: NodeName, kind: NodeKind, scope: u32) -> u32 {
         let i = self.names.len() as u32;
         self.put_in_scope(i, scope);
@@ -378,6 +379,7 @@ impl Topology {
     /// Adds `from -> to` for each of `from`, where `to` is a node just added (no successors,
     /// so no cycle) and `from` holds no repeats: no checks needed.
     #[doc(hidden)]
+    #[inline]
     pub fn add_edges_into_new(&mut self, from: &[u32], to: u32) {
         if let Some(succ) = self.succ.get_mut() {
             debug_assert!(succ[to as usize].is_empty());

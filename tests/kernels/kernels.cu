@@ -64,3 +64,13 @@ extern "C" __global__ void affine_at(unsigned* y, unsigned offset, unsigned coun
     unsigned i = IDX;
     if (i < count) y[offset + i] = y[offset + i] * mul + add;
 }
+
+// y[i] = i + a0 + ... + a7 (wrapping): 76 bytes of arguments, more than an argument block keeps
+// in place.
+extern "C" __global__ void wide_u32(unsigned* y, unsigned long long a0, unsigned long long a1,
+                                    unsigned long long a2, unsigned long long a3,
+                                    unsigned long long a4, unsigned long long a5,
+                                    unsigned long long a6, unsigned long long a7, unsigned n) {
+    unsigned i = IDX;
+    if (i < n) y[i] = i + (unsigned)(a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7);
+}

@@ -138,6 +138,7 @@ impl<'a> RawExec<'a> {
         }
     }
 
+    #[inline(always)]
     pub(super) fn call(&self, call: &'static str, f: impl Fn() -> sys::CUresult) -> CallResult<()> {
         in_context(self.ctx.cu_ctx(), || check(call, f()))
     }

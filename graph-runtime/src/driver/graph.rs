@@ -183,6 +183,7 @@ impl<'a> RawGraph<'a> {
 
     /// Makes `f` callable from this graph's nodes: keeps a copy (one per function), and checks
     /// an argument layout against its parameter sizes.
+    #[inline]
     pub fn launchable(
         &mut self,
         f: &CudaFunction,

@@ -24,6 +24,8 @@ pub(crate) mod fp8;
 mod gemm;
 mod graph;
 mod host;
+#[cfg(feature = "cublaslt")]
+mod lt;
 mod mem;
 #[cfg(feature = "nccl")]
 pub(crate) mod nccl;
@@ -49,6 +51,8 @@ pub(crate) use exec::{flags, InstantiateFailure, RawExec};
 pub(crate) use gemm::CheckedGemm;
 pub(crate) use graph::{CondKind, RawGraph, RawNode};
 pub(crate) use host::Callback;
+#[cfg(feature = "cublaslt")]
+pub(crate) use lt::{LtAlgo, LtFailure, LtPlan, LtShape, Operand, Operands};
 // Each kind's parameters (a new kind's come with it).
 pub(crate) use nvrtc::compile as nvrtc_compile;
 pub(crate) use nvrtc::version as nvrtc_version;

@@ -95,6 +95,7 @@ impl<'a> RawGraph<'a> {
         })
     }
 
+    #[inline]
     pub fn set_kernel(
         &mut self,
         n: RawNode,
@@ -155,7 +156,7 @@ impl<'a> RawGraph<'a> {
 
 /// Setting each kind of node's parameters on an executable graph.
 impl<'a> RawExec<'a> {
-    #[inline]
+    #[inline(always)]
     pub fn set_kernel(
         &mut self,
         n: RawNode,

@@ -69,7 +69,7 @@ impl Launchable {
 
     /// The driver's parameter struct: it points into `args` and `ptrs`, so it is built right
     /// before the call that reads it.
-    #[inline]
+    #[inline(always)]
     pub(super) fn params(
         &self,
         cfg: &LaunchConfig,

@@ -27,7 +27,7 @@ use crate::error::{
 };
 use crate::graph::Graph;
 use crate::id::NodeId;
-use crate::kinds::{NodeHandle, Stores};
+use crate::kinds::{NodeHandle, Pending, Stores};
 
 pub use crate::graph::{DEFAULT_CAP_ABOVE, DEFAULT_LANES};
 #[cfg(feature = "nccl")]
@@ -61,6 +61,9 @@ struct Core<'a> {
     len: usize,
     /// The executable graph's shadow copies.
     stores: Stores<'a>,
+    /// What it owes the template (kernel edits not handed over yet) and the next update (nodes
+    /// to send again).
+    pending: Pending,
     flags: u64,
     /// The width cap it was made with (lanes, and the width above which it applies), for
     /// re-instantiations.
@@ -124,8 +127,27 @@ impl<'a> GraphExec<'a> {
 
     /// The template, to edit before [`update`](Self::update): add nodes and edges, or change
     /// parameters on the template side. Nothing here reaches the executable graph until then.
+    /// The template holds the edits made through [`node`](Self::node) first.
     pub fn graph_mut(&mut self) -> &mut Graph<'a> {
+        self.catch_up();
         &mut self.graph
+    }
+
+    /// The template's shadows take the kernel edits the setters made here and noted only
+    /// (`KernelShadow::behind`), merged argument by argument with the template's own; those
+    /// nodes are marked for sending to the template's driver graph. Costs per node edited.
+    pub(crate) fn catch_up(&mut self) {
+        let (core, graph) = (&mut self.core, &mut self.graph);
+        let (mine, theirs) = (&mut core.stores.kernel, &mut graph.stores.kernel);
+        for slot in core.pending.behind.drain(..) {
+            let slot = slot as usize;
+            if mine.items[slot].catch_up(&mut theirs.items[slot]) {
+                let i = theirs.nodes[slot];
+                let rec = &mut graph.nodes[i as usize];
+                rec.dirty = true;
+                rec.mark(&mut graph.marked, i);
+            }
+        }
     }
 
     /// Bytes of graph-owned memory (temporaries, allocation nodes) the graph holds, all together.
@@ -133,8 +155,9 @@ impl<'a> GraphExec<'a> {
         self.graph.temporary_bytes()
     }
 
-    /// Waits for every launch, then gives the template back.
-    pub fn into_graph(self) -> Graph<'a> {
+    /// Waits for every launch, then gives the template back, holding every edit made here.
+    pub fn into_graph(mut self) -> Graph<'a> {
+        self.catch_up();
         let GraphExec { core, graph, .. } = self;
         drop(core);
         graph
@@ -221,14 +244,19 @@ impl<'a> GraphExec<'a> {
     /// k.disable()?;
     /// # Ok(()) }
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn node<H: NodeHandle>(&mut self, h: H) -> Result<H::OnExec<'_, 'a>, EditError> {
         let id = h.node_id();
         if id.graph != self.graph.id || id.index as usize >= self.core.len {
             return Err(self.node_error(id));
         }
-        let Core { raw, stores, .. } = &mut self.core;
-        Ok(h.on_exec(self.graph.parts(id.index, Some((raw, stores)))))
+        let Core {
+            raw,
+            stores,
+            pending,
+            ..
+        } = &mut self.core;
+        Ok(h.on_exec(self.graph.parts(id.index, Some((raw, stores, pending)))))
     }
 
     /// Why `node` refused `id` (kept out of line: views are opened on the hot path).

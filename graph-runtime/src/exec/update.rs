@@ -11,6 +11,7 @@ use super::{Core, GraphExec};
 use crate::driver::{flags, InstantiateFailure, RawExec};
 use crate::error::{DriverFailure, InstantiateError, UpdateError, UpdateRefusal};
 use crate::graph::{Graph, DEFAULT_CAP_ABOVE, DEFAULT_LANES};
+use crate::kinds::Pending;
 
 /// Options for [`Graph::instantiate_with`].
 ///
@@ -145,8 +146,19 @@ impl<'a> GraphExec<'a> {
         graph.cap(opts.cap)?;
         let flags = opts.flags();
         let raw = instantiate(&graph, flags, opts.upload)?;
-        for n in &mut graph.nodes {
-            n.stale = false;
+        // The new executable graph holds the template's parameters: nothing is marked.
+        for i in graph.marked.drain(..) {
+            let n = &mut graph.nodes[i as usize];
+            (n.stale, n.marked) = (false, false);
+        }
+        // A template given back by `into_graph` may hold disabled nodes and swapped children:
+        // one look at every node finds them; updates then keep the list.
+        let mut pending = Pending::default();
+        for (i, n) in graph.nodes.iter_mut().enumerate() {
+            n.sticky = graph.stores.at(n.store).needs_reapply(n.slot);
+            if n.sticky {
+                pending.sticky.push(i as u32);
+            }
         }
         let mut exec = GraphExec {
             core: Core {
@@ -154,6 +166,7 @@ impl<'a> GraphExec<'a> {
                 version: graph.version,
                 len: graph.nodes.len(),
                 stores: graph.stores.clone(),
+                pending,
                 flags,
                 cap: opts.cap,
             },
@@ -168,9 +181,13 @@ impl<'a> GraphExec<'a> {
     /// cheapest way first: `cuGraphExecUpdate_v2` in place, or, if the driver refuses (the
     /// topology changed, say), a new instantiation. Says which path it took.
     ///
-    /// Edits made through [`node`](Self::node) are kept: they were written into the template
-    /// too. If the update fails, the executable graph is left as it was and still launches.
+    /// Edits made through [`node`](Self::node) are kept: the template takes them first. If the
+    /// update fails, the executable graph is left as it was and still launches.
+    ///
+    /// Beyond the driver's own call, an update costs per node edited since the last one (on
+    /// either side), not per node of the graph.
     pub fn update(&mut self) -> Result<UpdatePath, UpdateError> {
+        self.catch_up();
         self.graph.flush()?;
         let refused = if self.core.version != self.graph.version {
             // Nodes or edges changed: the driver would refuse; go straight to instantiation.
@@ -208,21 +225,46 @@ impl<'a> GraphExec<'a> {
         }
     }
 
-    /// After an update: the executable graph now holds the template's parameters.
+    /// After an update: the executable graph now holds the template's parameters. Its shadows
+    /// take those of the nodes edited on the template side (marked `stale`; `flush` sent the
+    /// `dirty` ones) and of the nodes added since.
     fn adopt_template(&mut self) {
         let (core, graph) = (&mut self.core, &mut self.graph);
-        for s in core.stores.all_mut() {
-            s.adopt(&graph.stores, &mut graph.nodes);
+        for i in graph.marked.drain(..) {
+            let n = &mut graph.nodes[i as usize];
+            n.marked = false;
+            if std::mem::take(&mut n.stale) && (i as usize) < core.len {
+                core.stores.at_mut(n.store).adopt_one(n.slot, &graph.stores);
+            }
         }
-        core.len = graph.nodes.len();
+        if core.len != graph.nodes.len() {
+            for s in core.stores.all_mut() {
+                s.adopt_new(&graph.stores);
+            }
+            core.len = graph.nodes.len();
+        }
     }
 
     /// What an update or instantiation does not carry over: disabled nodes, and child graphs
-    /// swapped on the executable graph.
+    /// swapped or edited on the executable graph (the nodes on `Pending::sticky`; those that
+    /// need nothing any more leave the list).
     fn reapply(&mut self) -> Result<(), DriverFailure> {
-        let (core, graph) = (&mut self.core, &self.graph);
-        for s in core.stores.all() {
-            s.reapply(&mut core.raw, &graph.nodes, &graph.topo, &graph.children)?;
+        let (core, graph) = (&mut self.core, &mut self.graph);
+        let sticky = &mut core.pending.sticky;
+        let mut k = 0;
+        while k < sticky.len() {
+            let i = sticky[k];
+            let n = &mut graph.nodes[i as usize];
+            let store = core.stores.at(n.store);
+            if !store.needs_reapply(n.slot) {
+                n.sticky = false;
+                sticky.swap_remove(k);
+                continue;
+            }
+            store
+                .reapply_one(n.slot, &mut core.raw, n.raw, &graph.children)
+                .map_err(|e| e.at(Some(graph.topo.name(i))))?;
+            k += 1;
         }
         Ok(())
     }

@@ -36,6 +36,7 @@ pub(super) enum Deps<'d> {
 impl<'a> Graph<'a> {
     /// Resolves `deps` into `self.deps` (indices) and `self.raw_deps` (driver nodes), buffers
     /// reused from node to node.
+    #[inline]
     fn resolve(&mut self, name: &str, deps: Deps<'_>) -> Result<(), BuildError> {
         self.deps.clear();
         self.raw_deps.clear();
@@ -80,6 +81,7 @@ impl<'a> Graph<'a> {
     }
 
     /// Checks the name and dependencies, makes the driver node from `shadow`, then records it.
+    #[inline]
     pub(super) fn add_node<S: Shadow<'a>>(
         &mut self,
         name: &str,
@@ -113,12 +115,7 @@ impl<'a> Graph<'a> {
         // A new node has no successors (no cycle possible) and `deps` holds no repeats.
         self.topo.add_edges_into_new(&self.deps, index);
         let slot = S::store_mut(&mut self.stores).push(index, shadow);
-        self.nodes.push(NodeRec {
-            raw,
-            dirty: false,
-            stale: false,
-            concurrent: false,
-        });
+        self.nodes.push(NodeRec::new(raw, S::STORE, slot));
         self.version += 1;
         Ok(Slot {
             id: NodeId {
@@ -205,6 +202,7 @@ impl<'a> Graph<'a> {
         self.add_kernel_with(name, Deps::Indices { deps, name }, func, cfg, args)
     }
 
+    #[inline]
     fn add_kernel_with<A: KernelArgs>(
         &mut self,
         name: &str,

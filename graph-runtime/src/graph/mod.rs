@@ -26,7 +26,8 @@ use crate::error::{BuildError, EditError, HandleError, LaunchError};
 use crate::id::{Dep, GraphId, NodeId};
 use crate::kinds::host::PanicSlot;
 use crate::kinds::{
-    ChildGraph, Children, IntoChild, NodeHandle, NodeRec, Parts, Stores, Subgraph, Target,
+    ChildGraph, Children, IntoChild, Mirror, NodeHandle, NodeRec, Parts, Pending, Stores, Subgraph,
+    Target,
 };
 use crate::stack::{Stack, StackMut};
 use cuda_graph_topology::Topology;
@@ -68,6 +69,9 @@ pub struct Graph<'a> {
     pub(crate) name: String,
     pub(crate) topo: Topology,
     pub(crate) nodes: Vec<NodeRec>,
+    /// Nodes whose record is `dirty` or `stale` (`NodeRec::mark`): what an update sends and
+    /// copies, so it costs per node edited.
+    pub(crate) marked: Vec<u32>,
     /// The template's shadow copies.
     pub(crate) stores: Stores<'a>,
     pub(crate) bindings: Bindings<'a>,
@@ -98,6 +102,7 @@ impl<'a> Graph<'a> {
             name: "graph".to_owned(),
             topo: Topology::new(),
             nodes: Vec::new(),
+            marked: Vec::new(),
             stores: Stores::default(),
             bindings: Bindings::new(id),
             children: Children::default(),
@@ -422,13 +427,13 @@ impl<'a> Graph<'a> {
     }
 
     /// What a setter view of node `i` borrows: on this template (`exec: None`), or on an
-    /// executable graph made from it (its driver graph and its stores; the template's stores
-    /// then receive the same edits).
-    #[inline]
+    /// executable graph made from it (its driver graph, its stores, and what it owes the
+    /// template; the template's side then keeps in step, see `Mirror`).
+    #[inline(always)]
     pub(crate) fn parts<'v>(
         &'v mut self,
         i: u32,
-        exec: Option<(&'v mut RawExec<'a>, &'v mut Stores<'a>)>,
+        exec: Option<(&'v mut RawExec<'a>, &'v mut Stores<'a>, &'v mut Pending)>,
     ) -> Parts<'v, 'a> {
         let Graph {
             raw,
@@ -436,6 +441,7 @@ impl<'a> Graph<'a> {
             limits,
             topo,
             nodes,
+            marked,
             stores,
             bindings,
             children,
@@ -443,17 +449,23 @@ impl<'a> Graph<'a> {
             ..
         } = self;
         let rec = &mut nodes[i as usize];
+        let node = rec.raw;
         let (target, stores, mirror) = match exec {
-            Some((e, mine)) => (Target::Exec(e), mine, Some((stores, &mut rec.dirty))),
+            Some((e, mine, pending)) => (
+                Target::Exec(e),
+                mine,
+                Some(Mirror::new(stores, rec, marked, pending)),
+            ),
             None => {
                 // The template's parameters may now differ from the executable graph's.
                 rec.stale = true;
+                rec.mark(marked, i);
                 (Target::Template(raw), stores, None)
             }
         };
         Parts {
             target,
-            node: rec.raw,
+            node,
             ctx,
             topo,
             index: i,
@@ -473,10 +485,18 @@ impl<'a> Graph<'a> {
         Some(self.topo.name(i as u32).to_owned())
     }
 
-    /// Sends shadow edits made through an executable graph to the template's driver graph.
+    /// Sends shadow edits made through an executable graph to the template's driver graph
+    /// (the marked nodes that are `dirty`).
     pub(crate) fn flush(&mut self) -> Result<(), crate::error::DriverFailure> {
-        for s in self.stores.all() {
-            s.flush(&mut self.raw, &mut self.nodes, &self.topo)?;
+        for &i in &self.marked {
+            let rec = &mut self.nodes[i as usize];
+            if rec.dirty {
+                self.stores
+                    .at(rec.store)
+                    .flush_one(rec.slot, &mut self.raw, rec.raw)
+                    .map_err(|e| e.at(Some(self.topo.name(i))))?;
+                rec.dirty = false;
+            }
         }
         Ok(())
     }

@@ -138,6 +138,10 @@ impl<'a> Shadow<'a> for CapturedShadow {
         self.run.apply(t, n)
     }
 
+    fn needs_reapply(&self) -> bool {
+        self.run.needs_reapply()
+    }
+
     fn reapply(&self, e: &mut RawExec<'a>, n: RawNode, children: &Children<'a>) -> CallResult<()> {
         self.run.reapply(e, n, children)
     }
@@ -174,6 +178,7 @@ impl<'a> CapturedMut<'_, 'a, OnExec> {
             .swap_in(current, embedded, super::ChildGraph(Box::new(made)));
         cx.shadow.run.child = index;
         cx.mirror(|m| m.run.child = index);
+        cx.stick();
         Ok(())
     }
 }

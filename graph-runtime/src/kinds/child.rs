@@ -64,11 +64,15 @@ impl<'a> Shadow<'a> for ChildShadow {
         Ok(())
     }
 
+    fn needs_reapply(&self) -> bool {
+        self.child != self.embedded || self.edited
+    }
+
     fn reapply(&self, e: &mut RawExec<'a>, n: RawNode, children: &Children<'a>) -> CallResult<()> {
-        if self.child == self.embedded && !self.edited {
-            Ok(())
-        } else {
+        if self.needs_reapply() {
             e.set_child(n, children.get(self.child).raw())
+        } else {
+            Ok(())
         }
     }
 }
@@ -104,6 +108,7 @@ impl<'a> ChildMut<'_, 'a, OnExec> {
             .swap_in(cx.shadow.child, cx.shadow.embedded, child);
         cx.shadow.child = index;
         cx.mirror(|m| m.child = index);
+        cx.stick();
         Ok(())
     }
 }
@@ -139,6 +144,7 @@ impl<'a> ChildMut<'_, 'a, OnExec> {
             .map_err(|e| e.at(Some(&name)))?;
         cx.shadow.edited = true;
         cx.mirror(|m| m.edited = true);
+        cx.stick();
         Ok(r)
     }
 }

@@ -2,7 +2,7 @@
 
 use cudarc::driver::{CudaFunction, LaunchConfig};
 
-use super::{kind, switchable, Children, Shadow, Switchable, Target};
+use super::{kind, switchable, Children, NodeCtx, Shadow, Switchable, Target, CONFIG};
 use crate::args::{ArgAt, KernelArg, KernelArgs};
 use crate::bind::Bindings;
 use crate::block::{ArgBlock, ArgOffsets};
@@ -41,24 +41,35 @@ kind!(
     kind Kernel
 );
 
+/// Laid out so a setter touches two cache lines of it: the launch and the bookkeeping in the
+/// first, the argument block (its first 32 bytes of arguments) in the second. A graph-level
+/// setter walks every node's shadow, and its driver calls walk the driver's own records of
+/// them: the fewer lines a shadow costs, the more of both stay in cache.
+#[repr(C, align(64))]
 pub(crate) struct KernelShadow {
     launch: Launchable,
     pub cfg: LaunchConfig,
-    pub args: ArgBlock,
-    /// Spare block of the same layout, made on the first whole-argument edit: edits are built
-    /// here and swapped in on success. Boxed: most nodes never need one, and every shadow would
-    /// carry its size.
-    scratch: Option<Box<ArgBlock>>,
     enabled: bool,
     /// The function's own limits.
     max_threads: u32,
     max_dynamic_smem: u32,
+    /// On an executable graph's shadow: the arguments (bit `i`) and the launch configuration
+    /// ([`CONFIG`](super::CONFIG)) edited here that the template's shadow has not taken yet
+    /// (see [`catch_up`](Self::catch_up)). A setter's hot path touches this shadow only, as
+    /// the driver call it makes touches one node.
+    behind: u64,
+    pub args: ArgBlock,
+    /// A copy of argument blocks too long to keep in place (over 64 bytes), made on the first
+    /// whole-argument edit: what such an edit puts back if it fails. Shorter blocks are copied
+    /// on the stack. Boxed: most nodes never need one.
+    spare: Option<Box<ArgBlock>>,
 }
 
 impl KernelShadow {
     /// A launch of `func` (whose parameters and limits are `info`) named `node`, checked: the
     /// arguments against the parameter list, the launch configuration against the limits.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn new<'a, A: KernelArgs>(
         g: &mut RawGraph<'a>,
         func: &CudaFunction,
@@ -92,10 +103,11 @@ impl KernelShadow {
                 },
             })?;
         let mut k = KernelShadow {
+            args: ArgBlock::new(offsets),
             launch,
             cfg,
-            args: ArgBlock::new(offsets),
-            scratch: None,
+            behind: 0,
+            spare: None,
             enabled: true,
             max_threads: info.max_threads,
             max_dynamic_smem: info.max_dynamic_smem,
@@ -146,10 +158,67 @@ impl KernelShadow {
         }
         Ok(())
     }
+
+    /// On an executable graph's shadow: hands the edits the template's shadow (`template`) has
+    /// not taken yet over to it, argument by argument, so template-side edits of the other
+    /// arguments stay. Whether there were any.
+    pub fn catch_up(&mut self, template: &mut Self) -> bool {
+        let behind = std::mem::take(&mut self.behind);
+        if behind & CONFIG != 0 {
+            template.cfg = self.cfg;
+        }
+        let mut args = behind & !CONFIG;
+        while args != 0 {
+            template
+                .args
+                .copy_arg(args.trailing_zeros() as usize, &self.args);
+            args &= args - 1;
+        }
+        behind != 0
+    }
+
+    /// Runs `edit` on the arguments in place; if it fails, puts them back as they were.
+    #[inline(always)]
+    fn edit_in_place<E>(
+        &mut self,
+        edit: impl FnOnce(&mut ArgBlock, &Launchable) -> Result<(), E>,
+    ) -> Result<(), E> {
+        // One call of `edit` (so it inlines): the bytes are saved on the stack, or for a long
+        // block in the spare one.
+        let saved = self.args.inline_copy();
+        if saved.is_none() {
+            let args = &self.args;
+            self.spare
+                .get_or_insert_with(|| Box::new(args.clone()))
+                .assign(args);
+        }
+        let r = edit(&mut self.args, &self.launch);
+        if r.is_err() {
+            match (saved, &self.spare) {
+                (Some(words), _) => self.args.set_inline(words),
+                (None, Some(spare)) => self.args.assign(spare),
+                (None, None) => unreachable!("a long block was saved in the spare one"),
+            }
+        }
+        r
+    }
+}
+
+/// Where a view of an executable graph notes what the template's shadow has not taken yet
+/// (`which`: argument bits and [`CONFIG`]): the bits on the shadow, its slot on the executable
+/// graph's list the first time.
+#[inline(always)]
+fn defer(cx: &mut NodeCtx<'_, '_, KernelShadow>, which: u64) {
+    if let Some(m) = cx.mirror.as_mut() {
+        if cx.shadow.behind == 0 {
+            m.pending.behind.push(cx.slot);
+        }
+        cx.shadow.behind |= which;
+    }
 }
 
 /// Sends a launch of `l` with `cfg` and `args` to node `n`.
-#[inline]
+#[inline(always)]
 fn send(
     t: &mut Target<'_, '_>,
     n: RawNode,
@@ -166,11 +235,13 @@ fn send(
 impl Clone for KernelShadow {
     fn clone(&self) -> Self {
         KernelShadow {
+            args: self.args.clone(),
             launch: self.launch,
             cfg: self.cfg,
-            args: self.args.clone(),
+            // A copy is of what a template holds, which is never ahead of anything.
+            behind: 0,
             // A copy builds its own spare block when it first needs one.
-            scratch: None,
+            spare: None,
             enabled: self.enabled,
             max_threads: self.max_threads,
             max_dynamic_smem: self.max_dynamic_smem,
@@ -181,6 +252,7 @@ impl Clone for KernelShadow {
     fn clone_from(&mut self, source: &Self) {
         self.launch = source.launch;
         self.cfg = source.cfg;
+        self.behind = 0;
         self.args.assign(&source.args);
         self.enabled = source.enabled;
         self.max_threads = source.max_threads;
@@ -254,7 +326,7 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
             k.args.put(I, old);
             return Err(e.at(Some(cx.topo.name(cx.index))).into());
         }
-        cx.mirror(|m| m.args.put(I, raw));
+        defer(cx, 1 << I);
         Ok(())
     }
 
@@ -262,6 +334,7 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
     /// of `args`, keeping the others as they are, with one driver call: what a graph-level
     /// setter of `cuda_graph!` sends, so edits of other arguments through the view stay.
     #[doc(hidden)]
+    #[inline]
     pub fn set_args_where(&mut self, args: A, which: u64) -> Result<(), EditError> {
         let cfg = self.cx.shadow.cfg;
         self.send_where(args, which, cfg)
@@ -275,22 +348,28 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
     }
 
     fn send_where(&mut self, args: A, which: u64, cfg: LaunchConfig) -> Result<(), EditError> {
+        self.send_in_place(cfg, which, |b, block| args.write_where(b, block, which))
+    }
+
+    /// Writes arguments into the shadow in place (`write`), sends them with `cfg`, and keeps
+    /// them if the driver accepts; else puts the old ones back. `which`: what changed, for the
+    /// template (argument bits).
+    #[inline(always)]
+    fn send_in_place(
+        &mut self,
+        cfg: LaunchConfig,
+        which: u64,
+        write: impl FnOnce(&Bindings<'_>, &mut ArgBlock) -> Result<(), crate::error::HandleError>,
+    ) -> Result<(), EditError> {
         let cx = &mut self.cx;
-        let k = &mut *cx.shadow;
-        let current = &k.args;
-        let scratch = k.scratch.get_or_insert_with(|| Box::new(current.clone()));
-        scratch.assign(&k.args);
-        args.write_where(cx.bindings, scratch, which)?;
-        send(&mut cx.target, cx.node, &k.launch, &cfg, scratch)
-            .map_err(|e| e.at(Some(cx.topo.name(cx.index))))?;
-        std::mem::swap(&mut k.args, scratch);
-        k.cfg = cfg;
-        let bindings = cx.bindings;
-        cx.mirror(|m| {
-            // Cannot fail: the handles resolved a moment ago.
-            let _ = args.write_where(bindings, &mut m.args, which);
-            m.cfg = cfg;
-        });
+        let (target, node, bindings) = (&mut cx.target, cx.node, cx.bindings);
+        let name = || cx.topo.name(cx.index);
+        cx.shadow.edit_in_place(|block, launch| {
+            write(bindings, block)?;
+            send(target, node, launch, &cfg, block).map_err(|e| EditError::from(e.at(Some(name()))))
+        })?;
+        cx.shadow.cfg = cfg;
+        defer(cx, which | CONFIG);
         Ok(())
     }
 
@@ -330,25 +409,10 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
             })
     }
 
-    /// Sends `args` with `cfg`, built in the spare block, which becomes the arguments once the
-    /// driver accepts them.
+    /// Sends every argument of `args` with `cfg`.
     fn send_staged(&mut self, args: A, cfg: LaunchConfig) -> Result<(), EditError> {
-        let cx = &mut self.cx;
-        let k = &mut *cx.shadow;
-        let current = &k.args;
-        let scratch = k.scratch.get_or_insert_with(|| Box::new(current.clone()));
-        args.write(cx.bindings, scratch)?;
-        send(&mut cx.target, cx.node, &k.launch, &cfg, scratch)
-            .map_err(|e| e.at(Some(cx.topo.name(cx.index))))?;
-        std::mem::swap(&mut k.args, scratch);
-        k.cfg = cfg;
-        let bindings = cx.bindings;
-        cx.mirror(|m| {
-            // Cannot fail: the handles resolved a moment ago.
-            let _ = args.write(bindings, &mut m.args);
-            m.cfg = cfg;
-        });
-        Ok(())
+        let all = (1u64 << A::COUNT) - 1;
+        self.send_in_place(cfg, all, |b, block| args.write(b, block))
     }
 
     fn edit_cfg(&mut self, edit: impl Fn(&mut LaunchConfig)) -> Result<(), EditError> {
@@ -360,12 +424,13 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
         send(&mut cx.target, cx.node, &k.launch, &cfg, &k.args)
             .map_err(|e| e.at(Some(cx.topo.name(cx.index))))?;
         k.cfg = cfg;
-        cx.mirror(|m| edit(&mut m.cfg));
+        defer(cx, CONFIG);
         Ok(())
     }
 }
 
 impl<A: KernelArgs> super::SendAgain<(LaunchConfig, A)> for KernelMut<'_, '_, A, super::OnExec> {
+    #[inline]
     fn send_again(&mut self, (c, a): (LaunchConfig, A), which: u64) -> Result<(), EditError> {
         let all = (1u64 << A::COUNT) - 1;
         match (which & super::CONFIG != 0, which & all == all) {
@@ -374,5 +439,18 @@ impl<A: KernelArgs> super::SendAgain<(LaunchConfig, A)> for KernelMut<'_, '_, A,
             (false, true) => self.set_args(a),
             (false, false) => self.set_args_where(a, which),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KernelShadow;
+
+    /// The launch and bookkeeping fill the first cache line; the argument block starts the
+    /// second.
+    #[test]
+    fn a_shadow_keeps_its_hot_fields_in_two_cache_lines() {
+        assert_eq!(std::mem::align_of::<KernelShadow>(), 64);
+        assert_eq!(std::mem::offset_of!(KernelShadow, args), 64);
     }
 }

@@ -4,9 +4,15 @@
 //! CUDA cannot read parameters back from an executable graph, so every node keeps a shadow copy
 //! of them: once for the template, once for the executable graph. A setter edits a copy, sends
 //! it with one driver call, and keeps it only if the driver accepted it, so a failed edit
-//! changes nothing. On an executable graph a setter also writes the same change into the
-//! template's shadow (sent to the template lazily, before a whole-graph update), so an update
-//! never undoes it.
+//! changes nothing. An edit made on an executable graph reaches the template too, so an update
+//! never undoes it, but lazily: kernel setters only note which parts they changed (`Pending`),
+//! and the template's shadow takes them when the template is next needed (`graph_mut`,
+//! `update`, `into_graph`); other kinds write the template's shadow at once. Either way the
+//! template's driver graph is sent the change only before a whole-graph update (`flush`).
+//!
+//! Everything an update does beyond the driver's call is paid per node edited, not per node of
+//! the graph: the template lists the nodes it holds edits of (`Graph::marked`), and the
+//! executable graph the nodes whose state an update does not carry over (`Pending::sticky`).
 //!
 //! Shadows live in [`Stores`], one typed store per kind; a handle carries its node's slot in
 //! its kind's store, so a view reaches its shadow without asking which kind it is.
@@ -14,6 +20,7 @@
 pub(crate) mod captured;
 pub(crate) mod child;
 pub(crate) mod cond;
+mod cx;
 pub(crate) mod empty;
 pub(crate) mod event;
 pub(crate) mod host;
@@ -21,6 +28,7 @@ pub(crate) mod kernel;
 pub(crate) mod mem;
 pub(crate) mod memcpy;
 pub(crate) mod memset;
+mod store;
 
 /// Node handles and their setter views, one pair per kind (each kind's names are listed here,
 /// beside its module) (a kernel node is a
@@ -57,21 +65,14 @@ use std::sync::Arc;
 use cudarc::driver::{CudaContext, CudaStream};
 
 use crate::bind::{Bindings, Tracking};
-use crate::driver::{CallError, CallResult, Limits, RawExec, RawGraph, RawNode};
-use crate::error::{DriverFailure, HandleError, LaunchError};
+use crate::driver::{CallResult, Limits, RawExec, RawGraph, RawNode};
+use crate::error::{HandleError, LaunchError};
 use crate::id::{Dep, NodeId};
 use cuda_graph_topology::{NodeKind, Topology};
 
-use captured::CapturedShadow;
-use child::ChildShadow;
-use cond::CondShadow;
-use empty::EmptyShadow;
-use event::{RecordShadow, WaitShadow};
-use host::{HostShadow, PanicSlot};
-use kernel::KernelShadow;
-use mem::{MemAllocShadow, MemFreeShadow};
-use memcpy::MemcpyShadow;
-use memset::MemsetShadow;
+pub(crate) use cx::{Mirror, NodeCtx, NodeRec, Pending};
+use host::PanicSlot;
+pub(crate) use store::{Stored, Stores};
 
 pub(crate) mod sealed {
     pub trait Sealed {}
@@ -113,6 +114,12 @@ pub(crate) trait Shadow<'a>: Clone + Send + Sync + Sized + Stored<'a> {
     fn enabled(&self) -> bool {
         true
     }
+    /// Whether instantiation and whole-graph update leave out part of these parameters, which
+    /// [`reapply`](Self::reapply) sends again: a disabled node (and, for child nodes, a child
+    /// graph swapped on it or edited).
+    fn needs_reapply(&self) -> bool {
+        !self.enabled()
+    }
     /// What instantiation and whole-graph update do not carry over to an executable graph: a
     /// disabled node (and, for child nodes, a child graph swapped on it).
     fn reapply(&self, e: &mut RawExec<'a>, n: RawNode, _children: &Children<'a>) -> CallResult<()> {
@@ -122,60 +129,6 @@ pub(crate) trait Shadow<'a>: Clone + Send + Sync + Sized + Stored<'a> {
             e.set_enabled(n, false)
         }
     }
-}
-
-/// The shadows of one kind, and which node each belongs to.
-pub(crate) struct Store<S> {
-    pub items: Vec<S>,
-    /// Node index of each item.
-    pub nodes: Vec<u32>,
-}
-
-impl<S: Clone> Clone for Store<S> {
-    fn clone(&self) -> Self {
-        Store {
-            items: self.items.clone(),
-            nodes: self.nodes.clone(),
-        }
-    }
-}
-
-impl<S> Default for Store<S> {
-    fn default() -> Self {
-        Store {
-            items: Vec::new(),
-            nodes: Vec::new(),
-        }
-    }
-}
-
-impl<S> Store<S> {
-    /// Makes room for `n` more shadows.
-    pub fn reserve(&mut self, n: usize) {
-        self.items.reserve(n);
-        self.nodes.reserve(n);
-    }
-
-    /// Adds the shadow of node `node`; its slot is returned.
-    pub fn push(&mut self, node: u32, s: S) -> u32 {
-        self.items.push(s);
-        self.nodes.push(node);
-        (self.items.len() - 1) as u32
-    }
-}
-
-/// A node of a template: its driver handle, and whether the template's
-/// copy of its parameters is behind or ahead of the executable graph's.
-pub(crate) struct NodeRec {
-    pub raw: RawNode,
-    /// The template's shadow holds edits (made through an executable graph) not yet sent to
-    /// the template's driver graph.
-    pub dirty: bool,
-    /// A template-side view was opened on the node since the executable graph last took the
-    /// template's parameters: an update copies only these.
-    pub stale: bool,
-    /// Kept out of width capping (`Graph::keep_concurrent`).
-    pub concurrent: bool,
 }
 
 /// How a node of a kind is sent again, with one driver call, from what a `cuda_graph!` node
@@ -193,157 +146,6 @@ pub trait SendAgain<M> {
 /// The bit of [`SendAgain::send_again`]'s `which` that names a kernel's launch configuration.
 #[doc(hidden)]
 pub const CONFIG: u64 = 1 << 63;
-
-/// This kind's store among a graph's stores (from the table in [`stores!`]).
-pub(crate) trait Stored<'a>: Sized {
-    fn store<'s>(stores: &'s Stores<'a>) -> &'s Store<Self>;
-    fn store_mut<'s>(stores: &'s mut Stores<'a>) -> &'s mut Store<Self>;
-}
-
-/// The table of node kinds: per kind, its store's field and its shadow. Makes [`Stores`], each
-/// shadow's [`Stored`] and the lists of every store (`Stores::all`, `Stores::all_mut`).
-macro_rules! stores {
-    ($($field:ident: $shadow:ty,)*) => {
-        /// One store per node kind.
-        #[derive(Clone, Default)]
-        pub(crate) struct Stores<'a> {
-            $(pub $field: Store<$shadow>,)*
-        }
-
-        $(impl<'a> Stored<'a> for $shadow {
-            fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
-                &s.$field
-            }
-            fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
-                &mut s.$field
-            }
-        })*
-
-        impl<'a> Stores<'a> {
-            /// Every store, for what is done to all kinds alike.
-            pub fn all(&self) -> impl Iterator<Item = &dyn StoreOps<'a>> {
-                [$(&self.$field as &dyn StoreOps<'a>),*].into_iter()
-            }
-
-            /// Every store, mutable.
-            pub fn all_mut(&mut self) -> impl Iterator<Item = &mut dyn StoreOps<'a>> {
-                [$(&mut self.$field as &mut dyn StoreOps<'a>),*].into_iter()
-            }
-        }
-    };
-}
-
-stores! {
-    empty: EmptyShadow,
-    kernel: KernelShadow,
-    memset: MemsetShadow,
-    memcpy: MemcpyShadow<'a>,
-    host: HostShadow<'a>,
-    child: ChildShadow,
-    record: RecordShadow<'a>,
-    wait: WaitShadow<'a>,
-    cond: CondShadow,
-    alloc: MemAllocShadow,
-    free: MemFreeShadow,
-    captured: CapturedShadow,
-}
-
-/// What a graph does with every store alike, whatever its kind.
-pub(crate) trait StoreOps<'a> {
-    /// Sends the shadows of dirty nodes to the template's driver graph.
-    fn flush(
-        &self,
-        g: &mut RawGraph<'a>,
-        nodes: &mut [NodeRec],
-        topo: &Topology,
-    ) -> Result<(), DriverFailure>;
-    /// Sends every shadow to the executable graph.
-    fn restore(
-        &self,
-        e: &mut RawExec<'a>,
-        nodes: &[NodeRec],
-        topo: &Topology,
-    ) -> Result<(), DriverFailure>;
-    /// Sends what instantiation and update do not carry over.
-    fn reapply(
-        &self,
-        e: &mut RawExec<'a>,
-        nodes: &[NodeRec],
-        topo: &Topology,
-        children: &Children<'a>,
-    ) -> Result<(), DriverFailure>;
-    /// After an update, this (executable graph's) store takes the template's parameters of the
-    /// nodes edited on the template side (`stale`), and the shadows of nodes added since.
-    fn adopt(&mut self, template: &Stores<'a>, nodes: &mut [NodeRec]);
-}
-
-fn named(topo: &Topology, i: u32) -> impl Fn(CallError) -> DriverFailure + '_ {
-    move |e| e.at(Some(topo.name(i)))
-}
-
-impl<'a, S: Shadow<'a>> StoreOps<'a> for Store<S> {
-    fn flush(
-        &self,
-        g: &mut RawGraph<'a>,
-        nodes: &mut [NodeRec],
-        topo: &Topology,
-    ) -> Result<(), DriverFailure> {
-        let mut t = Target::Template(g);
-        for (s, &i) in self.items.iter().zip(&self.nodes) {
-            let rec = &mut nodes[i as usize];
-            if rec.dirty {
-                s.apply(&mut t, rec.raw).map_err(named(topo, i))?;
-                rec.dirty = false;
-            }
-        }
-        Ok(())
-    }
-
-    fn restore(
-        &self,
-        e: &mut RawExec<'a>,
-        nodes: &[NodeRec],
-        topo: &Topology,
-    ) -> Result<(), DriverFailure> {
-        let mut t = Target::Exec(e);
-        for (s, &i) in self.items.iter().zip(&self.nodes) {
-            s.apply(&mut t, nodes[i as usize].raw)
-                .map_err(named(topo, i))?;
-        }
-        Ok(())
-    }
-
-    fn reapply(
-        &self,
-        e: &mut RawExec<'a>,
-        nodes: &[NodeRec],
-        topo: &Topology,
-        children: &Children<'a>,
-    ) -> Result<(), DriverFailure> {
-        for (s, &i) in self.items.iter().zip(&self.nodes) {
-            s.reapply(e, nodes[i as usize].raw, children)
-                .map_err(named(topo, i))?;
-        }
-        Ok(())
-    }
-
-    fn adopt(&mut self, template: &Stores<'a>, nodes: &mut [NodeRec]) {
-        let theirs = S::store(template);
-        for (slot, (s, &i)) in theirs.items.iter().zip(&theirs.nodes).enumerate() {
-            let rec = &mut nodes[i as usize];
-            match self.items.get_mut(slot) {
-                // Edits through the executable graph were written into the template too, so only
-                // nodes edited on the template side differ. `clone_from` reuses storage.
-                Some(mine) if std::mem::take(&mut rec.stale) => mine.clone_from(s),
-                Some(_) => {}
-                None => {
-                    rec.stale = false;
-                    self.push(i, s.clone());
-                }
-            }
-        }
-    }
-}
 
 /// What a parent graph needs of a child graph.
 pub(crate) trait Subgraph<'a>: Send + Sync {
@@ -405,8 +207,8 @@ impl<'a> Children<'a> {
 }
 
 /// What a graph lends a handle to make its setter view: one node's driver handle, the stores of
-/// the side edited (and, on an executable graph, the template's stores and the node's dirty
-/// flag, which receive the same edits), and the graph's bindings, limits and children.
+/// the side edited (and, on an executable graph, what keeps the template in step: see
+/// [`Mirror`]), and the graph's bindings, limits and children.
 #[doc(hidden)]
 pub struct Parts<'v, 'a> {
     pub(crate) target: Target<'v, 'a>,
@@ -415,7 +217,7 @@ pub struct Parts<'v, 'a> {
     pub(crate) topo: &'v Topology,
     pub(crate) index: u32,
     pub(crate) stores: &'v mut Stores<'a>,
-    pub(crate) mirror: Option<(&'v mut Stores<'a>, &'v mut bool)>,
+    pub(crate) mirror: Option<Mirror<'v, 'a, Stores<'a>>>,
     pub(crate) bindings: &'v Bindings<'a>,
     pub(crate) limits: &'v Limits,
     pub(crate) panics: &'v Arc<PanicSlot>,
@@ -424,7 +226,7 @@ pub struct Parts<'v, 'a> {
 
 impl<'v, 'a> Parts<'v, 'a> {
     /// The view context of the node whose shadow is in slot `slot` of kind `S`'s store.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn narrow<S: Shadow<'a>>(self, slot: u32) -> NodeCtx<'v, 'a, S> {
         let Parts {
             target,
@@ -439,71 +241,26 @@ impl<'v, 'a> Parts<'v, 'a> {
             panics,
             children,
         } = self;
-        let slot = slot as usize;
         NodeCtx {
             target,
             node,
             ctx,
             topo,
             index,
-            shadow: &mut S::store_mut(stores).items[slot],
-            mirror: mirror.map(|(m, dirty)| (&mut S::store_mut(m).items[slot], dirty)),
+            slot,
+            shadow: &mut S::store_mut(stores).items[slot as usize],
+            mirror: mirror.map(|m| {
+                Mirror::new(
+                    &mut S::store_mut(m.template).items[slot as usize],
+                    m.rec,
+                    m.marked,
+                    m.pending,
+                )
+            }),
             bindings,
             limits,
             panics,
             children,
-        }
-    }
-}
-
-/// What a setter view of a node of kind `S` borrows, from the graph (and the executable graph)
-/// for the view's life.
-pub(crate) struct NodeCtx<'v, 'a, S> {
-    pub target: Target<'v, 'a>,
-    pub node: RawNode,
-    pub ctx: &'v Arc<CudaContext>,
-    /// The node's names, read only for error messages.
-    pub topo: &'v Topology,
-    pub index: u32,
-    pub shadow: &'v mut S,
-    /// The template's shadow and the node's dirty flag, when the view edits an executable graph.
-    pub mirror: Option<(&'v mut S, &'v mut bool)>,
-    pub bindings: &'v Bindings<'a>,
-    pub limits: &'v Limits,
-    pub panics: &'v Arc<PanicSlot>,
-    pub children: &'v mut Children<'a>,
-}
-
-impl<'v, 'a, S> NodeCtx<'v, 'a, S> {
-    /// The node's name.
-    pub fn name(&self) -> &'v str {
-        self.topo.name(self.index)
-    }
-
-    /// Makes one driver call for this node, naming the node if it fails.
-    #[inline]
-    pub fn send(
-        &mut self,
-        call: impl FnOnce(&mut Target<'v, 'a>) -> CallResult<()>,
-    ) -> Result<(), DriverFailure> {
-        let name = self.topo.name(self.index);
-        call(&mut self.target).map_err(|e| e.at(Some(name)))
-    }
-
-    /// Applies `edit` to the template's shadow too, and marks it for sending.
-    #[inline]
-    pub fn mirror(&mut self, edit: impl FnOnce(&mut S)) {
-        if let Some((m, dirty)) = self.mirror.as_mut() {
-            edit(m);
-            **dirty = true;
-        }
-    }
-
-    /// The executable graph edited (views of the `OnExec` side only).
-    pub fn exec(&mut self) -> &mut RawExec<'a> {
-        match &mut self.target {
-            Target::Exec(e) => e,
-            Target::Template(_) => unreachable!("an `OnExec` view targets an executable graph"),
         }
     }
 }
@@ -586,7 +343,7 @@ macro_rules! kind {
             ) -> Self::OnTemplate<'v, 'a> {
                 $view::new(parts.narrow::<$shadow>(self.at.slot))
             }
-            #[inline]
+            #[inline(always)]
             fn on_exec<'v, 'a: 'v>(self, parts: $crate::kinds::Parts<'v, 'a>) -> Self::OnExec<'v, 'a> {
                 $view::new(parts.narrow::<$shadow>(self.at.slot))
             }
@@ -598,6 +355,7 @@ macro_rules! kind {
             _t: ::std::marker::PhantomData<fn() -> ($($p,)* S,)>,
         }
         impl<'v, 'a, $($p,)* S> $view<'v, 'a, $($p,)* S> {
+            #[inline(always)]
             fn new(cx: $crate::kinds::NodeCtx<'v, 'a, $shadow>) -> Self {
                 Self { cx, _t: ::std::marker::PhantomData }
             }
@@ -632,6 +390,9 @@ macro_rules! switchable {
                     .map_err(|e| e.at(Some(name)))?;
                 self.cx.shadow.set_enabled(on);
                 self.cx.mirror(|m| m.set_enabled(on));
+                if !on {
+                    self.cx.stick();
+                }
                 Ok(())
             }
 

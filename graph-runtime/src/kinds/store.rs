@@ -1,0 +1,213 @@
+//! Where the shadows live: one typed store per node kind (the table `stores!`), the record of
+//! each node of a template (its driver handle, its shadow's store and slot, what it owes), and
+//! what a graph does with every store alike, one shadow at a time.
+
+use super::captured::CapturedShadow;
+use super::child::ChildShadow;
+use super::cond::CondShadow;
+use super::cx::NodeRec;
+use super::empty::EmptyShadow;
+use super::event::{RecordShadow, WaitShadow};
+use super::host::HostShadow;
+use super::kernel::KernelShadow;
+use super::mem::{MemAllocShadow, MemFreeShadow};
+use super::memcpy::MemcpyShadow;
+use super::memset::MemsetShadow;
+use super::{Children, Shadow, Target};
+use crate::driver::{CallResult, RawExec, RawGraph, RawNode};
+use crate::error::DriverFailure;
+use cuda_graph_topology::Topology;
+
+/// The shadows of one kind, and which node each belongs to.
+pub(crate) struct Store<S> {
+    pub items: Vec<S>,
+    /// Node index of each item.
+    pub nodes: Vec<u32>,
+}
+
+impl<S: Clone> Clone for Store<S> {
+    fn clone(&self) -> Self {
+        Store {
+            items: self.items.clone(),
+            nodes: self.nodes.clone(),
+        }
+    }
+}
+
+impl<S> Default for Store<S> {
+    fn default() -> Self {
+        Store {
+            items: Vec::new(),
+            nodes: Vec::new(),
+        }
+    }
+}
+
+impl<S> Store<S> {
+    /// Makes room for `n` more shadows.
+    pub fn reserve(&mut self, n: usize) {
+        self.items.reserve(n);
+        self.nodes.reserve(n);
+    }
+
+    /// Adds the shadow of node `node`; its slot is returned.
+    pub fn push(&mut self, node: u32, s: S) -> u32 {
+        self.items.push(s);
+        self.nodes.push(node);
+        (self.items.len() - 1) as u32
+    }
+}
+
+/// This kind's store among a graph's stores (from the table in [`stores!`]).
+pub(crate) trait Stored<'a>: Sized {
+    /// The store's number, for [`Stores::at`].
+    const STORE: u8;
+    fn store<'s>(stores: &'s Stores<'a>) -> &'s Store<Self>;
+    fn store_mut<'s>(stores: &'s mut Stores<'a>) -> &'s mut Store<Self>;
+}
+
+/// The table of node kinds: per kind, its store's field and its shadow. Makes [`Stores`], each
+/// shadow's [`Stored`] and the lists of every store (`Stores::all`, `Stores::all_mut`).
+macro_rules! stores {
+    ($($n:literal $field:ident: $shadow:ty,)*) => {
+        /// One store per node kind.
+        #[derive(Clone, Default)]
+        pub(crate) struct Stores<'a> {
+            $(pub $field: Store<$shadow>,)*
+        }
+
+        $(impl<'a> Stored<'a> for $shadow {
+            const STORE: u8 = $n;
+            fn store<'s>(s: &'s Stores<'a>) -> &'s Store<Self> {
+                &s.$field
+            }
+            fn store_mut<'s>(s: &'s mut Stores<'a>) -> &'s mut Store<Self> {
+                &mut s.$field
+            }
+        })*
+
+        impl<'a> Stores<'a> {
+            /// Every store, for what is done to all kinds alike.
+            pub fn all(&self) -> impl Iterator<Item = &dyn StoreOps<'a>> {
+                [$(&self.$field as &dyn StoreOps<'a>),*].into_iter()
+            }
+
+            /// Every store, mutable.
+            pub fn all_mut(&mut self) -> impl Iterator<Item = &mut dyn StoreOps<'a>> {
+                [$(&mut self.$field as &mut dyn StoreOps<'a>),*].into_iter()
+            }
+
+            /// Store number `n` (a node's `NodeRec::store`).
+            pub fn at(&self, n: u8) -> &dyn StoreOps<'a> {
+                match n {
+                    $($n => &self.$field,)*
+                    _ => unreachable!("a store number from the table"),
+                }
+            }
+
+            /// Store number `n`, mutable.
+            pub fn at_mut(&mut self, n: u8) -> &mut dyn StoreOps<'a> {
+                match n {
+                    $($n => &mut self.$field,)*
+                    _ => unreachable!("a store number from the table"),
+                }
+            }
+        }
+    };
+}
+
+stores! {
+    0 empty: EmptyShadow,
+    1 kernel: KernelShadow,
+    2 memset: MemsetShadow,
+    3 memcpy: MemcpyShadow<'a>,
+    4 host: HostShadow<'a>,
+    5 child: ChildShadow,
+    6 record: RecordShadow<'a>,
+    7 wait: WaitShadow<'a>,
+    8 cond: CondShadow,
+    9 alloc: MemAllocShadow,
+    10 free: MemFreeShadow,
+    11 captured: CapturedShadow,
+}
+
+/// What a graph does with every store alike, whatever its kind: to one shadow (by its slot),
+/// or, rarely, to all.
+pub(crate) trait StoreOps<'a> {
+    /// Sends the shadow in `slot` to node `n` of the template's driver graph.
+    fn flush_one(&self, slot: u32, g: &mut RawGraph<'a>, n: RawNode) -> CallResult<()>;
+    /// Sends every shadow to the executable graph (after a failed update).
+    fn restore(
+        &self,
+        e: &mut RawExec<'a>,
+        nodes: &[NodeRec],
+        topo: &Topology,
+    ) -> Result<(), DriverFailure>;
+    /// Whether the shadow in `slot` holds what instantiation and update do not carry over.
+    fn needs_reapply(&self, slot: u32) -> bool;
+    /// Sends what instantiation and update do not carry over, of the shadow in `slot`, to node
+    /// `n` of the executable graph.
+    fn reapply_one(
+        &self,
+        slot: u32,
+        e: &mut RawExec<'a>,
+        n: RawNode,
+        children: &Children<'a>,
+    ) -> CallResult<()>;
+    /// This (executable graph's) shadow in `slot` takes the template's.
+    fn adopt_one(&mut self, slot: u32, template: &Stores<'a>);
+    /// This (executable graph's) store takes the shadows of the nodes added to the template
+    /// since it was made or last updated.
+    fn adopt_new(&mut self, template: &Stores<'a>);
+}
+
+impl<'a, S: Shadow<'a>> StoreOps<'a> for Store<S> {
+    #[inline]
+    fn flush_one(&self, slot: u32, g: &mut RawGraph<'a>, n: RawNode) -> CallResult<()> {
+        self.items[slot as usize].apply(&mut Target::Template(g), n)
+    }
+
+    fn restore(
+        &self,
+        e: &mut RawExec<'a>,
+        nodes: &[NodeRec],
+        topo: &Topology,
+    ) -> Result<(), DriverFailure> {
+        let mut t = Target::Exec(e);
+        for (s, &i) in self.items.iter().zip(&self.nodes) {
+            s.apply(&mut t, nodes[i as usize].raw)
+                .map_err(|e| e.at(Some(topo.name(i))))?;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn needs_reapply(&self, slot: u32) -> bool {
+        self.items[slot as usize].needs_reapply()
+    }
+
+    fn reapply_one(
+        &self,
+        slot: u32,
+        e: &mut RawExec<'a>,
+        n: RawNode,
+        children: &Children<'a>,
+    ) -> CallResult<()> {
+        self.items[slot as usize].reapply(e, n, children)
+    }
+
+    /// Edits through the executable graph reached the template too, so only nodes edited on
+    /// the template side differ. `clone_from` reuses storage.
+    fn adopt_one(&mut self, slot: u32, template: &Stores<'a>) {
+        let theirs = &S::store(template).items[slot as usize];
+        self.items[slot as usize].clone_from(theirs);
+    }
+
+    fn adopt_new(&mut self, template: &Stores<'a>) {
+        let theirs = S::store(template);
+        let from = self.items.len();
+        for (s, &i) in theirs.items[from..].iter().zip(&theirs.nodes[from..]) {
+            self.push(i, s.clone());
+        }
+    }
+}
