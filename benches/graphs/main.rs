@@ -24,6 +24,7 @@ use cuda_graph::cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernel
 use cuda_graph::{buffer::BufMut, compile, node::KernelNode, Graph, Kernel};
 
 mod raw;
+mod updates;
 
 use cuda_graph_flagships::harness::{self, batched, measure, median, paired2, paired_samples, Gpu};
 
@@ -318,124 +319,6 @@ fn bench_capture(c: &mut Ctx<'_>, y: &mut CudaSlice<f32>, shape: Shape, n: usize
     );
 }
 
-type Args = (BufMut<f32>, u32, f32);
-
-fn build_runtime<'a>(
-    ctx: &Arc<cuda_graph::cudarc::driver::CudaContext>,
-    kernel: &'a Kernel,
-    names: &[String],
-    y: &'a mut CudaSlice<f32>,
-    shape: Shape,
-) -> (Graph<'a>, Vec<KernelNode<Args>>) {
-    let n = names.len();
-    let mut g = Graph::new(ctx).unwrap();
-    let yb = g.bind_mut(y).unwrap();
-    let mut nodes: Vec<KernelNode<Args>> = Vec::with_capacity(n);
-    let cfg = LaunchConfig {
-        grid_dim: (1, 1, 1),
-        block_dim: (32, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    for (i, name) in names.iter().enumerate() {
-        let (deps, offset) = shape.node(i, n);
-        let deps: Vec<&dyn cuda_graph::node::Dep> = deps
-            .iter()
-            .map(|&d| &nodes[d] as &dyn cuda_graph::node::Dep)
-            .collect();
-        let node = g
-            .add_kernel(name, &deps, kernel, cfg, (yb, offset, 1.0f32))
-            .unwrap();
-        nodes.push(node);
-    }
-    (g, nodes)
-}
-
-/// Whole-graph updates through the runtime API (the macro leaves template edits to
-/// `inner_mut()`): one changed node (`exec_update`), and a new node (`reinstantiate`).
-fn bench_updates(c: &mut Ctx<'_>, y: &mut CudaSlice<f32>, shape: Shape, n: usize) {
-    let (min, budget) = reps_for(n);
-    let ctx = c.stream.context().clone();
-    let names: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
-    let kernel = c.kernel;
-    let (f, s, yp) = (c.f, c.stream.cu_stream(), device_ptr(y, &c.stream));
-    // Paired with the floor, on fresh executable graphs made in both orders (half the samples
-    // each), as the setters are: where the driver's records of a graph land changes its cost.
-    let mut samples: [Vec<f64>; 2] = Default::default();
-    for raw_first in [false, true] {
-        let early = raw_first.then(|| raw::make(f, yp, shape, n));
-        let (g, nodes) = build_runtime(&ctx, kernel, &names, &mut *y, shape);
-        let mut exec = g.instantiate().unwrap();
-        let (mut rg, re) = early.unwrap_or_else(|| raw::make(f, yp, shape, n));
-        exec.launch(&c.stream).unwrap();
-        raw::launch(re, s);
-        let (mid, rmid) = (nodes[n / 2], n / 2);
-        let [a, b] = paired_samples(
-            min,
-            budget,
-            || {
-                let kp = rg.params[rmid].node(f, 0.5);
-                unsafe { raw::check(sys::cuGraphKernelNodeSetParams_v2(rg.nodes[rmid], &kp)) };
-                let t = Instant::now();
-                let mut info = unsafe { std::mem::zeroed::<sys::CUgraphExecUpdateResultInfo>() };
-                unsafe { raw::check(sys::cuGraphExecUpdate_v2(re, rg.g, &mut info)) };
-                t.elapsed()
-            },
-            || {
-                exec.graph_mut()
-                    .node(mid)
-                    .unwrap()
-                    .set_arg::<2>(0.25)
-                    .unwrap();
-                let t = Instant::now();
-                let path = exec.update().unwrap();
-                let d = t.elapsed();
-                assert_eq!(path, cuda_graph::exec::UpdatePath::InPlace);
-                d
-            },
-        );
-        samples[0].extend(a);
-        samples[1].extend(b);
-        drop(exec);
-        raw::destroy(rg, Some(re));
-    }
-    let [mr, mc] = samples.map(|v| {
-        let k = v.len();
-        (median(v), k)
-    });
-    c.push(
-        "exec_update",
-        shape,
-        n,
-        "raw",
-        "driver, paired, both orders",
-        mr,
-    );
-    c.push("exec_update", shape, n, "cuda_graph", "runtime API", mc);
-    let (g, nodes) = build_runtime(&ctx, kernel, &names, &mut *y, shape);
-    let mut exec = g.instantiate().unwrap();
-    exec.launch(&c.stream).unwrap();
-    c.stream.synchronize().unwrap();
-    let mut last: cuda_graph::node::NodeId = nodes.last().expect("n > 0").id();
-    let mut extra = 0usize;
-    let m = measure(min, budget, || {
-        extra += 1;
-        last = exec
-            .graph_mut()
-            .add_empty(&format!("extra{extra}"), &[&last])
-            .unwrap()
-            .id();
-        let t = Instant::now();
-        let path = exec.update().unwrap();
-        let d = t.elapsed();
-        assert!(matches!(
-            path,
-            cuda_graph::exec::UpdatePath::Reinstantiated { .. }
-        ));
-        d
-    });
-    c.push("reinstantiate", shape, n, "cuda_graph", "runtime API", m);
-}
-
 /// cuda-graph through `cuda_graph!`: the generated `build`, `instantiate`, node views and the
 /// graph-level setter `set_a`, which touches every node.
 macro_rules! bench_macro {
@@ -628,7 +511,7 @@ fn main() {
                 _ => unreachable!("a size without a macro graph"),
             }
             // The update paths the macro leaves to `inner_mut()`, through the runtime API.
-            bench_updates(&mut c, &mut y, shape, n);
+            updates::bench(&mut c, &mut y, shape, n);
         }
     }
 
