@@ -261,12 +261,7 @@ impl Matmul {
         let Some(&first) = algos.first() else {
             return Err(MatmulError::NoAlgorithm { shape, workspace });
         };
-        let m = Matmul {
-            shape,
-            plan: Mutex::new(LtPlan::new(&lt)?),
-            algo: first,
-        };
-        let [na, nb, nd] = m.needs();
+        let [na, nb, nd] = plan.needs();
         let bufs = [na, nb, nd, shape.m]
             .map(|n| stream.alloc_zeros::<f32>(n))
             .into_iter()
@@ -310,7 +305,11 @@ impl Matmul {
             }
         }
         stream.synchronize()?;
-        Ok(Matmul { algo: best.1, ..m })
+        Ok(Matmul {
+            shape,
+            plan: Mutex::new(plan),
+            algo: best.1,
+        })
     }
 
     /// The shape planned.
@@ -321,11 +320,6 @@ impl Matmul {
     /// Bytes of workspace an issue needs.
     pub fn workspace_bytes(&self) -> usize {
         self.algo.workspace
-    }
-
-    /// Elements `A`, `B` and `D` must hold: leading dimension times columns.
-    fn needs(&self) -> [usize; 3] {
-        self.plan.lock().unwrap_or_else(|p| p.into_inner()).needs()
     }
 
     /// Issues the product on `stream` (inside captured work, the stream being captured):

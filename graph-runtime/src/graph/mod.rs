@@ -454,7 +454,12 @@ impl<'a> Graph<'a> {
             Some((e, mine, pending)) => (
                 Target::Exec(e),
                 mine,
-                Some(Mirror::new(stores, rec, marked, pending)),
+                Some(Mirror {
+                    template: stores,
+                    rec,
+                    marked,
+                    pending,
+                }),
             ),
             None => {
                 // The template's parameters may now differ from the executable graph's.

@@ -73,33 +73,14 @@ pub(crate) struct Pending {
 /// On a view of an executable graph: the template's side of the node (its stores, or once
 /// narrowed its shadow `T`; its record, and the template's list of edited nodes) and what the
 /// executable graph owes it ([`Pending`]).
-pub(crate) struct Mirror<'v, 'a, T> {
+pub(crate) struct Mirror<'v, T> {
     pub template: &'v mut T,
     pub rec: &'v mut NodeRec,
     pub marked: &'v mut Vec<u32>,
     pub pending: &'v mut Pending,
-    _a: std::marker::PhantomData<&'a ()>,
 }
 
-impl<'v, 'a, T> Mirror<'v, 'a, T> {
-    #[inline(always)]
-    pub fn new(
-        template: &'v mut T,
-        rec: &'v mut NodeRec,
-        marked: &'v mut Vec<u32>,
-        pending: &'v mut Pending,
-    ) -> Self {
-        Mirror {
-            template,
-            rec,
-            marked,
-            pending,
-            _a: std::marker::PhantomData,
-        }
-    }
-}
-
-impl<'v, 'a, S> Mirror<'v, 'a, S> {
+impl<T> Mirror<'_, T> {
     /// Marks node `index` for sending to the template's driver graph.
     #[inline]
     fn dirty(&mut self, index: u32) {
@@ -121,7 +102,7 @@ pub(crate) struct NodeCtx<'v, 'a, S> {
     pub slot: u32,
     pub shadow: &'v mut S,
     /// The template's side, when the view edits an executable graph.
-    pub mirror: Option<Mirror<'v, 'a, S>>,
+    pub mirror: Option<Mirror<'v, S>>,
     pub bindings: &'v Bindings<'a>,
     pub limits: &'v Limits,
     pub panics: &'v Arc<PanicSlot>,

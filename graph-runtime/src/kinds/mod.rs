@@ -217,7 +217,7 @@ pub struct Parts<'v, 'a> {
     pub(crate) topo: &'v Topology,
     pub(crate) index: u32,
     pub(crate) stores: &'v mut Stores<'a>,
-    pub(crate) mirror: Option<Mirror<'v, 'a, Stores<'a>>>,
+    pub(crate) mirror: Option<Mirror<'v, Stores<'a>>>,
     pub(crate) bindings: &'v Bindings<'a>,
     pub(crate) limits: &'v Limits,
     pub(crate) panics: &'v Arc<PanicSlot>,
@@ -249,13 +249,11 @@ impl<'v, 'a> Parts<'v, 'a> {
             index,
             slot,
             shadow: &mut S::store_mut(stores).items[slot as usize],
-            mirror: mirror.map(|m| {
-                Mirror::new(
-                    &mut S::store_mut(m.template).items[slot as usize],
-                    m.rec,
-                    m.marked,
-                    m.pending,
-                )
+            mirror: mirror.map(|m| Mirror {
+                template: &mut S::store_mut(m.template).items[slot as usize],
+                rec: m.rec,
+                marked: m.marked,
+                pending: m.pending,
             }),
             bindings,
             limits,
