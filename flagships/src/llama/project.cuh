@@ -30,22 +30,21 @@ __device__ __forceinline__ float dot_halves(const T* __restrict__ row, const T* 
 // x += W a: a projection and the residual add after it (x and the projection rounded to T
 // apart, then their sum). A warp computes a row at a time, its two halves apart
 // (`halves_at`); `a` is copied into shared memory first (dynamic shared memory: `cols`
-// elements of T), so a piece of a weight row waits on no other global load.
+// elements of T; `stage`, every piece at once), so a piece of a weight row waits on no other
+// global load.
 template <typename T>
 __global__ void __launch_bounds__(256)
 matvec_add(const T* __restrict__ w, const T* __restrict__ a, T* __restrict__ x, unsigned cols,
            unsigned rows) {
   extern __shared__ __align__(16) unsigned char a_raw[];
   T* as = reinterpret_cast<T*>(a_raw);
-  constexpr int N = Vec16<T>::N;
   const unsigned split = halves_at<T>(cols);
   unsigned r = warp_id();
   Ahead ah;
   if (r < rows) fetch<T>(w + (size_t)r * cols, split, ah);
   pdl_start();
-  for (unsigned c = threadIdx.x * N; c < cols; c += blockDim.x * N) {
-    *reinterpret_cast<uint4*>(as + c) = ldg16(a + c);
-  }
+  stage<T>(as, a, cols);
+  staged();
   __syncthreads();
   for (; r < rows; r += warps()) {
     const float xr = to_f(x[r]);
@@ -66,14 +65,12 @@ matvec_part(const T* __restrict__ w, const T* __restrict__ a, float* __restrict_
             unsigned cols, unsigned rows, unsigned split) {
   extern __shared__ __align__(16) unsigned char a_raw[];
   T* as = reinterpret_cast<T*>(a_raw);
-  constexpr int N = Vec16<T>::N;
   unsigned r = warp_id();
   Ahead ah;
   if (r < rows) fetch<T>(w + (size_t)r * cols, split < cols ? split : cols, ah);
   pdl_start();
-  for (unsigned c = threadIdx.x * N; c < cols; c += blockDim.x * N) {
-    *reinterpret_cast<uint4*>(as + c) = ldg16(a + c);
-  }
+  stage<T>(as, a, cols);
+  staged();
   __syncthreads();
   for (; r < rows; r += warps()) {
     const T* next = r + warps() < rows ? w + (size_t)(r + warps()) * cols : nullptr;

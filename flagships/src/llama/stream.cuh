@@ -58,6 +58,32 @@ __device__ __forceinline__ float warp_max(float v) {
   return v;
 }
 
+// `cols` elements of T (a multiple of 16 bytes) from global `src` into shared `dst`, every
+// piece asked for before any lands: on sm_80 and later by the SM's asynchronous copy (no
+// registers; the caller waits with `staged`), else by loads and stores. A plain loop would
+// wait for each piece before asking for the next: four round trips to L2 for the 16 KB input
+// of the down projection, on the step's critical path.
+template <typename T>
+__device__ __forceinline__ void stage(T* dst, const T* __restrict__ src, unsigned cols) {
+  constexpr int N = 16 / sizeof(T);
+  for (unsigned c = threadIdx.x * N; c < cols; c += blockDim.x * N) {
+#if __CUDA_ARCH__ >= 800
+    unsigned d;
+    asm("{ .reg .u64 s; cvta.to.shared.u64 s, %1; cvt.u32.u64 %0, s; }" : "=r"(d) : "l"(dst + c));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src + c) : "memory");
+#else
+    *reinterpret_cast<uint4*>(dst + c) = ldg16(src + c);
+#endif
+  }
+}
+// Waits for this thread's `stage` copies (a __syncthreads must follow before other threads'
+// pieces are read).
+__device__ __forceinline__ void staged() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
 // x / sqrt(mean(x^2) + eps), times g, rounded as transformers' LlamaRMSNorm rounds it (the
 // normalised value to T, then its product with the weight to T), into shared `xn` (cols
 // floats, cols a multiple of 16 bytes of T). Every thread of the block takes part; `xn` is
