@@ -6,7 +6,10 @@
 //! machine, else `docs/bench/raw/rust.json`; `cargo run -p cuda-graph-bench --bin bench_report` turns them into
 //! `docs/bench/results.{json,md}` and the plot, and adds the run (its rows carry the GPU and the
 //! UTC time the run started) to the history of ratios to the floor that `results.md` shows GPU
-//! by GPU. Each cuda-graph row prints its ratio to the floor's row of the same cell. cudarc's
+//! by GPU. Each cuda-graph row prints its ratio to the floor's row of the same cell. The
+//! setters of each size are measured in two child processes of this benchmark, one per order
+//! in which the two executable graphs are made (`CUDA_GRAPH_BENCH_SETTERS`), so that both sides
+//! start from the same fresh driver memory. cudarc's
 //! stream-order tracking is off (it would add per-buffer event calls to every implementation
 //! alike).
 //!
@@ -68,6 +71,28 @@ impl Shape {
         }
     }
 }
+
+/// Every graph of the benchmark, by shape and size: `$m!(args.., graph, inputs, middle node)`.
+macro_rules! dispatch {
+    ($shape:expr, $n:expr, $m:ident!($($a:tt)*)) => {
+        match ($shape, $n) {
+            (Shape::Chain, 10) => $m!($($a)* Chain10, Chain10Inputs, k5),
+            (Shape::Chain, 100) => $m!($($a)* Chain100, Chain100Inputs, k50),
+            (Shape::Chain, 1000) => $m!($($a)* Chain1000, Chain1000Inputs, k500),
+            (Shape::Chain, 10000) => $m!($($a)* Chain10000, Chain10000Inputs, k5000),
+            (Shape::Fanout, 10) => $m!($($a)* Fan10, Fan10Inputs, k5),
+            (Shape::Fanout, 100) => $m!($($a)* Fan100, Fan100Inputs, k50),
+            (Shape::Fanout, 1000) => $m!($($a)* Fan1000, Fan1000Inputs, k500),
+            (Shape::Fanout, 10000) => $m!($($a)* Fan10000, Fan10000Inputs, k5000),
+            _ => unreachable!("a size without a macro graph"),
+        }
+    };
+}
+
+// The setters of one order, and the child processes that measure them.
+#[macro_use]
+mod setters;
+use setters::{setter_samples, setters_child, SETTERS_ENV};
 
 struct Row {
     case: &'static str,
@@ -364,54 +389,14 @@ macro_rules! bench_macro {
         });
         c.push("change_one_scalar", $shape, $n, "cuda_graph", "macro", m);
         drop(exec);
-        // The setters, on fresh executable graphs made in both orders, half the samples each:
-        // the driver's cost per call depends on where an executable graph's records land in
-        // its memory, and the one made second measured up to 1.7x faster at 1000 nodes,
-        // whichever of the two it was.
-        let mut samples: [Vec<f64>; 4] = Default::default();
-        let (mut flip, mut flop) = (0usize, 0usize);
-        for raw_first in [false, true] {
-            let early = raw_first.then(|| raw::make(f, yp, $shape, $n));
-            let mut exec = $graph::build(&module, $inputs { y: &mut *y, a: 1.0 })
-                .unwrap()
-                .instantiate()
-                .unwrap();
-            let (mut rg, re) = early.unwrap_or_else(|| raw::make(f, yp, $shape, $n));
-            // Same state for both: each executable graph launched once before its setters run.
-            raw::launch(re, stream.cu_stream());
-            exec.launch(&stream).unwrap();
-            stream.synchronize().unwrap();
-            let [a, b] = paired_samples(
-                min,
-                budget,
-                || batched(200, |i| raw::set(re, &mut rg, f, $n / 2, scalar(i))),
-                || batched(200, |i| exec.$mid().unwrap().set_a(scalar(i)).unwrap()),
-            );
-            samples[0].extend(a);
-            samples[1].extend(b);
-            let [a, b] = paired_samples(
-                min,
-                budget,
-                || {
-                    flip += 1;
-                    let t = Instant::now();
-                    for i in 0..$n {
-                        raw::set(re, &mut rg, f, i, scalar(flip));
-                    }
-                    t.elapsed()
-                },
-                || {
-                    flop += 1;
-                    let t = Instant::now();
-                    exec.set_a(scalar(flop)).unwrap();
-                    t.elapsed()
-                },
-            );
-            samples[2].extend(a);
-            samples[3].extend(b);
-            drop(exec);
-            raw::destroy(rg, Some(re));
-        }
+        // The setters, on fresh executable graphs made in both orders, each order in a process
+        // of its own (`setter_samples`), half the samples each: the driver's cost per call
+        // depends on where an executable graph's records land in its memory (the one made
+        // second measured up to 1.7x faster at 1000 nodes, whichever of the two it was), and
+        // in one process that depends on what the benchmarks before it freed.
+        let samples = setter_samples($shape, $n, |raw_first| {
+            setters!(&mut *c, &mut *y, $shape, $n, raw_first, $graph, $inputs, $mid)
+        });
         let [nr, nc, pr, pc] = samples.map(|v| {
             let n = v.len();
             (median(v), n)
@@ -421,7 +406,7 @@ macro_rules! bench_macro {
             $shape,
             $n,
             "raw",
-            "driver, paired, both orders",
+            "driver, paired, both orders, a process each",
             nr,
         );
         c.push("node_setter", $shape, $n, "cuda_graph", "macro", nc);
@@ -430,7 +415,7 @@ macro_rules! bench_macro {
             $shape,
             $n,
             "raw",
-            "driver, paired, both orders",
+            "driver, paired, both orders, a process each",
             pr,
         );
         c.push("param_setter", $shape, $n, "cuda_graph", "macro", pc);
@@ -463,6 +448,10 @@ fn main() {
         f,
         rows: Vec::new(),
     };
+    if let Ok(spec) = std::env::var(SETTERS_ENV) {
+        setters_child(&mut c, &spec);
+        return;
+    }
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     for shape in [Shape::Chain, Shape::Fanout] {
         for n in SIZES {
@@ -475,41 +464,7 @@ fn main() {
             bench_raw(&mut c, &mut y, shape, n);
             bench_stream(&mut c, &mut y, shape, n);
             bench_capture(&mut c, &mut y, shape, n);
-            match (shape, n) {
-                (Shape::Chain, 10) => {
-                    bench_macro!(&mut c, &mut y, shape, n, Chain10, Chain10Inputs, k5)
-                }
-                (Shape::Chain, 100) => {
-                    bench_macro!(&mut c, &mut y, shape, n, Chain100, Chain100Inputs, k50)
-                }
-                (Shape::Chain, 1000) => {
-                    bench_macro!(&mut c, &mut y, shape, n, Chain1000, Chain1000Inputs, k500)
-                }
-                (Shape::Chain, 10000) => {
-                    bench_macro!(
-                        &mut c,
-                        &mut y,
-                        shape,
-                        n,
-                        Chain10000,
-                        Chain10000Inputs,
-                        k5000
-                    )
-                }
-                (Shape::Fanout, 10) => {
-                    bench_macro!(&mut c, &mut y, shape, n, Fan10, Fan10Inputs, k5)
-                }
-                (Shape::Fanout, 100) => {
-                    bench_macro!(&mut c, &mut y, shape, n, Fan100, Fan100Inputs, k50)
-                }
-                (Shape::Fanout, 1000) => {
-                    bench_macro!(&mut c, &mut y, shape, n, Fan1000, Fan1000Inputs, k500)
-                }
-                (Shape::Fanout, 10000) => {
-                    bench_macro!(&mut c, &mut y, shape, n, Fan10000, Fan10000Inputs, k5000)
-                }
-                _ => unreachable!("a size without a macro graph"),
-            }
+            dispatch!(shape, n, bench_macro!(&mut c, &mut y, shape, n,));
             // The update paths the macro leaves to `inner_mut()`, through the runtime API.
             updates::bench(&mut c, &mut y, shape, n);
         }

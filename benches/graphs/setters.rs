@@ -1,0 +1,157 @@
+//! The node setter and the graph-level setter beside the raw floor's, each order in which the
+//! two executable graphs are made measured in a child process of the benchmark (so both sides
+//! start from the same fresh driver memory).
+
+use super::*;
+
+/// The node setter and the graph-level setter of graph `$graph` (node `$mid`) beside the raw
+/// floor's, on fresh executable graphs, the raw one made first if `$raw_first`: samples in
+/// microseconds, [raw node, cuda-graph node, raw graph-level, cuda-graph graph-level].
+macro_rules! setters {
+    ($c:expr, $y:expr, $shape:expr, $n:expr, $raw_first:expr, $graph:ident, $inputs:ident, $mid:ident) => {{
+        let c: &mut Ctx<'_> = $c;
+        let (min, budget) = reps_for($n);
+        let module = c.kernel_module();
+        let y: &mut CudaSlice<f32> = $y;
+        let yp = device_ptr(y, &c.stream);
+        let f = module
+            .function("tiny")
+            .unwrap()
+            .cuda_function()
+            .cu_function();
+        let stream = c.stream.clone();
+        let mut samples: [Vec<f64>; 4] = Default::default();
+        let (mut flip, mut flop) = (0usize, 0usize);
+        let raw_first: bool = $raw_first;
+        {
+            let early = raw_first.then(|| raw::make(f, yp, $shape, $n));
+            let mut exec = $graph::build(&module, $inputs { y: &mut *y, a: 1.0 })
+                .unwrap()
+                .instantiate()
+                .unwrap();
+            let (mut rg, re) = early.unwrap_or_else(|| raw::make(f, yp, $shape, $n));
+            // Same state for both: each executable graph launched once before its setters run.
+            raw::launch(re, stream.cu_stream());
+            exec.launch(&stream).unwrap();
+            stream.synchronize().unwrap();
+            let [a, b] = paired_samples(
+                min,
+                budget,
+                || batched(200, |i| raw::set(re, &mut rg, f, $n / 2, scalar(i))),
+                || batched(200, |i| exec.$mid().unwrap().set_a(scalar(i)).unwrap()),
+            );
+            samples[0].extend(a);
+            samples[1].extend(b);
+            let [a, b] = paired_samples(
+                min,
+                budget,
+                || {
+                    flip += 1;
+                    let t = Instant::now();
+                    for i in 0..$n {
+                        raw::set(re, &mut rg, f, i, scalar(flip));
+                    }
+                    t.elapsed()
+                },
+                || {
+                    flop += 1;
+                    let t = Instant::now();
+                    exec.set_a(scalar(flop)).unwrap();
+                    t.elapsed()
+                },
+            );
+            samples[2].extend(a);
+            samples[3].extend(b);
+            drop(exec);
+            raw::destroy(rg, Some(re));
+        }
+        samples
+    }};
+}
+
+/// Where a child process measures the setters of one order: `SHAPE:NODES:RAW_FIRST`.
+pub(crate) const SETTERS_ENV: &str = "CUDA_GRAPH_BENCH_SETTERS";
+
+/// The setters' samples of both orders, each measured by a child process of this benchmark
+/// (so both start from the same fresh driver memory), or here with `measure` if a child
+/// cannot be run.
+pub(crate) fn setter_samples(
+    shape: Shape,
+    n: usize,
+    mut measure: impl FnMut(bool) -> [Vec<f64>; 4],
+) -> [Vec<f64>; 4] {
+    let mut pooled: [Vec<f64>; 4] = Default::default();
+    for raw_first in [false, true] {
+        let got = child_samples(shape, n, raw_first).unwrap_or_else(|why| {
+            eprintln!(
+                "setters of {}{n} measured in this process: {why}",
+                shape.name()
+            );
+            measure(raw_first)
+        });
+        for (p, g) in pooled.iter_mut().zip(got) {
+            p.extend(g);
+        }
+    }
+    pooled
+}
+
+/// Runs this benchmark again for the setters of one order, and reads the samples it prints.
+fn child_samples(shape: Shape, n: usize, raw_first: bool) -> Result<[Vec<f64>; 4], String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = std::process::Command::new(exe)
+        .env(
+            SETTERS_ENV,
+            format!("{}:{n}:{}", shape.name(), u8::from(raw_first)),
+        )
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("the child exited with {}", out.status));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("SETTERS "))
+        .ok_or("the child printed no samples")?;
+    let mut got: [Vec<f64>; 4] = Default::default();
+    for (slot, part) in got.iter_mut().zip(line.split(';')) {
+        *slot = part
+            .split(',')
+            .filter(|v| !v.is_empty())
+            .map(|v| v.parse::<f64>().map_err(|e| e.to_string()))
+            .collect::<Result<_, _>>()?;
+    }
+    if got.iter().any(Vec::is_empty) {
+        return Err("the child printed an empty series".into());
+    }
+    Ok(got)
+}
+
+/// The child's side of `child_samples`: measures one order and prints its samples.
+pub(crate) fn setters_child(c: &mut Ctx<'_>, spec: &str) {
+    let mut it = spec.split(':');
+    let shape = match it.next() {
+        Some("chain") => Shape::Chain,
+        Some("fanout") => Shape::Fanout,
+        other => panic!("{SETTERS_ENV}: unknown shape {other:?}"),
+    };
+    let n: usize = it
+        .next()
+        .and_then(|v| v.parse().ok())
+        .expect("a node count");
+    let raw_first = it.next() == Some("1");
+    let mut y = c.stream.alloc_zeros::<f32>(n * 32 + 32).unwrap();
+    let samples = dispatch!(shape, n, setters!(&mut *c, &mut y, shape, n, raw_first,));
+    let series: Vec<String> = samples
+        .iter()
+        .map(|v| {
+            v.iter()
+                .map(|x| format!("{x:.4}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    println!("SETTERS {}", series.join(";"));
+}
