@@ -6,14 +6,21 @@
 //! `graph G { source "file.cu"; kernel NAME; }`. A template gets `f32` for a type parameter,
 //! and for a value parameter its default when that is a literal (a default that is not stops
 //! the list: the front end fills it and the rest in), else `true` for `bool`, else `1` for an
-//! integer type, else nothing more (which the front end refuses). A declaration is accepted
-//! when no error is left other than the ones every such graph has (its kernel is never
-//! launched); else it is counted under a reason read from its first error. Panics are caught
-//! and counted on their own.
+//! integer type, else the first enumerator (`Mode::kA`) for an enum the file defines (or
+//! includes with `#include "..."`), else nothing more (which the front end refuses). A
+//! declaration is accepted when no error is left other than the ones every such graph has
+//! (its kernel is never launched); else it is counted under a reason read from its first
+//! error. Panics are caught and counted on their own.
+//!
+//! With `--lists`, a declaration refused because a parameter needs a Rust type the user names
+//! (a struct by value or by pointer) gets a second try: the graph the error itself suggests
+//! (`declare them, e.g. `kernel k(p: Params, ...);``), its placeholder type names standing for
+//! `#[repr(C)]` types the user would define; it counts as accepted when the front end accepts
+//! that graph. Nothing else is written for the user.
 //!
 //! ```text
 //! cargo run --release -p cuda-graph-macros-core --example source_acceptance -- \
-//!     NAME=DIR [NAME=DIR ...] [--md OUT.md] [--details OUT.txt]
+//!     NAME=DIR [NAME=DIR ...] [--lists] [--md OUT.md] [--details OUT.txt]
 //! ```
 //!
 //! It prints per-project totals and per-reason counts; `--md` writes them as markdown tables,
@@ -26,10 +33,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use cuda_graph_macros_core::csrc::{parse_file, CKernel, TParam};
+use cuda_graph_macros_core::ast::ParamTy;
+use cuda_graph_macros_core::csrc::{parse_file, CEnum, CKernel, TParam};
+use cuda_graph_macros_core::lower::{addr_of, is_void, primitive};
 use cuda_graph_macros_core::{check_in, validate::Dirs};
 
-/// (substring of the first error's first line, reason): the first pattern found wins.
+/// (substring of the first error's first line, reason): the first pattern found wins. For an
+/// error that lists the parameters needing a Rust type, only its first item is read.
 #[rustfmt::skip]
 const REASONS: &[(&str, &str)] = &[
     ("__nv_fp8", "fp8 type (`__nv_fp8_*`)"),
@@ -40,20 +50,23 @@ const REASONS: &[(&str, &str)] = &[
     ("the preprocessor removes it", "left out by the preprocessor (macro not defined)"),
     ("template parameter `template", "template template parameter"),
     ("has no argument and no default", "template value parameter without default (enum, function pointer, ...)"),
+    ("takes an enumerator of", "template value parameter of an enum type: enumerator refused"),
+    ("neither `", "template value parameter of an enum the reader does not see"),
     ("takes a type the checker can spell", "template type argument the checker cannot spell"),
     ("cannot be instantiated", "template cannot be instantiated"),
     ("is a template in", "template: arguments needed"),
-    ("a kernel node takes at most", "more than 24 parameters"),
+    ("a kernel node takes at most", "more than 40 parameters"),
     ("graph text does not parse", "harness: graph text does not parse"),
     ("_`: name", "type alias from another scope (`using T = T_;`) replaced a parameter's type"),
     ("_` by value", "type alias from another scope (`using T = T_;`) replaced a parameter's type"),
-    ("**", "pointer to pointer (array of buffers)"),
-    ("* const*", "pointer to pointer (array of buffers)"),
+    ("array of addresses of", "pointer to pointer to a struct type (needs a Rust type)"),
+    ("**", "pointer to pointer, other (`T***`, ...)"),
     ("`std uint", "scalar spelled with `std::` (`std::uint32_t`)"),
-    ("constant`", "compile-time constant parameter (`constant<N>`, `std::bool_constant`)"),
+    ("`constant<", "compile-time constant parameter (`constant<N>`, a type the reader does not see)"),
+    ("constant`", "compile-time constant parameter (`constant<N>`, a type the reader does not see)"),
     ("CUTE_GRID_CONSTANT", "unexpanded macro in a parameter (`CUTE_GRID_CONSTANT`)"),
-    ("TensorMap", "TMA descriptor (`CUtensorMap`, ...) by value or pointer"),
-    ("cudaTmaDesc", "TMA descriptor (`CUtensorMap`, ...) by value or pointer"),
+    ("TensorMap", "TMA descriptor of the project's own type (a struct holding `CUtensorMap`s)"),
+    ("cudaTmaDesc", "TMA descriptor of the project's own type (a struct holding `CUtensorMap`s)"),
     ("curandState", "CUDA library type (`curandState`, `cudaExtent`, ...)"),
     ("`cudaExtent`", "CUDA library type (`curandState`, `cudaExtent`, ...)"),
     ("`uint`", "typedef from a file the reader does not see (`uint`, `TColor`)"),
@@ -66,7 +79,13 @@ const REASONS: &[(&str, &str)] = &[
 /// The reason for a first error; overloads inside an `#if` the reader cannot evaluate (its
 /// quotes say so) are told apart (`__CUDA_ARCH__`, `CUDA_VERSION`, ...).
 fn classify(first: &str) -> String {
-    let head = first.lines().next().unwrap_or_default();
+    let mut head = first.lines().next().unwrap_or_default();
+    // "cannot take its parameters from `f.cu`: `A a` is ...; `B b` points at ...; declare
+    // them, e.g. ...": the first parameter named.
+    if let Some((_, list)) = head.split_once("cannot take its parameters from `") {
+        let list = list.split_once("`: ").map_or(list, |(_, l)| l);
+        head = list.split("; ").next().unwrap_or(list);
+    }
     match REASONS.iter().find(|(pat, _)| head.contains(pat)) {
         None => format!("other: {}", head.chars().take(80).collect::<String>()),
         Some((_, why)) if why.starts_with("overloads") && first.contains("cannot evaluate") => {
@@ -76,6 +95,14 @@ fn classify(first: &str) -> String {
     }
 }
 
+/// The graph the error `first` suggests (`declare them, e.g. `kernel ...;``), if it suggests
+/// one.
+fn suggested(first: &str) -> Option<String> {
+    let (_, rest) = first.split_once("declare them, e.g. `")?;
+    let (decl, _) = rest.split_once('`')?;
+    Some(decl.to_owned())
+}
+
 /// C types a template value parameter gets `1` for.
 #[rustfmt::skip]
 const INTEGERS: &[&str] = &[
@@ -83,8 +110,17 @@ const INTEGERS: &[&str] = &[
     "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "uint", "index_t",
 ];
 
+/// The first enumerator of the enum the C type `ty` names, as a user writes it (`Mode::kA`),
+/// if the file defines (or includes) one of that name.
+fn enumerator(ty: &str, enums: &[CEnum]) -> Option<String> {
+    let name = ty.split_whitespace().rfind(|w| *w != "const")?;
+    let e = enums.iter().find(|e| e.name == name)?;
+    let (first, _) = e.values.first()?;
+    Some(format!("{}::{first}", e.name))
+}
+
 /// The template arguments a user would write, up to the first one there is none for.
-fn template_args(tps: &[TParam]) -> Vec<String> {
+fn template_args(tps: &[TParam], enums: &[CEnum]) -> Vec<String> {
     let mut args = Vec::new();
     for p in tps {
         let (Some(ty), default) = (&p.value, &p.default) else {
@@ -104,36 +140,75 @@ fn template_args(tps: &[TParam]) -> Vec<String> {
             None if !words.is_empty() && words.iter().all(|w| INTEGERS.contains(w)) => {
                 "1".to_owned()
             }
-            None => break,
+            None => match enumerator(ty, enums) {
+                Some(e) => e,
+                None => break,
+            },
         });
     }
     args
 }
 
-fn decl_for(k: &CKernel) -> String {
+fn decl_for(k: &CKernel, enums: &[CEnum]) -> String {
     match &k.template {
         None => format!("kernel {};", k.name),
-        Some(tps) => format!("kernel {}<{}>;", k.name, template_args(tps).join(", ")),
+        Some(tps) => format!(
+            "kernel {}<{}>;",
+            k.name,
+            template_args(tps, enums).join(", ")
+        ),
     }
 }
 
-/// The errors left for `decl` from `file` (in `dir`), or the graph text's parse error.
-fn errors(dir: &Path, file: &str, decl: &str) -> Vec<String> {
+/// The errors left for `decl` from `file` (in `dir`), or the graph text's parse error; and how
+/// many of its buffer parameters have an element type of the user's whose layout nothing
+/// checks (the reader does not know the C type's, and the driver sees only a pointer).
+fn errors(dir: &Path, file: &str, decl: &str) -> (Vec<String>, usize) {
     let text = format!("graph G {{ source {file:?}; {decl} }}");
     let Ok(tokens) = text.parse::<proc_macro2::TokenStream>() else {
-        return vec![format!("graph text does not parse (tokens): {text}")];
+        return (
+            vec![format!("graph text does not parse (tokens): {text}")],
+            0,
+        );
     };
     let dirs = Dirs {
         manifest: Some(dir.to_path_buf()),
         call: None,
     };
     match check_in(tokens, &dirs) {
-        Err(e) => vec![format!("graph text does not parse: {e}: {text}")],
-        Ok((_, errs)) => errs
-            .messages()
-            .into_iter()
-            .filter(|m| !m.contains("never launched") && !m.contains("no node launches"))
-            .collect(),
+        Err(e) => (vec![format!("graph text does not parse: {e}: {text}")], 0),
+        Ok((graphs, errs)) => {
+            let unchecked = graphs
+                .iter()
+                .flat_map(|g| &g.kernels)
+                .map(|k| {
+                    let user = |t: &syn::Type| {
+                        primitive(t).is_none() && !is_void(t) && addr_of(t).is_none()
+                    };
+                    let text = |t: &syn::Type| quote::ToTokens::to_token_stream(t).to_string();
+                    let checked: Vec<String> = k.sizes.iter().map(|l| text(&l.ty)).collect();
+                    // Element types of buffers: nothing at run time checks them either (a
+                    // by-value argument's size is checked against the kernel's when the graph
+                    // is built).
+                    k.params
+                        .iter()
+                        .filter_map(|(_, p)| match p {
+                            ParamTy::Scalar(_) => None,
+                            ParamTy::Slice { elem, .. } => {
+                                Some(addr_of(elem).unwrap_or(elem)).filter(|t| user(t))
+                            }
+                        })
+                        .filter(|t| !checked.contains(&text(t)))
+                        .count()
+                })
+                .sum();
+            let left = errs
+                .messages()
+                .into_iter()
+                .filter(|m| !m.contains("never launched") && !m.contains("no node launches"))
+                .collect();
+            (left, unchecked)
+        }
     }
 }
 
@@ -162,6 +237,9 @@ struct Project {
     name: String,
     /// files, declarations, accepted, distinct declarations, distinct accepted, left out, panics
     n: [usize; 7],
+    /// With `--lists`: distinct declarations accepted only through the suggested list, and of
+    /// them those with a buffer of a named element type whose layout nothing checks.
+    listed: [usize; 2],
     reasons: BTreeMap<String, usize>,
 }
 
@@ -177,15 +255,18 @@ fn one_line(s: &str) -> String {
     s.replace('\n', " | ")
 }
 
-/// One project: its counts, with a line per refusal added to `details`.
-fn project(name: &str, root: &Path, details: &mut String) -> Project {
+/// One project: its counts, with a line per refusal added to `details`; `lists`: a refusal
+/// that suggests a parameter list gets a second try with it.
+fn project(name: &str, root: &Path, lists: bool, details: &mut String) -> Project {
     let mut p = Project {
         name: name.to_owned(),
         ..Project::default()
     };
     // Each declaration once (a header's kernels are read again by every file that includes
     // it): whether some file's graph accepted it.
-    let mut distinct: BTreeMap<(PathBuf, usize, String), bool> = BTreeMap::new();
+    // 0: refused; 1: accepted through a list, a buffer's named element type unchecked; 2:
+    // through a list, every named element type checked; 3: accepted as `kernel NAME;`.
+    let mut distinct: BTreeMap<(PathBuf, usize, String), u8> = BTreeMap::new();
     let mut files = Vec::new();
     walk(root, &mut files);
     p.n[0] = files.len();
@@ -253,12 +334,26 @@ fn project(name: &str, root: &Path, details: &mut String) -> Project {
             let seen = distinct
                 .entry((decl_path, k.line, k.name.clone()))
                 .or_default();
-            let decl = decl_for(k);
-            let (why, msg) = match guarded(|| errors(dir, &file, &decl)) {
-                Ok(errs) => match errs.first() {
+            let mut decl = decl_for(k, &src.enums);
+            let mut tried = guarded(|| errors(dir, &file, &decl));
+            let mut listed = false;
+            if let (true, Ok((errs, _))) = (lists, &tried) {
+                if let Some(list) = errs.first().and_then(|e| suggested(e)) {
+                    decl = list;
+                    listed = true;
+                    tried = guarded(|| errors(dir, &file, &decl));
+                }
+            }
+            let (why, msg) = match tried {
+                Ok((errs, unchecked)) => match errs.first() {
                     None => {
                         p.n[2] += 1;
-                        *seen = true;
+                        let state = match (listed, unchecked) {
+                            (false, _) => 3,
+                            (true, 0) => 2,
+                            (true, _) => 1,
+                        };
+                        *seen = (*seen).max(state);
                         continue;
                     }
                     Some(first) => (classify(first), format!("{decl} => {first}")),
@@ -274,7 +369,11 @@ fn project(name: &str, root: &Path, details: &mut String) -> Project {
         }
     }
     p.n[3] = distinct.len();
-    p.n[4] = distinct.values().filter(|a| **a).count();
+    p.n[4] = distinct.values().filter(|a| **a > 0).count();
+    p.listed = [
+        distinct.values().filter(|a| matches!(**a, 1 | 2)).count(),
+        distinct.values().filter(|a| **a == 1).count(),
+    ];
     p
 }
 
@@ -285,27 +384,29 @@ fn main() {
         }
     }));
     let (mut projects, mut md_out, mut details_out) = (Vec::new(), None, None);
+    let mut lists = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match (a.as_str(), a.split_once('=')) {
+            ("--lists", _) => lists = true,
             ("--md", _) => md_out = args.next(),
             ("--details", _) => details_out = args.next(),
             (_, Some((n, d))) => projects.push((n.to_owned(), PathBuf::from(d))),
             _ => {
-                eprintln!("usage: source_acceptance NAME=DIR [NAME=DIR ...] [--md OUT.md] [--details OUT.txt]");
+                eprintln!("usage: source_acceptance NAME=DIR [NAME=DIR ...] [--lists] [--md OUT.md] [--details OUT.txt]");
                 std::process::exit(2);
             }
         }
     }
     if projects.is_empty() {
         // Nothing to measure (as when run bare, with the other examples): say how to use it.
-        println!("source_acceptance: no project given; run it as `source_acceptance NAME=DIR [NAME=DIR ...] [--md OUT.md] [--details OUT.txt]`");
+        println!("source_acceptance: no project given; run it as `source_acceptance NAME=DIR [NAME=DIR ...] [--lists] [--md OUT.md] [--details OUT.txt]`");
         return;
     }
     let mut details = String::new();
     let results: Vec<Project> = projects
         .iter()
-        .map(|(n, d)| project(n, d, &mut details))
+        .map(|(n, d)| project(n, d, lists, &mut details))
         .collect();
     let (text, md) = report(&results);
     print!("{text}");
@@ -350,6 +451,15 @@ fn report(ps: &[Project]) -> (String, String) {
         }
         let cells: Vec<String> = r.iter().map(|c| format!("{c:>9}")).collect();
         let _ = writeln!(t, "{:<13}{}", r[0], cells[1..].join(" "));
+    }
+    if ps.iter().any(|p| p.listed[0] > 0) {
+        let _ = writeln!(t, "\naccepted only through the suggested list (distinct; of them with a buffer whose named element type's layout nothing checks):");
+        let _ = writeln!(m, "\n| project | distinct accepted only through the suggested list | of them with a buffer whose named element type's layout nothing checks |\n|---|---:|---:|");
+        for p in ps {
+            let [l, u] = p.listed;
+            let _ = writeln!(t, "{:<13}{l:>9} {u:>9}", p.name);
+            let _ = writeln!(m, "| {} | {l} | {u} |", p.name);
+        }
     }
     let mut reasons: Vec<(&String, &usize)> = all.reasons.iter().collect();
     reasons.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));

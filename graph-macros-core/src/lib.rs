@@ -16,6 +16,7 @@ pub mod ast;
 pub mod csrc;
 pub mod expand;
 mod gen;
+mod hints;
 mod kinds;
 pub mod lower;
 pub mod model;

@@ -8,6 +8,7 @@ use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::{Expr, Ident};
 
+pub use crate::hints::{closest, either, hint, suggestions};
 use crate::model::{Cond, Errors, Implicit, Input, InputKind, Kernel, Uses, Value};
 
 /// `KernelMut` setters a kernel node's view reaches through `Deref` (`set_grid`, ...): a kernel
@@ -107,9 +108,13 @@ pub fn primitive(ty: &syn::Type) -> Option<String> {
             }
             let id = last.ident.to_string();
             let primitive = p.path.get_ident().is_some();
-            let crate_type = matches!(id.as_str(), "f16" | "bf16" | "Cond")
+            let crate_type = matches!(id.as_str(), "f16" | "bf16" | "Cond" | "TensorMap")
                 || crate::csrc::VECTOR_TYPES.iter().any(|v| v.rust == id)
                 || crate::csrc::rust_path(&id).starts_with("::cuda_graph::fp8::");
+            // `Tag` (an empty tag type) has no one C spelling.
+            if id == "Tag" {
+                return Some(id);
+            }
             (primitive || crate_type)
                 .then(|| crate::csrc::c_of(&id).map(|_| id))
                 .flatten()
@@ -123,6 +128,19 @@ pub fn primitive(ty: &syn::Type) -> Option<String> {
 pub fn is_void(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(p) if p.qself.is_none()
         && p.path.segments.last().is_some_and(|s| s.ident == "Void" && s.arguments.is_none()))
+}
+
+/// `X` when `t` is `Addr<X>` (a buffer element that is a device address).
+pub fn addr_of(t: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = t else { return None };
+    let last = p.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+        return None;
+    };
+    match (last.ident == "Addr", a.args.first(), a.args.len()) {
+        (true, Some(syn::GenericArgument::Type(x)), 1) => Some(x),
+        _ => None,
+    }
 }
 
 /// Another graph of the same macro call, as a node that makes it a child sees it: the inputs of
@@ -531,79 +549,6 @@ fn collect_outside(tokens: TokenStream, out: &mut Vec<Ident>) {
             }
             _ => {}
         }
-    }
-}
-
-/// The closest of `candidates` to `name`, if it is close enough to be a likely typo, else the
-/// one name that contains it (see [`suggestions`]).
-pub fn closest<'c>(name: &str, candidates: impl Iterator<Item = &'c str>) -> Option<&'c str> {
-    suggestions(name, candidates).into_iter().next()
-}
-
-/// What `name` was likely meant to be, best first, at most three: the candidates within a
-/// typo of it (an edit distance of a third of the length), then those that contain it or that
-/// it contains, ignoring case (`relu` for a kernel a macro named `relu_f32`).
-pub fn suggestions<'c>(name: &str, candidates: impl Iterator<Item = &'c str>) -> Vec<&'c str> {
-    let mut all: Vec<&str> = candidates.filter(|c| *c != name).collect();
-    all.sort_unstable();
-    all.dedup();
-    let mut out: Vec<&str> = Vec::new();
-    let typos: Vec<(usize, &str)> = all
-        .iter()
-        .map(|&c| (edit_distance(name, c), c))
-        .filter(|&(d, c)| d <= (c.len().max(name.len()) / 3).max(1))
-        .collect();
-    if let Some(best) = typos.iter().map(|&(d, _)| d).min() {
-        out.extend(typos.iter().filter(|&&(d, _)| d == best).map(|&(_, c)| c));
-    }
-    let lower = name.to_lowercase();
-    if lower.chars().count() >= 2 {
-        for &c in &all {
-            let cl = c.to_lowercase();
-            let related =
-                cl.contains(&lower) || (cl.chars().count() >= 3 && lower.contains(cl.as_str()));
-            if related && !out.contains(&c) {
-                out.push(c);
-            }
-        }
-    }
-    out.truncate(3);
-    out
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
-/// `"; did you mean `x`?"` for a likely meaning (see [`suggestions`]), else the declared
-/// names, else `fallback`.
-pub fn hint(name: &str, candidates: Vec<String>, fallback: &str) -> String {
-    let likely = suggestions(name, candidates.iter().map(String::as_str));
-    match likely.as_slice() {
-        [] if candidates.is_empty() => fallback.to_owned(),
-        [] => format!(" (declared: {}){fallback}", candidates.join(", ")),
-        some => format!("; did you mean {}?", either(some)),
-    }
-}
-
-/// `` `a` ``, `` `a` or `b` ``, `` `a`, `b` or `c` ``.
-pub fn either(names: &[&str]) -> String {
-    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-    match quoted.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        Some((last, _)) => last.clone(),
-        None => String::new(),
     }
 }
 

@@ -80,11 +80,20 @@ pub struct Kernel {
     /// For a kernel with C++ linkage: the name the module finds it by (its qualified name,
     /// with template arguments for a template instance); `None`: its own name.
     pub load: Option<String>,
-    /// Rust types whose size must be a C type's (checked where the expansion compiles): the
-    /// type, the size, and the message if not.
-    pub sizes: Vec<(Type, usize, String)>,
+    /// Rust types whose layout must be a C type's (checked where the expansion compiles).
+    pub sizes: Vec<LayoutCheck>,
     /// What its CUDA source says about programmatic dependent launch (`None`: no source).
     pub pdl: Option<Pdl>,
+}
+
+/// A Rust type standing for a C type whose layout the reader knows (a struct the file defines,
+/// a vector type, ...): checked where the expansion compiles, with `msg` if it differs.
+pub struct LayoutCheck {
+    pub ty: Type,
+    pub size: usize,
+    /// `None`: the C type's alignment is not one value (a tensor map's changed with CUDA 13).
+    pub align: Option<usize>,
+    pub msg: String,
 }
 
 /// What a kernel's CUDA source says about programmatic dependent launch.
@@ -106,6 +115,9 @@ pub struct EarlyUse {
     /// The parameter's name and position.
     pub param: String,
     pub index: usize,
+    /// It holds addresses of memory the graph does not track (an array of addresses, a tensor
+    /// map): what it reaches cannot be proved unwritten, whatever buffer gives it.
+    pub through: bool,
     /// The C line of its first use, quoted as messages quote it.
     pub line: String,
 }

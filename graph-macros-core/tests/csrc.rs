@@ -176,7 +176,15 @@ fn every_extern_c_kernel_of_a_realistic_file_is_found() {
             ..
         }
     ));
-    assert!(matches!(&st.params[2].ty, CType::Other(_)));
+    // `float**`: an array of device addresses.
+    assert!(matches!(
+        &st.params[2].ty,
+        CType::Addresses {
+            rust: Some("f32"),
+            constant: false,
+            ..
+        }
+    ));
     assert!(matches!(
         &st.params[3].ty,
         CType::Pointer {

@@ -15,8 +15,9 @@ pub struct ArgLayout {
     pub align: usize,
 }
 
-/// The most arguments a kernel node takes.
-pub const MAX_ARGS: usize = 24;
+/// The most arguments a kernel node takes (the bit masks that note edited arguments have room
+/// for 63).
+pub const MAX_ARGS: usize = 40;
 
 /// Where each argument of a tuple starts in its [`ArgBlock`], and the block's size.
 #[doc(hidden)]

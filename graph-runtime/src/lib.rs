@@ -114,6 +114,7 @@ pub mod buffer {
     pub use crate::bind::{
         Buf, BufMut, BufferId, DeviceBuf, HostBuf, HostBufMut, PeerBuf, PeerBufMut, Void,
     };
+    pub use crate::driver::opaque::Addr;
     pub use crate::exec::BufferSlot;
     pub use crate::stack::{Stack, StackMut};
     pub use cudarc::driver::{CudaSlice, CudaViewMut};
@@ -146,6 +147,7 @@ pub mod memcpy {
 /// ```
 pub mod kernel {
     pub use crate::args::{ArgAt, Cond, KernelArg, KernelArgs};
+    pub use crate::driver::opaque::{Tag, TensorMap};
     pub use crate::gpu::Compile;
     pub use crate::module::{Kernel, KernelRef};
 }

@@ -1,5 +1,7 @@
-//! Sizes and alignments of C types: scalars, CUDA's vector types and 8-bit floats, and the
-//! structs a file defines (where every field's layout is known).
+//! Sizes and alignments of C types: scalars, CUDA's vector types, 8-bit floats and tensor-map
+//! descriptors, and the structs a file defines (where every field's layout is known: a struct
+//! with a member the reader cannot lay out, an attribute, a base class, or under
+//! `#pragma pack` has none).
 
 use super::lex::{Kind, Tok};
 use super::types::{canonical, fp8_type, vector_type};
@@ -36,18 +38,45 @@ fn scalar(c: &str) -> Option<(usize, usize)> {
 
 /// Size and alignment of the C type `words` (qualifiers removed), given the structs known.
 fn type_layout(words: &[&str], known: &[CStruct]) -> Option<(usize, usize)> {
-    let c = canonical(words)?;
-    scalar(&c)
-        .or_else(|| vector_type(&c).map(|v| (v.size, v.align)))
-        .or_else(|| fp8_type(&c).map(|v| (v.size, v.align)))
-        .or_else(|| known.iter().rev().find(|s| s.name == c)?.layout)
+    c_layout(&canonical(words)?, known).map(|(l, _)| l)
+}
+
+/// Size and alignment of the C type spelled `c` (canonical: `unsigned int`, `float4`,
+/// `Params`), and the struct it is when it is one of `known`. A struct name the file defines
+/// more than once with different layouts (in two namespaces) has none.
+pub fn c_layout<'k>(
+    c: &str,
+    known: &'k [CStruct],
+) -> Option<((usize, usize), Option<&'k CStruct>)> {
+    let builtin = scalar(c)
+        .or_else(|| vector_type(c).map(|v| (v.size, v.align)))
+        .or_else(|| fp8_type(c).map(|v| (v.size, v.align)))
+        // `CUtensorMap`: 128 bytes, 64-byte aligned (128 since CUDA 13; the crate's type
+        // stands for either, and only its size is claimed here).
+        .or_else(|| matches!(c, "CUtensorMap" | "CUtensorMap_st").then_some((128, 64)));
+    if let Some(l) = builtin {
+        return Some((l, None));
+    }
+    let mut same = known.iter().filter(|s| s.name == c);
+    let first = same.next()?;
+    let layout = first.layout?;
+    same.all(|s| s.layout == Some(layout))
+        .then_some((layout, Some(first)))
 }
 
 /// Every `struct Name { ... };`, `typedef struct [Tag] { ... } Name;` at any depth.
 pub(super) fn structs(t: &[Tok]) -> Vec<CStruct> {
     let mut out: Vec<CStruct> = Vec::new();
+    // `#pragma pack` (the preprocessor keeps it as a directive token): every struct after it
+    // may be packed.
+    let mut packed = false;
     let mut i = 0;
     while i < t.len() {
+        if t[i].kind == Kind::Directive && t[i].text.trim_start().starts_with("pragma") {
+            packed |= t[i].text.contains("pack");
+            i += 1;
+            continue;
+        }
         let typedef = t[i].text == "typedef";
         let at = if typedef { i + 1 } else { i };
         if !t
@@ -57,15 +86,23 @@ pub(super) fn structs(t: &[Tok]) -> Vec<CStruct> {
             i += 1;
             continue;
         }
-        // `struct Tag {` or `struct {`, an `alignas(..)`/`__align__(..)` aside.
+        // `struct Tag {` or `struct {`, an `alignas(N)`/`__align__(N)` aside (any other
+        // attribute, or an alignment that is not a number: the layout is unknown).
         let mut j = at + 1;
-        let mut align_attr = None;
-        while t
-            .get(j)
-            .is_some_and(|x| x.text == "__align__" || x.text == "alignas")
-        {
-            align_attr = t.get(j + 2).and_then(|x| x.text.parse::<usize>().ok());
-            j += 4;
+        let (mut align_attr, mut unknown) = (None, packed);
+        while t.get(j).is_some_and(|x| {
+            matches!(
+                x.text.as_str(),
+                "__align__" | "alignas" | "__attribute__" | "__declspec"
+            )
+        }) {
+            let number = t.get(j + 2).and_then(|x| x.text.parse::<usize>().ok());
+            let closed = t.get(j + 3).is_some_and(|x| x.text == ")");
+            match (t[j].text.as_str(), number) {
+                ("__align__" | "alignas", Some(n)) if closed => align_attr = Some(n),
+                _ => unknown = true,
+            }
+            j = super::decl::skip_group(t, j + 1);
         }
         let tag = t
             .get(j)
@@ -79,10 +116,17 @@ pub(super) fn structs(t: &[Tok]) -> Vec<CStruct> {
             continue;
         }
         let close = match_brace(t, j);
-        let layout = fields(&t[j + 1..close.min(t.len())], &out).map(|(size, align)| {
-            let align = align_attr.map_or(align, |a| a.max(align));
-            (size.div_ceil(align) * align, align)
-        });
+        // An attribute after the body (`} __attribute__((aligned(16)))`) changes the layout.
+        let after = t.get(close + 1).map(|x| x.text.as_str());
+        unknown |= matches!(after, Some("__attribute__" | "__align__" | "alignas"));
+        // A template's parameters are no types the reader knows.
+        let params = template_params(t, at);
+        let layout = fields(&t[j + 1..close.min(t.len())], &out, &params)
+            .filter(|_| !unknown)
+            .map(|(size, align)| {
+                let align = align_attr.map_or(align, |a| a.max(align));
+                (size.div_ceil(align) * align, align)
+            });
         let line = t[at].line;
         let file = t[at].file.as_deref().map(str::to_owned);
         let name = if typedef {
@@ -125,19 +169,48 @@ fn match_brace(t: &[Tok], open: usize) -> usize {
     t.len()
 }
 
-/// Size (unpadded at the end) and alignment of a struct body's fields, when all are known.
-fn fields(body: &[Tok], known: &[CStruct]) -> Option<(usize, usize)> {
+/// The names of the parameters of the template whose header ends just before `at` (the
+/// `struct` keyword), if one does.
+fn template_params(t: &[Tok], at: usize) -> Vec<String> {
+    if at == 0 || t[at - 1].text != ">" {
+        return Vec::new();
+    }
+    let mut d = 0i32;
+    let mut k = at - 1;
+    loop {
+        match t[k].text.as_str() {
+            ">" => d += 1,
+            "<" => d -= 1,
+            _ => {}
+        }
+        if d == 0 || k == 0 {
+            break;
+        }
+        k -= 1;
+    }
+    t[k..at]
+        .iter()
+        .filter(|x| x.kind == Kind::Ident)
+        .map(|x| x.text.clone())
+        .collect()
+}
+
+/// Size (unpadded at the end) and alignment of a struct body's fields, when all are known
+/// (`params`: a template's parameter names, whose layout is not).
+fn fields(body: &[Tok], known: &[CStruct], params: &[String]) -> Option<(usize, usize)> {
     let (mut size, mut align) = (0usize, 1usize);
     for decl in body.split(|x| x.text == ";") {
         if decl.is_empty() {
             continue;
         }
-        // Methods, nested definitions, bit-fields and access specifiers: layout unknown.
+        // Methods, nested definitions, bit-fields, access specifiers, references and
+        // directives (`#pragma pack` inside the body): layout unknown.
         if decl.iter().any(|x| {
-            matches!(
-                x.text.as_str(),
-                "(" | "{" | "}" | ":" | "static" | "virtual"
-            )
+            x.kind == Kind::Directive
+                || matches!(
+                    x.text.as_str(),
+                    "(" | "{" | "}" | ":" | "&" | "static" | "virtual" | "union"
+                )
         }) {
             return None;
         }
@@ -160,6 +233,8 @@ fn fields(body: &[Tok], known: &[CStruct]) -> Option<(usize, usize)> {
                 || (k == 0 && first[..name_at].iter().any(|x| x.text == "*"));
             let (mut s, a) = if pointer {
                 (8, 8)
+            } else if base.iter().any(|w| params.iter().any(|p| p == w)) {
+                return None;
             } else {
                 type_layout(&base, known)?
             };

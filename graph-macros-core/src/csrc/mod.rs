@@ -7,8 +7,10 @@
 //! decide it says: kernels inside a conditional it cannot evaluate, headers it cannot read. It
 //! never panics on any input.
 
+mod alias;
 mod cond;
 mod decl;
+mod enums;
 mod layout;
 mod lex;
 mod macros;
@@ -18,9 +20,11 @@ mod types;
 
 use std::path::{Path, PathBuf};
 
-use decl::{aliases, device_functions, one_per_signature, scan};
+use alias::aliases;
+use decl::{device_functions, one_per_signature, scan};
 pub use decl::{CKernel, Linkage, TParam};
-pub use layout::CStruct;
+pub use enums::CEnum;
+pub use layout::{c_layout, CStruct};
 use lex::{lex, Tok};
 use pp::{preprocess, Pre};
 pub use types::{c_of, rust_path, vector_type, CParam, CType, VECTOR_TYPES};
@@ -38,6 +42,8 @@ pub struct Source {
     pub notes: Vec<String>,
     /// Structs (and typedefs of structs) the file defines, with their layout where known.
     pub structs: Vec<CStruct>,
+    /// Enums the file defines, with their enumerators.
+    pub enums: Vec<CEnum>,
     /// `__device__` functions with a body: what programmatic-launch checks follow into.
     pub(crate) device_fns: Vec<CKernel>,
     /// The text of the file and of every file it includes (`None`: the file itself), by line,
@@ -111,6 +117,7 @@ pub fn parse_file(text: &str, path: Option<&Path>, defines: &[(String, String)])
         lines.push((Some(name), text.lines().map(str::to_owned).collect()));
     }
     let structs = layout::structs(&live);
+    let enums = enums::enums(&live);
     // Kernels of the branches left out, each with the reason its first token carries.
     let mut removed = Vec::new();
     let mut start = 0;
@@ -133,6 +140,7 @@ pub fn parse_file(text: &str, path: Option<&Path>, defines: &[(String, String)])
         includes: pre.includes,
         notes: pre.notes,
         structs,
+        enums,
         device_fns,
         lines,
     }

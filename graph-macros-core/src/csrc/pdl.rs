@@ -176,12 +176,16 @@ fn first_wait(body: &[Tok], waiting: &[String]) -> (Option<usize>, Option<(usize
     (None, conditional)
 }
 
-/// Names of the parameters a kernel could read or write memory through: pointers, and
-/// (conservatively) structs and references, which may hold pointers.
+/// Names of the parameters a kernel could read or write memory through: pointers, arrays of
+/// addresses, tensor maps (a descriptor holds a global address), and (conservatively)
+/// structs and references, which may hold pointers.
 fn memory_params(k: &CKernel) -> Vec<String> {
     k.params
         .iter()
-        .filter(|p| matches!(p.ty, CType::Pointer { .. } | CType::Other(_)))
+        .filter(|p| match &p.ty {
+            CType::Pointer { .. } | CType::Addresses { .. } | CType::Other(_) => true,
+            CType::Scalar { rust, .. } => *rust == "TensorMap",
+        })
         .filter_map(|p| p.name.clone())
         .collect()
 }

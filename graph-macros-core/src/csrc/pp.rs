@@ -183,6 +183,12 @@ fn directive(
             }
         }
         "include" => include(rest, line, pre, path, shown, out),
+        // Kept as a token: the layouts of the structs after it are not C's default.
+        "pragma" if rest.starts_with("pack") => {
+            let mut tok = Tok::new(Kind::Directive, d, line);
+            tok.file = shown.clone();
+            out.push(tok);
+        }
         _ => {}
     }
 }

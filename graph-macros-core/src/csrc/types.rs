@@ -1,5 +1,7 @@
 //! A kernel parameter's C type, and the Rust type it is: scalars (with their C spellings made
-//! canonical), pointers, CUDA's vector and fp8 types, and the spellings back for prototypes.
+//! canonical), pointers, arrays of device addresses (`float**`), CUDA's vector and fp8 types,
+//! its tensor-map descriptor, the standard library's empty tag types, and the spellings back
+//! for prototypes.
 
 use super::lex::{Kind, Tok};
 
@@ -89,8 +91,84 @@ pub enum CType {
         rust: Option<&'static str>,
         constant: bool,
     },
-    /// Anything else (a struct, a template parameter, a reference, a double pointer, ...).
+    /// A pointer to pointers (`float**`, `const float* const*`, `void* const*`): an array of
+    /// device addresses. `pointee` and `rust` are what the addresses point at (as for
+    /// [`CType::Pointer`]); `constant` whether the array itself is `const` (`T* const*`: the
+    /// kernel cannot write the addresses), `inner_const` whether what they point at is.
+    Addresses {
+        pointee: String,
+        rust: Option<&'static str>,
+        constant: bool,
+        inner_const: bool,
+    },
+    /// Anything else (a struct, a template parameter, a reference, a triple pointer, ...).
     Other(String),
+}
+
+/// The standard library's empty tag types (after `std::` or `cuda::std::`): a kernel
+/// parameter of one is one byte whose value nothing reads (its meaning is its type).
+const TAGS: &[(&str, bool)] = &[
+    ("bool_constant", true),
+    ("integral_constant", true),
+    ("true_type", false),
+    ("false_type", false),
+];
+
+/// `std::bool_constant<B> name` and the other tag types of [`TAGS`], as a parameter.
+fn tag(t: &[Tok]) -> Option<CParam> {
+    let k = t
+        .iter()
+        .position(|x| !QUALIFIERS.contains(&x.text.as_str()))?;
+    // `std ::` or `cuda :: std ::` (`::std::` too).
+    let mut i = k + usize::from(t.get(k).is_some_and(|x| x.text == ":")) * 2;
+    if t.get(i).is_some_and(|x| x.text == "cuda") {
+        i += 3;
+    }
+    let colons = |j: usize| {
+        t.get(j).is_some_and(|x| x.text == ":") && t.get(j + 1).is_some_and(|x| x.text == ":")
+    };
+    if !(t.get(i).is_some_and(|x| x.text == "std") && colons(i + 1)) {
+        return None;
+    }
+    let at = i + 3;
+    let (_, template) = TAGS
+        .iter()
+        .find(|(n, _)| t.get(at).is_some_and(|x| x.text == *n))?;
+    let mut end = at + 1;
+    if *template {
+        if t.get(end).is_none_or(|x| x.text != "<") {
+            return None;
+        }
+        let mut d = 0i32;
+        while end < t.len() {
+            match t[end].text.as_str() {
+                "<" => d += 1,
+                ">" => d -= 1,
+                _ => {}
+            }
+            end += 1;
+            if d == 0 {
+                break;
+            }
+        }
+    }
+    let rest: Vec<&Tok> = t[end..]
+        .iter()
+        .filter(|x| !QUALIFIERS.contains(&x.text.as_str()))
+        .collect();
+    let name = match rest.as_slice() {
+        [] => None,
+        [n] if n.kind == Kind::Ident => Some(n.text.clone()),
+        _ => return None,
+    };
+    Some(CParam {
+        name,
+        ty: CType::Scalar {
+            c: compact(&t[i..end]),
+            rust: "Tag",
+        },
+        text: compact(t),
+    })
 }
 
 const QUALIFIERS: &[&str] = &[
@@ -152,6 +230,9 @@ pub(super) fn parameter(t: &[Tok]) -> CParam {
         Some(k) => &t[..k],
         None => t,
     };
+    if let Some(p) = tag(t) {
+        return p;
+    }
     // `std::uint32_t` is `uint32_t`, `::size_t` is `size_t`.
     let unqualified: Vec<Tok>;
     let t = if t.iter().any(|x| x.text == ":") {
@@ -178,13 +259,7 @@ pub(super) fn parameter(t: &[Tok]) -> CParam {
     } else {
         t
     };
-    let text = t
-        .iter()
-        .map(|x| x.text.as_str())
-        .collect::<Vec<_>>()
-        .join(" ")
-        .replace(" *", "*")
-        .replace(" [ ]", "[]");
+    let text = compact(t);
     let stars =
         t.iter().filter(|x| x.text == "*").count() + t.iter().filter(|x| x.text == "[").count();
     let reference = t.iter().any(|x| x.text == "&" || x.text == "...");
@@ -216,9 +291,44 @@ pub(super) fn parameter(t: &[Tok]) -> CParam {
             _ => (words, None),
         }
     };
-    let base = ty_words.join(" ");
-    let ty = if reference || stars > 1 || ty_words.is_empty() {
+    // A template instance (`Foo<int, 4>`) is spelled with its arguments: no struct the file
+    // defines is it (a specialization may be laid out otherwise).
+    let templated = t[..first_star].iter().any(|x| x.text == "<");
+    let (ty_words, base) = if templated {
+        let mut ty: Vec<Tok> = t[..first_star]
+            .iter()
+            .filter(|x| !QUALIFIERS.contains(&x.text.as_str()))
+            .cloned()
+            .collect();
+        if name.is_some() && ty.last().is_some_and(|x| Some(x.text.as_str()) == name) {
+            ty.pop();
+        }
+        (Vec::new(), compact(&ty))
+    } else {
+        let base = ty_words.join(" ");
+        (ty_words, base)
+    };
+    // `T**`, `T* const*`, `T* name[]`: an array of addresses (the second level one `*` or an
+    // unsized `[]` after the first `*`).
+    let second = t
+        .get(first_star + 1..)
+        .unwrap_or_default()
+        .iter()
+        .position(|x| x.text == "*" || x.text == "[")
+        .map(|k| first_star + 1 + k);
+    let addresses = stars == 2
+        && !array
+        && second.is_some_and(|s| t[s].text == "*" || t.get(s + 1).is_some_and(|x| x.text == "]"));
+    let ty = if reference || (ty_words.is_empty() && !templated) || (stars > 1 && !addresses) {
         CType::Other(text.clone())
+    } else if addresses {
+        let second = second.unwrap_or(first_star);
+        CType::Addresses {
+            rust: rust_of(&ty_words),
+            pointee: canonical(&ty_words).unwrap_or(base),
+            constant: t[first_star..second].iter().any(|x| x.text == "const"),
+            inner_const: constant,
+        }
     } else if stars == 1 {
         CType::Pointer {
             rust: rust_of(&ty_words),
@@ -236,6 +346,21 @@ pub(super) fn parameter(t: &[Tok]) -> CParam {
         ty,
         text,
     }
+}
+
+/// Tokens joined as a C declaration reads: `const float* x`, `std::bool_constant<B> b`.
+pub(super) fn compact(t: &[Tok]) -> String {
+    t.iter()
+        .map(|x| x.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(" *", "*")
+        .replace(" [ ]", "[]")
+        .replace(" : : ", "::")
+        .replace(": : ", "::")
+        .replace(" < ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",")
 }
 
 /// The canonical spelling of a type made of `words` (e.g. `unsigned int` for `unsigned`).
@@ -300,6 +425,8 @@ pub(super) fn rust_of(words: &[&str]) -> Option<&'static str> {
         "cudaTextureObject_t" | "cudaSurfaceObject_t" | "CUtexObject" | "CUsurfObject" => "u64",
         // `long` on every platform CUDA supports (LP64).
         "clock_t" => "i64",
+        // The tensor-map (TMA) descriptor of `cuda.h`: 128 opaque bytes.
+        "CUtensorMap" | "CUtensorMap_st" => "TensorMap",
         "__half" | "half" => "f16",
         "__nv_bfloat16" | "nv_bfloat16" => "bf16",
         // `cuda_fp8.h`'s storage typedefs (`unsigned char`, `short`, `int`).
@@ -320,7 +447,7 @@ pub(super) fn rust_of(words: &[&str]) -> Option<&'static str> {
 pub fn rust_path(short: &str) -> String {
     match short {
         "f16" | "bf16" => format!("::cuda_graph::half::{short}"),
-        "Cond" => "::cuda_graph::kernel::Cond".to_owned(),
+        "Cond" | "TensorMap" | "Tag" => format!("::cuda_graph::kernel::{short}"),
         _ if VECTOR_TYPES.iter().any(|v| v.rust == short) => {
             format!("::cuda_graph::vector::{short}")
         }
@@ -348,6 +475,7 @@ pub fn c_of(rust: &str) -> Option<&'static str> {
         "isize" => "ptrdiff_t",
         "bool" => "bool",
         "Cond" | ":: cuda_graph :: kernel :: Cond" => "cudaGraphConditionalHandle",
+        "TensorMap" | ":: cuda_graph :: kernel :: TensorMap" => "CUtensorMap",
         "f16" => "__half",
         "bf16" => "__nv_bfloat16",
         other => {

@@ -141,9 +141,11 @@ pub fn graph(g: &Graph) -> TokenStream {
         )
     });
     // Rust types standing for C structs and vector types have the C type's size.
-    let sizes = g.kernels.iter().flat_map(|k| &k.sizes).map(|(t, n, msg)| {
+    let sizes = g.kernels.iter().flat_map(|k| &k.sizes).map(|l| {
+        let (t, n, msg) = (&l.ty, l.size, &l.msg);
         let span = syn::spanned::Spanned::span(t);
-        quote::quote_spanned!(span=> const _: () = ::core::assert!(::core::mem::size_of::<#t>() == #n, #msg);)
+        let align = l.align.map(|a| quote!(&& ::core::mem::align_of::<#t>() == #a));
+        quote::quote_spanned!(span=> const _: () = ::core::assert!(::core::mem::size_of::<#t>() == #n #align, #msg);)
     });
     let prototypes = build::prototypes(g);
     let temporaries = g.inputs.iter().filter_map(|i| {

@@ -159,6 +159,11 @@ fn early_reads(model: &Graph, b: u32) -> Result<(), String> {
     let nb = &model.nodes[b as usize].name;
     for e in &pdl.early {
         let (given, fix) = match l.args.get(e.index) {
+            _ if e.through => (
+                "addresses of memory the graph does not track (which a node may be writing)"
+                    .to_owned(),
+                "move the wait above that use".to_owned(),
+            ),
             Some(Arg::Buffer { input, .. }) => {
                 let inp = &model.inputs[*input];
                 match inp.kind.buffer() {

@@ -7,8 +7,10 @@
 
 mod collectives;
 mod conds;
+mod derive;
 mod edges;
 mod file;
+mod instance;
 mod nodes;
 mod pick;
 pub mod repeat;
@@ -28,7 +30,7 @@ use crate::lower::{snake_case, KnownGraph, Lower, VIEW_SETTERS};
 use crate::model::{Buffer, Cond, Errors, Graph, Input, InputKind, Kernel, NodeOp};
 
 /// The most arguments the runtime passes to a kernel (its argument tuples' largest size).
-const MAX_KERNEL_ARGS: usize = 24;
+const MAX_KERNEL_ARGS: usize = 40;
 
 /// Method names `NameExec` has besides those made from the user's names: its own, and those of
 /// `GraphExec` it reaches through `Deref` that a node or input must not hide.

@@ -7,7 +7,7 @@
 
 use crate::ast::{KernelDecl, KernelParam, ParamTy};
 use crate::csrc::{self, CKernel, CType, Linkage};
-use crate::lower::{either, is_void, primitive, suggestions};
+use crate::lower::{addr_of, either, is_void, primitive, suggestions};
 use crate::model::Errors;
 
 use super::file::{macro_note, quote_c, Loaded};
@@ -252,6 +252,15 @@ fn fits(params: &[KernelParam], c: &CKernel) -> bool {
                     primitive(t).as_deref() == Some(rust)
                 }
                 (ParamTy::Scalar(t), CType::Other(_)) => primitive(t).is_none(),
+                (ParamTy::Slice { elem, .. }, CType::Addresses { rust, pointee, .. }) => {
+                    match addr_of(elem) {
+                        None => false,
+                        Some(x) => match (primitive(x), rust) {
+                            (Some(e), Some(r)) => e == *r,
+                            _ => is_void(x) == (pointee == "void"),
+                        },
+                    }
+                }
                 _ => false,
             })
 }
@@ -269,6 +278,14 @@ fn rust_list(c: &CKernel) -> Option<String> {
                 ..
             } => format!("{name}: &{}[{r}]", if *constant { "" } else { "mut " }),
             CType::Scalar { rust, .. } => format!("{name}: {rust}"),
+            CType::Addresses {
+                rust: Some(r),
+                constant,
+                ..
+            } => format!(
+                "{name}: &{}[Addr<{r}>]",
+                if *constant { "" } else { "mut " }
+            ),
             _ => return None,
         });
     }
@@ -288,5 +305,9 @@ fn c_type_of(p: &csrc::CParam) -> String {
         }
         _ => words,
     };
-    kept.join(" ").replace(" *", "*")
+    // `ns : : Params` (tokens joined) is `ns::Params` in C++.
+    kept.join(" ")
+        .replace(" *", "*")
+        .replace(" : : ", "::")
+        .replace(": : ", "::")
 }

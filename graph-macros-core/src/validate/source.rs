@@ -8,10 +8,10 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
-use crate::ast::{KernelDecl, KernelParam, ParamTy, TemplateArg};
+use crate::ast::{KernelDecl, KernelParam, ParamTy};
 use crate::csrc::{self, CKernel, CType, Linkage};
-use crate::lower::{primitive, rust_param_names};
-use crate::model::Errors;
+use crate::lower::{addr_of, is_void, primitive};
+use crate::model::{Errors, LayoutCheck};
 
 use super::file::{quote_c, Loaded};
 
@@ -20,8 +20,8 @@ pub(super) struct Checked {
     pub params: Vec<(Ident, ParamTy)>,
     /// The name the module finds it by, for a kernel with C++ linkage (or another C name).
     pub load: Option<String>,
-    /// Rust types whose size must be a C type's: the type, the size, and the message.
-    pub sizes: Vec<(Type, usize, String)>,
+    /// Rust types whose layout must be a C type's.
+    pub sizes: Vec<LayoutCheck>,
     /// What its source says about programmatic dependent launch.
     pub pdl: Option<crate::model::Pdl>,
 }
@@ -45,8 +45,13 @@ fn pdl_facts(file: &Loaded, c: &CKernel) -> crate::model::Pdl {
         Wait::Proven { early: uses, .. } => {
             for (param, line) in uses {
                 let index = c.params.iter().position(|p| p.name.as_deref() == Some(&param));
+                let addresses = index.is_some_and(|i| {
+                    matches!(c.params[i].ty, CType::Addresses { .. })
+                        || matches!(c.params[i].ty, CType::Scalar { rust: "TensorMap", .. })
+                });
                 early.push(crate::model::EarlyUse {
                     index: index.unwrap_or(usize::MAX),
+                    through: addresses,
                     line: c_line(file, c, line),
                     param,
                 });
@@ -144,7 +149,7 @@ pub(super) fn kernel_params(k: &KernelDecl, file: &Loaded, errors: &mut Errors) 
             return None;
         }
         (Linkage::Template, Some(((open, _), args))) => {
-            let (inst, expr) = instance(name, c, *open, args, file, errors)?;
+            let (inst, expr) = super::instance::instance(name, c, *open, args, file, errors)?;
             (inst, Some(expr))
         }
     };
@@ -152,7 +157,7 @@ pub(super) fn kernel_params(k: &KernelDecl, file: &Loaded, errors: &mut Errors) 
     let pdl = Some(pdl_facts(file, &c));
     let params = match &k.params {
         Some(params) => check(name, params, file, &c, &mut sizes, errors),
-        None => derive(name, file, &c, errors),
+        None => super::derive::derive(k, file, &c, errors),
     };
     params.map(|params| Checked {
         params,
@@ -162,105 +167,46 @@ pub(super) fn kernel_params(k: &KernelDecl, file: &Loaded, errors: &mut Errors) 
     })
 }
 
-/// The size of C type `c` (a struct the file defines, or a vector type), and where it is
-/// defined, when known.
-fn c_size(file: &Loaded, c: &str) -> Option<(usize, String)> {
-    if let Some(v) = csrc::vector_type(c) {
-        return Some((v.size, "a CUDA vector type".to_owned()));
-    }
-    let st = file.src.structs.iter().rev().find(|st| st.name == c)?;
-    let (size, _) = st.layout?;
-    let at = st.file.as_deref().unwrap_or(&file.shown);
-    Some((size, format!("defined at {at}:{}", st.line)))
-}
-
-/// The template instance `args` make of `c`: its parameters, and its name expression.
-fn instance(
+/// The layout check of Rust type `t`, standing for C type `cty` (`how`: by value, as a
+/// buffer's element, ...) in parameter `param` of kernel `name`: its size and alignment must
+/// be the C type's, where the reader knows them (a scalar, a vector or fp8 type, a struct the
+/// file defines with every field known). `None` where it does not.
+fn layout_check(
     name: &Ident,
-    c: &CKernel,
-    span: Span,
-    args: &[TemplateArg],
+    param: &Ident,
+    t: &Type,
+    cty: &str,
+    how: &str,
     file: &Loaded,
-    errors: &mut Errors,
-) -> Option<(CKernel, String)> {
-    let tps = c.template.clone().unwrap_or_default();
-    let header = c.template_header().unwrap_or_default();
-    let mut texts = Vec::new();
-    let mut ok = true;
-    for (k, a) in args.iter().enumerate() {
-        let tp = tps.get(k);
-        match (a, tp) {
-            (_, None) => {
-                let at = match a {
-                    TemplateArg::Type(t) => t.span(),
-                    TemplateArg::Value { span, .. } => *span,
-                };
-                errors.at(
-                    at,
-                    format!(
-                        "kernel `{name}` takes {} template argument{} (`{header}`); remove this one",
-                        tps.len(),
-                        if tps.len() == 1 { "" } else { "s" }
-                    ),
-                );
-                ok = false;
-            }
-            (TemplateArg::Type(t), Some(tp)) if tp.value.is_none() => {
-                match primitive(t).and_then(|r| csrc::c_of(&r)) {
-                    Some(cty) => texts.push(cty.to_owned()),
-                    None => {
-                        errors.at(
-                            t.span(),
-                            format!(
-                                "template parameter `{}` of kernel `{name}` takes a type the checker can spell in C: a Rust scalar (`f32`, `u32`, `i64`, ...), `f16`, `bf16`, or a vector type (`Float4`, ...)",
-                                tp.text
-                            ),
-                        );
-                        ok = false;
-                    }
-                }
-            }
-            (TemplateArg::Value { text, .. }, Some(tp)) if tp.value.is_some() => {
-                texts.push(text.clone())
-            }
-            (a, Some(tp)) => {
-                let (at, want) = match a {
-                    TemplateArg::Type(t) => (t.span(), "a value (a literal such as `256`)"),
-                    TemplateArg::Value { span, .. } => (*span, "a type (such as `f32`)"),
-                };
-                errors.at(
-                    at,
-                    format!(
-                        "template parameter `{}` of kernel `{name}` takes {want} (`{header}`)",
-                        tp.text
-                    ),
-                );
-                ok = false;
-            }
-        }
-    }
-    if !ok {
-        return None;
-    }
-    match c.instantiate(&texts) {
-        Ok(params) => {
-            let mut inst = c.clone();
-            inst.params = params;
-            inst.decl = format!("{} (with {})", c.decl, texts.join(", "));
-            let expr = format!("{}<{}>", c.qualified(), texts.join(", "));
-            Some((inst, expr))
-        }
-        Err(why) => {
-            errors.at(
-                span,
-                format!(
-                    "kernel `{name}` cannot be instantiated so: {why} (`{header}`)\n  {}",
-                    quote_c(file, c)
-                ),
-            );
-            None
-        }
-    }
+) -> Option<LayoutCheck> {
+    let ((size, align), st) = csrc::c_layout(cty, &file.src.structs)?;
+    let at = match st {
+        Some(st) => format!(
+            "defined at {}:{}",
+            st.file.as_deref().unwrap_or(&file.shown),
+            st.line
+        ),
+        None if csrc::vector_type(cty).is_some() => "a CUDA vector type".to_owned(),
+        None => "a C type".to_owned(),
+    };
+    // A tensor map is 64-byte aligned before CUDA 13 and 128-byte aligned since: only its
+    // size is the same everywhere.
+    let align = (!cty.starts_with("CUtensorMap")).then_some(align);
+    let rust = quote::ToTokens::to_token_stream(t)
+        .to_string()
+        .replace(' ', "");
+    let aligned = match align {
+        Some(a) => format!(" and {a}-byte aligned"),
+        None => String::new(),
+    };
+    Some(LayoutCheck {
+        ty: t.clone(),
+        size,
+        align,
+        msg: format!(
+            "parameter `{param}` of kernel `{name}` passes `{rust}` {how} for C `{cty}` ({at}), which is {size} bytes{aligned}; `{rust}` must be #[repr(C)] with the same fields"
+        ),
+    })
 }
 
 fn check(
@@ -268,7 +214,7 @@ fn check(
     params: &[KernelParam],
     file: &Loaded,
     c: &CKernel,
-    sizes: &mut Vec<(Type, usize, String)>,
+    sizes: &mut Vec<LayoutCheck>,
     errors: &mut Errors,
 ) -> Option<Vec<(Ident, ParamTy)>> {
     if params.len() != c.params.len() {
@@ -288,36 +234,24 @@ fn check(
     }
     let mut ok = true;
     for (p, cp) in params.iter().zip(&c.params) {
-        // A Rust type standing for a C struct or vector type: its size must be the C one's.
+        // A Rust type standing for a C type: its size and alignment must be the C one's.
         let sized = match (&p.ty, &cp.ty) {
             (ParamTy::Scalar(t), CType::Other(cty)) => Some((t, cty.as_str(), "by value")),
             (ParamTy::Scalar(t), CType::Scalar { c: cty, .. }) if primitive(t).is_none() => {
                 Some((t, cty.as_str(), "by value"))
             }
-            (
-                ParamTy::Slice { elem, .. },
-                CType::Pointer {
-                    pointee,
-                    rust: None,
-                    ..
-                },
-            ) if pointee != "void" => Some((elem, pointee.as_str(), "as a buffer's element")),
+            (ParamTy::Slice { elem, .. }, CType::Pointer { pointee, .. })
+                if pointee != "void" && primitive(elem).is_none() && !is_void(elem) =>
+            {
+                Some((elem, pointee.as_str(), "as a buffer's element"))
+            }
+            (ParamTy::Slice { elem, .. }, CType::Addresses { pointee, .. }) => addr_of(elem)
+                .filter(|x| pointee != "void" && primitive(x).is_none() && !is_void(x))
+                .map(|x| (x, pointee.as_str(), "as what a buffer's addresses point at")),
             _ => None,
         };
         if let Some((t, cty, how)) = sized {
-            if let Some((n, at)) = c_size(file, cty) {
-                let rust = quote::ToTokens::to_token_stream(t)
-                    .to_string()
-                    .replace(' ', "");
-                sizes.push((
-                    t.clone(),
-                    n,
-                    format!(
-                        "parameter `{}` of kernel `{name}` passes `{rust}` {how} for C `{cty}` ({at}), which is {n} bytes; `{rust}` must be #[repr(C)] with the same fields",
-                        p.name
-                    ),
-                ));
-            }
+            sizes.extend(layout_check(name, &p.name, t, cty, how, file));
         }
         let fault = match (&p.ty, &cp.ty) {
             (ParamTy::Scalar(t), CType::Scalar { rust, .. }) => match primitive(t) {
@@ -382,9 +316,65 @@ fn check(
                     cp.text, p.name
                 ),
             )),
-            // A type the checker does not know (a struct, a template parameter): the runtime
-            // checks its size against the kernel's parameters when the graph is built.
-            (_, CType::Other(_)) => None,
+            (ParamTy::Scalar(t), CType::Addresses { .. }) => Some((
+                one(t.span()),
+                format!(
+                    "a value here but an array of device addresses in C (`{}`); write `{}: {}`",
+                    cp.text,
+                    p.name,
+                    addresses_slice(&cp.ty)
+                ),
+            )),
+            (
+                ParamTy::Slice {
+                    mutable,
+                    elem,
+                    access,
+                },
+                CType::Addresses {
+                    rust,
+                    pointee,
+                    constant,
+                    ..
+                },
+            ) => {
+                let want = addresses_slice(&cp.ty);
+                let inner = addr_of(elem);
+                if *mutable == *constant {
+                    let why = if *constant {
+                        "a read-only buffer: the kernel cannot write a `const` array of addresses"
+                    } else {
+                        "a writable buffer: the array of addresses is not `const`, so the kernel may write it"
+                    };
+                    Some((
+                        *access,
+                        format!(
+                            "`{}` here but `{}` in C, {why}; write `{}: {want}`",
+                            if *mutable { "&mut [..]" } else { "&[..]" },
+                            cp.text,
+                            p.name
+                        ),
+                    ))
+                } else {
+                    match inner {
+                        None => Some((one(elem.span()), format!("a buffer of `{}` here but `{}` in C, an array of device addresses; write `{}: {want}` (`use cuda_graph::buffer::Addr;`)", quote::ToTokens::to_token_stream(elem).to_string().replace(' ', ""), cp.text, p.name))),
+                        Some(x) => {
+                            let wrong = match (primitive(x), rust) {
+                                (Some(r), Some(cr)) => r != *cr,
+                                (Some(_), None) => true,
+                                (None, _) => is_void(x) && pointee != "void",
+                            };
+                            wrong.then(|| (one(x.span()), format!("an array of addresses of `{}` here but `{}` in C; write `{}: {want}`", quote::ToTokens::to_token_stream(x).to_string().replace(' ', ""), cp.text, p.name)))
+                        }
+                    }
+                }
+            }
+            (ParamTy::Scalar(_), CType::Other(_)) | (ParamTy::Slice { .. }, CType::Other(_)) => {
+                // A type the checker does not know (a struct, a template parameter): the
+                // runtime checks its size against the kernel's parameters when the graph is
+                // built.
+                None
+            }
         };
         if let Some(((start, end), what)) = fault {
             ok = false;
@@ -407,148 +397,48 @@ fn check(
     })
 }
 
+/// What a parameter of C type `ty` (an array of addresses) is written as in the graph:
+/// `&mut [Addr<f32>]`.
+fn addresses_slice(ty: &CType) -> String {
+    match ty {
+        CType::Addresses {
+            rust,
+            pointee,
+            constant,
+            ..
+        } => {
+            let amp = if *constant { "&" } else { "&mut " };
+            let inner = match (rust, pointee.as_str()) {
+                (Some(r), _) => (*r).to_owned(),
+                (None, "void") => "Void".to_owned(),
+                (None, p) => super::derive::rust_name(p),
+            };
+            format!("{amp}[Addr<{inner}>]")
+        }
+        _ => String::new(),
+    }
+}
+
 /// A range of one token.
 fn one(span: Span) -> (Span, Span) {
     (span, span)
 }
 
-/// The parameters taken from the C declaration, named as there (or `p0`, `p1`, ... where it
-/// names none).
-fn derive(
-    name: &Ident,
-    file: &Loaded,
-    c: &CKernel,
-    errors: &mut Errors,
-) -> Option<Vec<(Ident, ParamTy)>> {
-    let span = name.span();
-    let mut out = Vec::new();
-    let names = rust_param_names(
-        &c.params
-            .iter()
-            .map(|p| p.name.as_deref())
-            .collect::<Vec<_>>(),
-    );
-    // Parameters whose Rust type the user must name: (C parameter, what to write).
-    let mut unknown: Vec<(&str, String)> = Vec::new();
-    // The declaration to suggest, one `name: type` per parameter.
-    let mut suggested: Vec<String> = Vec::new();
-    for (cp, pname) in c.params.iter().zip(names) {
-        let ty = |t: &str| -> Type {
-            let mut ty: Type = syn::parse_str(&csrc::rust_path(t)).expect("a Rust type");
-            set_span(&mut ty, span);
-            ty
-        };
-        let pty = match &cp.ty {
-            CType::Scalar { rust, .. } => {
-                suggested.push(format!("{pname}: {rust}"));
-                Some(ParamTy::Scalar(ty(rust)))
-            }
-            CType::Pointer {
-                rust: Some(r),
-                constant,
-                ..
-            } => {
-                let amp = if *constant { "&" } else { "&mut " };
-                suggested.push(format!("{pname}: {amp}[{r}]"));
-                Some(ParamTy::Slice {
-                    mutable: !constant,
-                    elem: ty(r),
-                    access: (span, span),
-                })
-            }
-            CType::Pointer {
-                pointee, constant, ..
-            } if pointee == "void" => {
-                // Untyped memory: a buffer of any element type.
-                let amp = if *constant { "&" } else { "&mut " };
-                suggested.push(format!("{pname}: {amp}[Void]"));
-                Some(ParamTy::Slice {
-                    mutable: !constant,
-                    elem: ty("::cuda_graph::buffer::Void"),
-                    access: (span, span),
-                })
-            }
-            CType::Pointer {
-                pointee, constant, ..
-            } => {
-                let amp = if *constant { "&" } else { "&mut " };
-                let (elem, what) = {
-                    (
-                        rust_name(pointee),
-                        format!("points at `{pointee}`: name a #[repr(C)] Rust type for it"),
-                    )
-                };
-                suggested.push(format!("{pname}: {amp}[{elem}]"));
-                unknown.push((&cp.text, what));
-                None
-            }
-            CType::Other(t) => {
-                suggested.push(format!("{pname}: {}", rust_name(t)));
-                unknown.push((
-                    &cp.text,
-                    format!("`{t}` by value: name a #[repr(C)] Rust type for it"),
-                ));
-                None
-            }
-        };
-        if let Some(p) = pty {
-            out.push((Ident::new(&pname, span), p));
-        }
-    }
-    if unknown.is_empty() {
-        return Some(out);
-    }
-    let list: Vec<String> = unknown
-        .iter()
-        .map(|(text, what)| format!("`{text}` is {what}"))
-        .collect();
-    let list = list.join("; ").replace("is points at", "points at");
-    errors.at(
-        span,
-        format!(
-            "kernel `{name}` cannot take its parameters from `{}`: {list}; declare them, e.g. `kernel {name}({});`\n  {}",
-            file.shown,
-            suggested.join(", "),
-            quote_c(file, c)
-        ),
-    );
-    None
-}
-
-/// A Rust type name for C type `c` (`ScaleParams` stays, `my_params_t` is `MyParamsT`).
-fn rust_name(c: &str) -> String {
-    c.split(|ch: char| ch == '_' || ch.is_whitespace() || ch == ':')
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let mut cs = w.chars();
-            cs.next()
-                .map(|f| f.to_uppercase().chain(cs).collect::<String>())
-                .unwrap_or_default()
-        })
-        .collect()
-}
-
-/// Where a type of `cuda_graph::fp8` comes from, for a message that tells to write it: for
-/// `F8E4M3`, the `use cuda_graph::fp8::F8E4M3;` to add; nothing for other types.
+/// Where a type of `cuda_graph::fp8` (or the tensor map and tag types of `cuda_graph::kernel`)
+/// comes from, for a message that tells to write it: for `F8E4M3`, the
+/// `use cuda_graph::fp8::F8E4M3;` to add; nothing for other types.
 fn fp8_hint(rust: &str) -> String {
     let path = csrc::rust_path(rust);
     match path.strip_prefix("::") {
-        Some(p) if p.starts_with("cuda_graph::fp8::") => format!(" (`use {p};`)"),
+        Some(p)
+            if p.starts_with("cuda_graph::fp8::")
+                || matches!(
+                    p,
+                    "cuda_graph::kernel::Tag" | "cuda_graph::kernel::TensorMap"
+                ) =>
+        {
+            format!(" (`use {p};`)")
+        }
         _ => String::new(),
-    }
-}
-
-/// Gives every token of `ty` the span `span` (types made from the C source point at the
-/// kernel's Rust declaration).
-fn set_span(ty: &mut Type, span: Span) {
-    let tokens: proc_macro2::TokenStream = quote::ToTokens::to_token_stream(&*ty)
-        .into_iter()
-        .map(|mut t| {
-            t.set_span(span);
-            t
-        })
-        .collect();
-    if let Ok(t) = syn::parse2(tokens) {
-        *ty = t;
     }
 }

@@ -31,6 +31,7 @@ mod mem;
 pub(crate) mod nccl;
 mod nodes;
 mod nvrtc;
+pub(crate) mod opaque;
 mod params;
 mod peer;
 #[cfg(feature = "nccl")]
