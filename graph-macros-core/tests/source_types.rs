@@ -443,3 +443,118 @@ fn addresses_used_before_the_wait_refuse_a_programmatic_edge() {
     );
     assert!(errors("early-plain", EARLY, &graph("plain", "x: f32")).is_empty());
 }
+
+#[test]
+fn fields_the_reader_cannot_count_or_size_leave_the_layout_unknown() {
+    // A field under an `#if` the reader cannot evaluate (either branch could be the struct),
+    // an extent that is an expression, a tensor map (its alignment is the toolkit's): no
+    // layout. A default member initializer changes nothing (`k` is 4 bytes, not a pointer).
+    let cu = r#"
+struct Cond {
+#if __CUDA_ARCH__ >= 800
+  double a;
+#else
+  float a;
+#endif
+};
+struct Sum { float v[4 + 1]; };
+struct Product { int a[2 * 3]; };
+struct Map { CUtensorMap m; int n; };
+struct Init { int k = 2 * 3; float f; };
+extern "C" __global__ void k(Cond c, Sum s, Product p, Map m, Init i) {}
+"#;
+    let g = checked(
+        "fields-unknown",
+        cu,
+        "kernel k(c: RC, s: RS, p: RP, m: RM, i: RI);",
+    );
+    assert_eq!(layout_checks(&g, 0), [("RI".to_owned(), 8, Some(4))]);
+}
+
+/// The programmatic-edge graph of `rows` (reads its weights `w` before its wait) after
+/// `produce`, beside `extra` (more items).
+fn programmatic(test: &str, extra: &str) -> Vec<String> {
+    let cu = r#"
+extern "C" __global__ void produce(float* y, int n) {
+  cudaTriggerProgrammaticLaunchCompletion();
+  if (threadIdx.x < n) y[threadIdx.x] = 1.0f;
+}
+extern "C" __global__ void rows(const float* w, const float* y, float* z, int n) {
+  float wi = threadIdx.x < n ? w[threadIdx.x] : 0.0f;
+  cudaGridDependencySynchronize();
+  if (threadIdx.x < n) z[threadIdx.x] = wi * y[threadIdx.x];
+}
+extern "C" __global__ void scatter(float* const* outs, int n) {
+  if (threadIdx.x < n) outs[0][threadIdx.x] = 2.0f;
+}
+extern "C" __global__ void store(const __grid_constant__ CUtensorMap map) {}
+"#;
+    let d = dir(test);
+    std::fs::write(d.join("file.cu"), cu).expect("write");
+    let src = format!(
+        "graph G {{ source \"file.cu\"; kernel produce; kernel rows; buffer mut y: f32; buffer w: f32; buffer mut z: f32; {extra} a = produce<<<1, 32>>>(y, 32); b = rows<<<1, 32>>>(w, y, z, 32); #[programmatic] a -> b; }}"
+    );
+    let dirs = Dirs {
+        manifest: Some(d),
+        call: None,
+    };
+    let (_, errs) = check_in(src.parse().expect("tokens"), &dirs).expect("parses");
+    errs.messages()
+}
+
+#[test]
+fn untracked_writes_forbid_reads_before_a_wait() {
+    // Alone, `rows` may read its read-only weights before it waits.
+    assert!(programmatic("pdl-alone", "").is_empty());
+    // Beside a kernel that writes through an array of addresses, or takes a tensor map (whose
+    // stores the graph cannot see), `w` could be what it writes: the edge is refused.
+    for (test, extra, what) in [
+        (
+            "pdl-addresses",
+            "kernel scatter; buffer outs: Addr<f32>; c = scatter<<<1, 32>>>(outs, 32);",
+            "may write through `outs` (a buffer of device addresses)",
+        ),
+        (
+            "pdl-tensor-map",
+            "kernel store; param map: TensorMap; c = store<<<1, 1>>>(map);",
+            "may write through `map` (a tensor map)",
+        ),
+    ] {
+        let errs = programmatic(test, extra);
+        assert!(
+            errs.iter().any(|e| e.contains(what)
+                && e.contains("`w`, declared without `mut`")
+                && e.contains("move the wait above that use")),
+            "{test}: {errs:?}"
+        );
+    }
+}
+
+#[test]
+fn a_bare_enumerator_of_an_enum_class_is_named_through_it() {
+    let cu = "namespace ops { enum class Mode { kA, kB }; template <Mode M> __global__ void f(int* o) {} }\n";
+    let errs = errors("enum-class-bare", cu, "kernel f = ops::f<kB>;");
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("`ops::Mode` is an `enum class`")
+                && e.contains("write `Mode::kB`")
+                && !e.contains("``")),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn prototypes_spell_arrays_of_addresses_as_c_does() {
+    let cu = "extern \"C\" __global__ void g(const float* const* xs, float** ys, int n) {}\n";
+    let g = checked(
+        "prototypes-addresses",
+        cu,
+        "kernel g; buffer xs: Addr<f32>; buffer mut ys: Addr<f32>; a = g<<<1, 32>>>(xs, ys, 32);",
+    );
+    // `PROTOTYPES` in the expansion, a string literal.
+    let text = cuda_graph_macros_core::expand::graph(&g).to_string();
+    assert!(
+        text.contains("float* const* xs") && text.contains("float** ys"),
+        "{text}"
+    );
+}

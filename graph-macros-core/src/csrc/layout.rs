@@ -36,9 +36,15 @@ fn scalar(c: &str) -> Option<(usize, usize)> {
     })
 }
 
-/// Size and alignment of the C type `words` (qualifiers removed), given the structs known.
+/// Size and alignment of the C type `words` (qualifiers removed) as a struct's field, given the
+/// structs known. None for a tensor map: its alignment depends on the toolkit (64 bytes before
+/// CUDA 13, 128 since), and so do the offsets and the size of a struct holding one.
 fn type_layout(words: &[&str], known: &[CStruct]) -> Option<(usize, usize)> {
-    c_layout(&canonical(words)?, known).map(|(l, _)| l)
+    let c = canonical(words)?;
+    if matches!(c.as_str(), "CUtensorMap" | "CUtensorMap_st") {
+        return None;
+    }
+    c_layout(&c, known).map(|(l, _)| l)
 }
 
 /// Size and alignment of the C type spelled `c` (canonical: `unsigned int`, `float4`,
@@ -119,6 +125,11 @@ pub(super) fn structs(t: &[Tok]) -> Vec<CStruct> {
         // An attribute after the body (`} __attribute__((aligned(16)))`) changes the layout.
         let after = t.get(close + 1).map(|x| x.text.as_str());
         unknown |= matches!(after, Some("__attribute__" | "__align__" | "alignas"));
+        // A field under an `#if` the reader cannot evaluate (one the struct itself is not
+        // under): which fields the struct has is not known.
+        unknown |= t[j + 1..close.min(t.len())]
+            .iter()
+            .any(|x| x.cond != t[at].cond);
         // A template's parameters are no types the reader knows.
         let params = template_params(t, at);
         let layout = fields(&t[j + 1..close.min(t.len())], &out, &params)
@@ -217,6 +228,10 @@ fn fields(body: &[Tok], known: &[CStruct], params: &[String]) -> Option<(usize, 
         // `T a, *b, c[4]`: the base type is the words before the first declarator.
         let declarators: Vec<&[Tok]> = decl.split(|x| x.text == ",").collect();
         let first = declarators[0];
+        let first = &first[..first
+            .iter()
+            .position(|x| x.text == "=")
+            .unwrap_or(first.len())];
         let name_at = first
             .iter()
             .rposition(|x| x.kind == Kind::Ident)
@@ -229,7 +244,11 @@ fn fields(body: &[Tok], known: &[CStruct], params: &[String]) -> Option<(usize, 
             .collect();
         for (k, d) in declarators.iter().enumerate() {
             let d: &[Tok] = if k == 0 { &first[name_at..] } else { d };
-            let pointer = d.iter().any(|x| x.text == "*")
+            // A default member initializer (`int k = 2 * 3;`) is no part of the layout.
+            let d = &d[..d.iter().position(|x| x.text == "=").unwrap_or(d.len())];
+            // `*` before the extents (`float* p[2]`), not inside one (`int a[2 * 3]`).
+            let head = &d[..d.iter().position(|x| x.text == "[").unwrap_or(d.len())];
+            let pointer = head.iter().any(|x| x.text == "*")
                 || (k == 0 && first[..name_at].iter().any(|x| x.text == "*"));
             let (mut s, a) = if pointer {
                 (8, 8)
@@ -242,12 +261,16 @@ fn fields(body: &[Tok], known: &[CStruct], params: &[String]) -> Option<(usize, 
             let mut n = 0;
             while n < d.len() {
                 if d[n].text == "[" {
+                    // `[N]` with a plain number only (`[4 + 1]`, `[2 * 3]`: unknown).
                     let count: usize = d
                         .get(n + 1)?
                         .text
                         .trim_end_matches(['u', 'U'])
                         .parse()
                         .ok()?;
+                    if d.get(n + 2)?.text != "]" {
+                        return None;
+                    }
                     s = s.checked_mul(count)?;
                     n += 3;
                 } else {

@@ -94,6 +94,17 @@ pub(super) fn prototypes(g: &Graph) -> String {
                 };
                 match t {
                     ParamTy::Scalar(ty) => format!("{} {n}", c(ty)),
+                    // A buffer of device addresses: `T* const*` read-only, `T**` written.
+                    ParamTy::Slice { mutable, elem, .. }
+                        if crate::lower::addr_of(elem).is_some() =>
+                    {
+                        let to = crate::lower::addr_of(elem).map(&c).unwrap_or_default();
+                        if *mutable {
+                            format!("{to}** {n}")
+                        } else {
+                            format!("{to}* const* {n}")
+                        }
+                    }
                     ParamTy::Slice {
                         mutable: false,
                         elem,

@@ -167,7 +167,16 @@ fn early_reads(model: &Graph, b: u32) -> Result<(), String> {
             Some(Arg::Buffer { input, .. }) => {
                 let inp = &model.inputs[*input];
                 match inp.kind.buffer() {
-                    Some(buf) if !buf.mutable && buf.temp.is_none() => continue,
+                    Some(buf) if !buf.mutable && buf.temp.is_none() => match untracked(model) {
+                        None => continue,
+                        Some((kernel, param, what)) => (
+                            format!(
+                                "`{}`, declared without `mut`; but kernel `{kernel}` may write through `{param}` ({what}) to memory the graph does not track, which could be `{}`'s,",
+                                inp.name, inp.name
+                            ),
+                            "move the wait above that use".to_owned(),
+                        ),
+                    },
                     Some(buf) if buf.temp.is_some() => (
                         format!("the temporary `{}`, which the graph writes", inp.name),
                         "move the wait above that use".to_owned(),
@@ -192,6 +201,37 @@ fn early_reads(model: &Graph, b: u32) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// A kernel of the graph that may write memory the graph does not track (through an array of
+/// device addresses, or a tensor map's stores): its name, the parameter, and what it is. Where
+/// one is, no buffer is proved unwritten, so none may be read before a wait.
+fn untracked(model: &Graph) -> Option<(String, String, &'static str)> {
+    let named = |t: &syn::Type, what: &str| matches!(t, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == what));
+    // A written array of addresses (`float**`) is named first: it says most plainly why.
+    let mut found: Vec<(bool, String, String, &'static str)> = Vec::new();
+    for k in model.kernels.iter().filter(|k| k.used) {
+        found.extend(k.params.iter().filter_map(|(name, ty)| {
+            let what = match ty {
+                ast::ParamTy::Slice { elem, .. } if named(elem, "Addr") => {
+                    "a buffer of device addresses"
+                }
+                ast::ParamTy::Slice { elem: t, .. } | ast::ParamTy::Scalar(t)
+                    if named(t, "TensorMap") =>
+                {
+                    "a tensor map"
+                }
+                _ => return None,
+            };
+            let written = matches!(ty, ast::ParamTy::Slice { mutable: true, .. });
+            Some((written, k.name.to_string(), name.to_string(), what))
+        }));
+    }
+    found.sort_by_key(|f| !f.0);
+    found
+        .into_iter()
+        .next()
+        .map(|(_, kernel, param, what)| (kernel, param, what))
 }
 
 /// Whether the edge `a -> b` written `#[programmatic]` (at `arrow`) can be: two kernel nodes,

@@ -261,15 +261,22 @@ fn enumerator(t: &Type, e: &CEnum, shown: &str) -> Result<(String, Option<i64>),
     // enum, a tail of its scope (nothing at all among them).
     let named = !quals.is_empty() && full.ends_with(quals);
     if !(named || (!e.scoped && e.scope.ends_with(quals))) {
-        let written = quals.join("::");
-        return Err((
-            t.span(),
+        let msg = if quals.is_empty() {
+            // A bare enumerator of a scoped enum: C++ names it through its enum.
             format!(
-                "`{written}` is not `{}`; write `{}::{last}`",
+                "`{}` is an `enum class`, whose enumerators are named through it; write `{}::{last}`",
                 e.qualified(),
                 e.name
-            ),
-        ));
+            )
+        } else {
+            format!(
+                "`{}` is not `{}`; write `{}::{last}`",
+                quals.join("::"),
+                e.qualified(),
+                e.name
+            )
+        };
+        return Err((t.span(), msg));
     }
     match e.values.iter().find(|(n, _)| n == last) {
         Some((n, v)) => Ok((format!("{}::{n}", e.qualified()), *v)),

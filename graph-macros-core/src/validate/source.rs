@@ -45,9 +45,21 @@ fn pdl_facts(file: &Loaded, c: &CKernel) -> crate::model::Pdl {
         Wait::Proven { early: uses, .. } => {
             for (param, line) in uses {
                 let index = c.params.iter().position(|p| p.name.as_deref() == Some(&param));
+                // An array of addresses, a tensor map, or a buffer of tensor maps: each holds
+                // addresses of memory the graph does not track.
                 let addresses = index.is_some_and(|i| {
-                    matches!(c.params[i].ty, CType::Addresses { .. })
-                        || matches!(c.params[i].ty, CType::Scalar { rust: "TensorMap", .. })
+                    matches!(
+                        c.params[i].ty,
+                        CType::Addresses { .. }
+                            | CType::Scalar {
+                                rust: "TensorMap",
+                                ..
+                            }
+                            | CType::Pointer {
+                                rust: Some("TensorMap"),
+                                ..
+                            }
+                    )
                 });
                 early.push(crate::model::EarlyUse {
                     index: index.unwrap_or(usize::MAX),

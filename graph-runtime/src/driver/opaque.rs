@@ -84,8 +84,9 @@ unsafe impl ValidAsZeroBits for Tag {}
 
 /// A device address of a `T` (an element of the array a `float**` or `const float* const*`
 /// parameter points at): 8 bytes, as C's pointers. The graph tracks the buffer of addresses
-/// it is given, not the memory the addresses point at: the race and programmatic-launch
-/// checks do not see what a kernel does through them.
+/// it is given, not the memory the addresses point at: the race check does not see what a
+/// kernel does through them, and in a graph where a kernel takes one (or a [`TensorMap`],
+/// whose stores are as unseen) no kernel may read a buffer before its programmatic wait.
 ///
 /// ```
 /// use cuda_graph_runtime::buffer::Addr;
