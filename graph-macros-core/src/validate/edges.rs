@@ -8,7 +8,7 @@ use syn::Ident;
 use proc_macro2::Span;
 
 use crate::ast;
-use crate::lower::hint;
+use crate::lower::{addr_of, hint};
 use crate::model::{Arg, Errors, Graph, NodeOp};
 
 /// Edges of one chain `a -> [b, c] -> d;`. Each error points at the edge's arrow; a cycle
@@ -207,18 +207,16 @@ fn early_reads(model: &Graph, b: u32) -> Result<(), String> {
 /// device addresses, or a tensor map's stores): its name, the parameter, and what it is. Where
 /// one is, no buffer is proved unwritten, so none may be read before a wait.
 fn untracked(model: &Graph) -> Option<(String, String, &'static str)> {
-    let named = |t: &syn::Type, what: &str| matches!(t, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == what));
+    let tensor_map = |t: &syn::Type| matches!(t, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "TensorMap"));
     // A written array of addresses (`float**`) is named first: it says most plainly why.
     let mut found: Vec<(bool, String, String, &'static str)> = Vec::new();
     for k in model.kernels.iter().filter(|k| k.used) {
         found.extend(k.params.iter().filter_map(|(name, ty)| {
             let what = match ty {
-                ast::ParamTy::Slice { elem, .. } if named(elem, "Addr") => {
+                ast::ParamTy::Slice { elem, .. } if addr_of(elem).is_some() => {
                     "a buffer of device addresses"
                 }
-                ast::ParamTy::Slice { elem: t, .. } | ast::ParamTy::Scalar(t)
-                    if named(t, "TensorMap") =>
-                {
+                ast::ParamTy::Slice { elem: t, .. } | ast::ParamTy::Scalar(t) if tensor_map(t) => {
                     "a tensor map"
                 }
                 _ => return None,
