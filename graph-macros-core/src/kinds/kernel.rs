@@ -376,7 +376,13 @@ pub(crate) fn add_run(cx: &Cx<'_>, gi: usize, run: &[usize], pos: &[u32]) -> Tok
     let (var, f) = (Cx::group_var(gi), Cx::node_fn(gi));
     let rows = run.iter().map(|&m| {
         let name = g.nodes[m].name.to_string();
-        let deps = g.preds[m].iter().map(|&a| pos[a]);
+        // A programmatic edge is added after the nodes, as such: a plain edge made first could
+        // not be turned into one in a graph with memory nodes (the driver removes no
+        // dependency there).
+        let deps = g.preds[m]
+            .iter()
+            .filter(|&&a| g.topo.programmatic_port(a as u32, m as u32).is_none())
+            .map(|&a| pos[a]);
         quote!((#name, &[#(#deps),*]))
     });
     quote!(#var.add(&mut __cg_g, &[#(#rows),*], |j| __cg_s.#f(j))?;)
