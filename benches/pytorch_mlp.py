@@ -82,7 +82,19 @@ for batch in [1, 32, 256]:
         if step >= 20:
             times["pytorch_graph"].append(tg)
             times["pytorch_eager"].append(te)
-    last = xs[299 % 2].numpy()
+    # Where a step goes: the host's write alone, the replay alone (launch and wait).
+    tw, tr = [], []
+    for step in range(200):
+        x = xs[step % 2]
+        t = time.perf_counter()
+        pinned.copy_(x)
+        tw.append((time.perf_counter() - t) * 1e6)
+        t = time.perf_counter()
+        g.replay()
+        torch.cuda.synchronize()
+        tr.append((time.perf_counter() - t) * 1e6)
+    print(f"batch {batch}: host write {np.median(tw):.1f} us, replay+wait {np.median(tr):.1f} us")
+    last = xs[199 % 2].numpy()
     want = reference(last)
     scale = max(np.abs(want).max(), 1e-6)
     err = np.abs(static_y.cpu().numpy().astype(np.float64) - want).max() / scale

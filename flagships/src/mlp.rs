@@ -6,8 +6,18 @@
 //!   last) fused into the product's epilogue, so a layer is one kernel; the hidden activations
 //!   are temporaries (graph-owned memory), the products' workspace a buffer every layer
 //!   declares it writes (the race check orders them);
+//! - [`MlpVec`]: for batches of up to [`VEC_BATCH`] rows, three kernels that stream each
+//!   weight once: the new input read from pinned host memory, the first layer with its part
+//!   of the second (summed across blocks), the rest of the second with the third; every edge
+//!   programmatic, so a kernel's weights are loading while the one before ends (a product
+//!   library's kernels are built for larger batches, and each kernel boundary costs as much as
+//!   a small layer);
+//! - [`MlpSplit`]: above that, the products on the tensor cores at `f32` accuracy: each
+//!   layer's input and weight split into two TF32 parts, three products of parts summed in one
+//!   cuBLASLt TF32 product (the inner dimension tripled), bias and ReLU in its epilogue;
 //! - [`plans`]: the three products, each planned once with the fastest of cuBLASLt's
-//!   algorithms for its batch, timed on the device;
+//!   algorithms for its batch (with the inner dimension split, where that is faster), timed on
+//!   the device;
 //! - [`stream_step`]: the same work as stream launches, no graph.
 //!
 //! Weights and inputs follow a fixed formula, so PyTorch (`benches/pytorch_mlp.py`) and the
@@ -20,7 +30,7 @@ use std::sync::Arc;
 use cuda_graph::cudarc::cublas::sys::{self as cublas_sys, cublasOperation_t};
 use cuda_graph::cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use cuda_graph::cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut};
-use cuda_graph::matmul::{Epilogue, Matmul, MatmulError, MatmulShape};
+use cuda_graph::matmul::{Compute, Epilogue, Matmul, MatmulError, MatmulShape};
 use cuda_graph::prelude::*;
 
 pub const IN: u32 = 512;
@@ -57,8 +67,207 @@ cuda_graph! {
     }
 }
 
-/// The source of the module `Mlp::build` takes: empty, as the graph launches no kernel of its
-/// own (each layer is one cuBLASLt product, bias and ReLU included).
+/// The largest batch [`MlpVec`] takes.
+pub const VEC_BATCH: u32 = 8;
+
+cuda_graph! {
+    /// One inference step for a batch of up to [`VEC_BATCH`] rows, in three kernels that
+    /// stream each weight once: the new input read from pinned host memory at address `from`
+    /// (where the host writes it), the second layer's sums cleared; the first layer, each block
+    /// adding its rows' part of the second layer into the sums; the second layer finished
+    /// (bias, ReLU) and the third. Every edge is programmatic: a kernel loads its weights before
+    /// it waits for the one before. `vec_inputs` makes the inputs.
+    #[programmatic]
+    pub graph MlpVec {
+        source "kernels/mlp.cu";
+        kernel take_input(from: u64, x: &mut [f32], n: u32, sums: &mut [f32], m: u32);
+        kernel layer12(w1: &[f32], x: &[f32], b1: &[f32], w2: &[f32], sums: &mut [f32], nb: u32);
+        kernel layer3(w3: &[f32], sums: &[f32], b2: &[f32], b3: &[f32], y: &mut [f32], rows: u32, nb: u32);
+        buffer mut x: f32;
+        buffer w1: f32;
+        buffer b1: f32;
+        buffer w2: f32;
+        buffer b2: f32;
+        buffer w3: f32;
+        buffer b3: f32;
+        buffer mut y: f32;
+        param batch: u32;
+        param from: u64;
+        temp sums: [f32; batch * H2];
+
+        load = take_input<<<(batch * H2).div_ceil(256), 256>>>(from, x, batch * IN, sums, batch * H2);
+        l12 = layer12<<<H1 / 8, 256, batch * IN * 4>>>(w1, x, b1, w2, sums, batch);
+        l3 = layer3<<<OUT / 8, 256, batch * H2 * 4>>>(w3, sums, b2, b3, y, OUT, batch);
+        load -> l12 -> l3;
+    }
+}
+
+/// The inputs of an [`MlpVec`] graph of `batch` rows (at most [`VEC_BATCH`]), the input read
+/// from pinned host memory at `from` (the address of a pinned buffer of at least `batch * IN`
+/// floats, which must outlive every launch of the graph).
+pub fn vec_inputs<'a>(
+    from: u64,
+    x: &'a mut CudaSlice<f32>,
+    dw: &'a DeviceWeights,
+    y: &'a mut CudaSlice<f32>,
+    batch: u32,
+) -> MlpVecInputs<'a> {
+    assert!(
+        (1..=VEC_BATCH).contains(&batch),
+        "MlpVec takes 1 to {VEC_BATCH} rows"
+    );
+    MlpVecInputs {
+        x,
+        w1: &dw.w[0],
+        b1: &dw.b[0],
+        w2: &dw.w[1],
+        b2: &dw.b[1],
+        w3: &dw.w[2],
+        b3: &dw.b[2],
+        y,
+        batch,
+        from,
+    }
+}
+
+cuda_graph! {
+    /// One inference step with the products on the tensor cores at `f32` accuracy: each layer's
+    /// input split into TF32 parts (`split3`: `[big; small; big]`, the inner dimension tripled)
+    /// and multiplied with the weight split the same way (`[big, big, small]`, made once by
+    /// [`SplitWeights`]) in one cuBLASLt TF32 product, bias and ReLU in its epilogue.
+    pub graph MlpSplit {
+        source "kernels/mlp.cu";
+        kernel split3(x: &[f32], x3: &mut [f32], k: u32, n: u32);
+        host_buffer mut x_host: f32;
+        buffer mut x: f32;
+        buffer w1: f32;
+        buffer b1: f32;
+        buffer w2: f32;
+        buffer b2: f32;
+        buffer w3: f32;
+        buffer b3: f32;
+        buffer mut y: f32;
+        buffer mut ws: u8;
+        param batch: u32;
+        temp x3: [f32; batch * IN * 3];
+        temp h1: [f32; batch * H1];
+        temp h1s: [f32; batch * H1 * 3];
+        temp h2: [f32; batch * H2];
+        temp h2s: [f32; batch * H2 * 3];
+        work layer1;
+        work layer2;
+        work layer3;
+
+        load = memcpy(x, x_host);
+        s0 = split3<<<(batch * IN).div_ceil(256).min(1024), 256>>>(x, x3, IN, batch);
+        g1 = capture(layer1, reads: [x3, w1, b1], writes: [h1, ws]);
+        s1 = split3<<<(batch * H1).div_ceil(256).min(1024), 256>>>(h1, h1s, H1, batch);
+        g2 = capture(layer2, reads: [h1s, w2, b2], writes: [h2, ws]);
+        s2 = split3<<<(batch * H2).div_ceil(256).min(1024), 256>>>(h2, h2s, H2, batch);
+        g3 = capture(layer3, reads: [h2s, w3, b3], writes: [y, ws]);
+        load -> s0 -> g1 -> s1 -> g2 -> s2 -> g3;
+    }
+}
+
+/// `v` rounded to TF32 (10 bits of mantissa, to nearest even): `v - tf32(v)` is exact in f32.
+pub fn tf32(v: f32) -> f32 {
+    let b = v.to_bits();
+    if !v.is_finite() {
+        return v;
+    }
+    f32::from_bits(b.wrapping_add(0xfff + ((b >> 13) & 1)) & !0x1fff)
+}
+
+/// The weights split for [`MlpSplit`]: layer `l`'s `out x 3in` row-major, each row `[big,
+/// big, small]` of the row of `W_l` (`big = tf32(w)`, `small = w - big`); the biases as they
+/// are.
+pub struct SplitWeights {
+    pub w: [CudaSlice<f32>; 3],
+    pub b: [CudaSlice<f32>; 3],
+}
+
+impl SplitWeights {
+    pub fn upload(stream: &Arc<CudaStream>, wt: &Weights) -> Self {
+        let split = |l: usize| {
+            let (i, o) = (DIMS[l].0 as usize, DIMS[l].1 as usize);
+            let mut w3 = Vec::with_capacity(o * 3 * i);
+            for row in wt.w[l].chunks(i) {
+                let big: Vec<f32> = row.iter().map(|&v| tf32(v)).collect();
+                w3.extend_from_slice(&big);
+                w3.extend_from_slice(&big);
+                w3.extend(row.iter().zip(&big).map(|(v, b)| v - b));
+            }
+            stream.clone_htod(&w3).expect("upload")
+        };
+        let up = |v: &Vec<f32>| stream.clone_htod(v).expect("upload");
+        SplitWeights {
+            w: [split(0), split(1), split(2)],
+            b: [up(&wt.b[0]), up(&wt.b[1]), up(&wt.b[2])],
+        }
+    }
+}
+
+/// The product of layer `l` of [`MlpSplit`] for `batch` rows: [`shape`] with the inner
+/// dimension tripled, on the tensor cores.
+pub fn split_shape(l: usize, batch: u32) -> MatmulShape {
+    let (i, o) = DIMS[l];
+    let k = 3 * i as usize;
+    MatmulShape::new(o as usize, batch as usize, k)
+        .transa(true)
+        .lda(k)
+        .ldb(k)
+        .epilogue(epilogue_of(l))
+        .compute(Compute::Tf32)
+}
+
+/// The three layers' products of [`MlpSplit`] for `batch` rows ([`Matmul::searched`]).
+pub fn split_plans(stream: &Arc<CudaStream>, batch: u32) -> Result<[Matmul; 3], MatmulError> {
+    let plan = |l| Matmul::searched(stream, split_shape(l, batch), LT_WORKSPACE);
+    Ok([plan(0)?, plan(1)?, plan(2)?])
+}
+
+/// The inputs of an [`MlpSplit`] graph of `batch` rows (as [`inputs`], the weights split).
+#[allow(clippy::too_many_arguments)]
+pub fn split_inputs<'a, F>(
+    x_host: &'a mut [f32],
+    x: &'a mut CudaSlice<f32>,
+    sw: &'a SplitWeights,
+    y: &'a mut CudaSlice<f32>,
+    ws: &'a mut CudaSlice<u8>,
+    batch: u32,
+    stream: &Arc<CudaStream>,
+    layers: &'a [F; 3],
+) -> MlpSplitInputs<'a>
+where
+    F: Fn(
+            &Capture<'_, '_>,
+            (Region<f32>, Region<f32>, Region<f32>),
+            (RegionMut<f32>, RegionMut<u8>),
+        ) -> WorkResult
+        + Send
+        + Sync
+        + 'a,
+{
+    MlpSplitInputs {
+        x_host,
+        x,
+        w1: &sw.w[0],
+        b1: &sw.b[0],
+        w2: &sw.w[1],
+        b2: &sw.b[1],
+        w3: &sw.w[2],
+        b3: &sw.b[2],
+        y,
+        ws,
+        batch,
+        layer1: Work::new(stream, &layers[0]),
+        layer2: Work::new(stream, &layers[1]),
+        layer3: Work::new(stream, &layers[2]),
+    }
+}
+
+/// The source of the module `Mlp::build` and `MlpVec::build` take (`Mlp` launches no kernel
+/// of its own: each layer is one cuBLASLt product, bias and ReLU included).
 pub const SOURCE: &str = include_str!("../kernels/mlp.cu");
 
 /// Bytes of workspace the products may use (one buffer, shared by the layers in turn).
@@ -68,26 +277,35 @@ pub const LT_WORKSPACE: usize = 32 << 20;
 /// `out x in` row-major (so used transposed), with the bias, and the ReLU but on the last.
 pub fn shape(l: usize, batch: u32) -> MatmulShape {
     let (i, o) = DIMS[l];
-    let epilogue = if l < 2 {
-        Epilogue::ReluBias
-    } else {
-        Epilogue::Bias
-    };
     MatmulShape::new(o as usize, batch as usize, i as usize)
         .transa(true)
         .lda(i as usize)
         .ldb(i as usize)
-        .epilogue(epilogue)
+        .epilogue(epilogue_of(l))
+}
+
+/// Layer `l`'s epilogue: the bias, and the ReLU but on the last.
+fn epilogue_of(l: usize) -> Epilogue {
+    if l < 2 {
+        Epilogue::ReluBias
+    } else {
+        Epilogue::Bias
+    }
 }
 
 /// The three layers' products for `batch` rows, each with the fastest of cuBLASLt's
-/// algorithms (within [`LT_WORKSPACE`]) timed on `stream`.
+/// algorithms (within [`LT_WORKSPACE`]) timed on `stream`: of every configuration cuBLASLt
+/// accepts ([`Matmul::searched`]) above [`VEC_BATCH`] rows, of the heuristics' proposals and
+/// their split variants ([`Matmul::tuned`]) up to it (where [`MlpVec`] is the faster graph).
 pub fn plans(stream: &Arc<CudaStream>, batch: u32) -> Result<[Matmul; 3], MatmulError> {
-    Ok([
-        Matmul::tuned(stream, shape(0, batch), LT_WORKSPACE)?,
-        Matmul::tuned(stream, shape(1, batch), LT_WORKSPACE)?,
-        Matmul::tuned(stream, shape(2, batch), LT_WORKSPACE)?,
-    ])
+    let plan = |l| {
+        if batch > VEC_BATCH {
+            Matmul::searched(stream, shape(l, batch), LT_WORKSPACE)
+        } else {
+            Matmul::tuned(stream, shape(l, batch), LT_WORKSPACE)
+        }
+    };
+    Ok([plan(0)?, plan(1)?, plan(2)?])
 }
 
 /// Element `i` of a weight matrix (or bias) `which`, scaled for a stable forward pass.

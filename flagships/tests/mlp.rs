@@ -1,5 +1,5 @@
-//! The MLP flagship (`src/mlp.rs`) on a GPU: cuBLASLt products with fused bias and ReLU
-//! captured as nodes, a new input per step from pinned memory, hidden activations in
+//! The MLP flagship (`src/mlp.rs`) on a GPU: `MlpVec` for small batches; cuBLASLt products
+//! with fused bias and ReLU captured as nodes, a new input per step from pinned memory, hidden activations in
 //! temporaries; agrees with a CPU forward pass and with the same work as stream launches; a
 //! captured node re-captures in place; a product refuses short operands. Also
 //! `Graph::add_gemm` (cuBLAS, runtime API) and the errors of captured nodes.
@@ -22,6 +22,125 @@ fn max_rel(got: &[f32], want: &[f64]) -> f64 {
         .zip(want)
         .map(|(&g, w)| (g as f64 - w).abs() / scale)
         .fold(0.0, f64::max)
+}
+
+/// `MlpVec` (one weight-streaming kernel a layer, the input read from pinned host memory,
+/// programmatic edges) agrees with the CPU at every batch it takes, step after step, every
+/// output written (poisoned with NaN first).
+#[test]
+fn mlp_vec_matches_the_cpu() {
+    let Some(gpu) = Gpu::find() else {
+        return;
+    };
+    let module = cuda_graph::compile(&gpu.ctx, mlp::SOURCE).unwrap();
+    let wt = Weights::new();
+    let dw = DeviceWeights::upload(&gpu.stream, &wt);
+    for batch in [1u32, 3, mlp::VEC_BATCH] {
+        let n_in = (batch * IN) as usize;
+        // SAFETY: f32 is valid for any bits; the slice is written before it is read.
+        let mut pinned = unsafe { gpu.ctx.alloc_pinned::<f32>(n_in) }.unwrap();
+        let from = pinned.as_ptr().unwrap() as u64;
+        let mut x = gpu.stream.alloc_zeros::<f32>(n_in).unwrap();
+        let mut y = gpu
+            .stream
+            .clone_htod(&vec![f32::NAN; (batch * OUT) as usize])
+            .unwrap();
+        let mut exec =
+            mlp::MlpVec::build(&module, mlp::vec_inputs(from, &mut x, &dw, &mut y, batch))
+                .unwrap()
+                .instantiate()
+                .unwrap();
+        for step in 0..3u32 {
+            let xs: Vec<f32> = (0..n_in).map(|i| mlp::input(step + batch, i)).collect();
+            pinned.as_mut_slice().unwrap().copy_from_slice(&xs);
+            exec.launch(&gpu.stream).unwrap();
+            exec.synchronize().unwrap();
+            let got = gpu.read(exec.y().unwrap());
+            assert!(
+                got.iter().all(|v| v.is_finite()),
+                "batch {batch}: unwritten"
+            );
+            let err = max_rel(&got, &mlp::reference(&wt, &xs, batch as usize));
+            assert!(err < 1e-4, "batch {batch}, step {step}: {err}");
+        }
+    }
+}
+
+/// `MlpSplit` (TF32 products of split operands, split kernels between them) is as accurate
+/// as `f32` arithmetic: within 1e-4 of the float64 forward pass, every output written.
+#[test]
+fn mlp_split_matches_the_cpu() {
+    let Some(gpu) = Gpu::find() else {
+        return;
+    };
+    let capture = gpu.ctx.new_stream().unwrap();
+    let module = cuda_graph::compile(&gpu.ctx, mlp::SOURCE).unwrap();
+    let wt = Weights::new();
+    let sw = mlp::SplitWeights::upload(&gpu.stream, &wt);
+    for batch in [32u32, 256] {
+        let plans = mlp::split_plans(&capture, batch).unwrap();
+        let layers = [0, 1, 2].map(|l| mlp::layer(&plans[l]));
+        let n_in = (batch * IN) as usize;
+        // SAFETY: f32 is valid for any bits; the slice is written before it is read.
+        let mut pinned = unsafe { gpu.ctx.alloc_pinned::<f32>(n_in) }.unwrap();
+        let mut x = gpu.stream.alloc_zeros::<f32>(n_in).unwrap();
+        let mut ws = gpu.stream.alloc_zeros::<u8>(mlp::LT_WORKSPACE).unwrap();
+        let mut y = gpu
+            .stream
+            .clone_htod(&vec![f32::NAN; (batch * OUT) as usize])
+            .unwrap();
+        let mut exec = mlp::MlpSplit::build(
+            &module,
+            mlp::split_inputs(
+                pinned.as_mut_slice().unwrap(),
+                &mut x,
+                &sw,
+                &mut y,
+                &mut ws,
+                batch,
+                &capture,
+                &layers,
+            ),
+        )
+        .unwrap()
+        .instantiate()
+        .unwrap();
+        for step in 0..2u32 {
+            let xs: Vec<f32> = (0..n_in).map(|i| mlp::input(step + 5, i)).collect();
+            exec.x_host_mut().unwrap().copy_from_slice(&xs);
+            exec.launch(&gpu.stream).unwrap();
+            exec.synchronize().unwrap();
+            let got = gpu.read(exec.y().unwrap());
+            assert!(
+                got.iter().all(|v| v.is_finite()),
+                "batch {batch}: unwritten"
+            );
+            let err = max_rel(&got, &mlp::reference(&wt, &xs, batch as usize));
+            assert!(err < 1e-4, "batch {batch}, step {step}: {err}");
+        }
+    }
+}
+
+/// The host's rounding to TF32 keeps 10 bits of mantissa, to nearest even, and leaves an
+/// exact remainder.
+#[test]
+fn tf32_rounding_leaves_an_exact_remainder() {
+    for v in [
+        1.0f32,
+        1.0 + 1.0 / 2048.0,
+        1.0 + 3.0 / 2048.0,
+        -0.3,
+        123.456,
+        1e-20,
+    ] {
+        let big = mlp::tf32(v);
+        assert_eq!(big.to_bits() & 0x1fff, 0, "{v}");
+        assert!((v - big).abs() <= v.abs() / 2048.0, "{v}");
+        assert_eq!((big as f64) + ((v - big) as f64), v as f64, "{v}");
+    }
+    // Ties go to even: 1 + 1/2048 is halfway between 1 and 1 + 1/1024.
+    assert_eq!(mlp::tf32(1.0 + 1.0 / 2048.0), 1.0);
+    assert_eq!(mlp::tf32(1.0 + 3.0 / 2048.0), 1.0 + 2.0 / 1024.0);
 }
 
 #[test]

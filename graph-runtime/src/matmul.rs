@@ -30,6 +30,9 @@ use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut, DriverError};
 
 use crate::driver::{LtAlgo, LtFailure, LtPlan, LtShape, Operand, Operands};
 
+/// The configuration of a planned product ([`Matmul::config`]).
+pub use crate::driver::LtConfig as MatmulConfig;
+
 /// What the product's epilogue does to `op(A) op(B)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Epilogue {
@@ -39,6 +42,20 @@ pub enum Epilogue {
     Bias,
     /// Adds the bias, then `max(0, x)`.
     ReluBias,
+}
+
+/// How the products are computed. Every mode takes and gives `f32` and accumulates in `f32`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compute {
+    /// `f32` arithmetic throughout (no TF32).
+    #[default]
+    F32,
+    /// The tensor cores' TF32: each operand rounded to 10 bits of mantissa first (about 3e-4
+    /// relative error on a sum of products). With operands split in two parts (`x = big +
+    /// small`, each exact in TF32, the inner dimension tripled: `[big, big, small]` against
+    /// `[big, small, big]`), the product is as accurate as `f32` arithmetic and still runs on
+    /// the tensor cores.
+    Tf32,
 }
 
 /// The shape of `D = epilogue(op(A) op(B))`: `D` is `m x n`, the inner dimension `k`,
@@ -54,6 +71,7 @@ pub struct MatmulShape {
     ldb: Option<usize>,
     ldc: Option<usize>,
     epilogue: Epilogue,
+    compute: Compute,
 }
 
 impl MatmulShape {
@@ -69,7 +87,14 @@ impl MatmulShape {
             ldb: None,
             ldc: None,
             epilogue: Epilogue::None,
+            compute: Compute::F32,
         }
+    }
+
+    /// How the product is computed ([`Compute::F32`] by default).
+    pub fn compute(mut self, c: Compute) -> Self {
+        self.compute = c;
+        self
     }
 
     /// `A` is stored `k x m` and used transposed.
@@ -156,6 +181,7 @@ impl MatmulShape {
             ldc: ldc as u64,
             bias: self.epilogue != Epilogue::None,
             relu: self.epilogue == Epilogue::ReluBias,
+            tf32: self.compute == Compute::Tf32,
         })
     }
 }
@@ -217,7 +243,17 @@ pub struct Matmul {
     shape: MatmulShape,
     plan: Mutex<LtPlan>,
     algo: LtAlgo,
+    /// What one product took when [`Matmul::tuned`] timed it, in microseconds.
+    tuned_us: Option<f32>,
 }
+
+/// The ways [`Matmul::tuned`] also tries splitting the inner dimension of each proposal that
+/// can split it: a product too small to give every SM a tile (few rows or columns, a long inner
+/// dimension) runs faster split, its parts summed by the library.
+const SPLITS: [u32; 6] = [2, 3, 4, 6, 8, 16];
+
+/// The most configurations [`Matmul::searched`] times.
+pub const SEARCH_LIMIT: usize = 400;
 
 /// Workspace [`Matmul::new`] allows.
 pub const DEFAULT_WORKSPACE: usize = 4 << 20;
@@ -240,27 +276,65 @@ impl Matmul {
             shape,
             plan: Mutex::new(plan),
             algo,
+            tuned_us: None,
         })
     }
 
     /// Plans `shape` with the fastest of cuBLASLt's proposals (up to 16, each needing at most
-    /// `workspace` bytes), timed the way a graph runs it: each is captured into a graph of five
-    /// products in a row on `stream`, over operands of the shape's sizes, and launched. (An
-    /// algorithm that zeroes its workspace first brings a memset node into the graph, which
-    /// costs more there than on a stream.)
+    /// `workspace` bytes) and of their variants that split the inner dimension 2 to 16 ways
+    /// (the heuristics leave those out, and a product too small to give every SM a tile runs
+    /// several times faster split), timed the way a graph runs it: each is captured into a
+    /// graph of five products in a row on `stream`, over operands of the shape's sizes, and
+    /// launched. (An algorithm that zeroes its workspace first brings a memset node into the
+    /// graph, which costs more there than on a stream.) A candidate the library refuses to
+    /// issue is passed over.
     pub fn tuned(
         stream: &Arc<CudaStream>,
         shape: MatmulShape,
         workspace: usize,
     ) -> Result<Self, MatmulError> {
-        use cudarc::driver::sys::{CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode};
-        let fail = |f| fail_with(shape.epilogue, f);
+        Self::fastest(stream, shape, workspace, None)
+    }
+
+    /// As [`tuned`](Self::tuned), over every configuration cuBLASLt has for `f32` products
+    /// that it accepts for `shape` (each algorithm, tile and stage count, split or not; up to
+    /// [`SEARCH_LIMIT`] of them), timed the same way: planning takes up to a second or so, for
+    /// products planned once and run many times.
+    ///
+    /// ```no_run
+    /// # fn demo(stream: &std::sync::Arc<cudarc::driver::CudaStream>) -> Result<(), cuda_graph_runtime::matmul::MatmulError> {
+    /// use cuda_graph_runtime::matmul::{Epilogue, Matmul, MatmulShape};
+    /// let shape = MatmulShape::new(1024, 256, 1024).transa(true).epilogue(Epilogue::ReluBias);
+    /// let plan = Matmul::searched(stream, shape, 32 << 20)?;
+    /// println!("{:?}: {:?} µs", plan.config(), plan.tuned_us());
+    /// # Ok(()) }
+    /// ```
+    pub fn searched(
+        stream: &Arc<CudaStream>,
+        shape: MatmulShape,
+        workspace: usize,
+    ) -> Result<Self, MatmulError> {
+        Self::fastest(stream, shape, workspace, Some(SEARCH_LIMIT))
+    }
+
+    /// The fastest of the heuristics' proposals and their split variants, or (`wide`) of up
+    /// to that many configurations: every candidate timed briefly, the eight fastest again.
+    fn fastest(
+        stream: &Arc<CudaStream>,
+        shape: MatmulShape,
+        workspace: usize,
+        wide: Option<usize>,
+    ) -> Result<Self, MatmulError> {
         let lt = shape.checked()?;
         let mut plan = LtPlan::new(&lt)?;
-        let algos = plan.algorithms(workspace, 16)?;
-        let Some(&first) = algos.first() else {
-            return Err(MatmulError::NoAlgorithm { shape, workspace });
+        let proposed = plan.algorithms(workspace, 16)?;
+        let algos = match wide {
+            Some(cap) => plan.everything(&proposed, workspace, &SPLITS, cap),
+            None => plan.with_splits(&proposed, workspace, &SPLITS),
         };
+        if algos.is_empty() {
+            return Err(MatmulError::NoAlgorithm { shape, workspace });
+        }
         let [na, nb, nd] = plan.needs();
         let bufs = [na, nb, nd, shape.m]
             .map(|n| stream.alloc_zeros::<f32>(n))
@@ -281,40 +355,60 @@ impl Matmul {
                 len: ws.len(),
             },
         };
-        let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
-        let mut best = (f32::INFINITY, first);
+        // A first pass of three launches each, then the eight fastest again with ten.
+        let mut first_failure = None;
+        let mut timed = Vec::with_capacity(algos.len());
         for algo in algos {
-            plan.issue(&algo, stream.cu_stream(), &ops).map_err(fail)?;
-            stream.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)?;
-            let issued = (0..5).try_for_each(|_| plan.issue(&algo, stream.cu_stream(), &ops));
-            let graph = stream.end_capture(CUgraphInstantiate_flags(0))?;
-            issued.map_err(fail)?;
-            let Some(graph) = graph else { continue };
-            for _ in 0..3 {
-                graph.launch()?;
+            match time_in_graph(stream, &mut plan, &algo, &ops, shape.epilogue, [1, 3]) {
+                Ok(Some(us)) => timed.push((us, algo)),
+                Ok(None) => {}
+                Err(e) => {
+                    first_failure.get_or_insert(e);
+                }
             }
-            let start = stream.record_event(timing)?;
-            for _ in 0..10 {
-                graph.launch()?;
-            }
-            let end = stream.record_event(timing)?;
-            end.synchronize()?;
-            let ms = start.elapsed_ms(&end)?;
-            if ms < best.0 {
-                best = (ms, algo);
+        }
+        timed.sort_by(|a, b| a.0.total_cmp(&b.0));
+        timed.truncate(8);
+        let mut best: Option<(f32, LtAlgo)> = None;
+        for (_, algo) in timed {
+            if let Some(us) =
+                time_in_graph(stream, &mut plan, &algo, &ops, shape.epilogue, [3, 10])?
+            {
+                if best.is_none_or(|(b, _)| us < b) {
+                    best = Some((us, algo));
+                }
             }
         }
         stream.synchronize()?;
+        let Some((us, algo)) = best else {
+            return Err(match first_failure {
+                Some(e) => e,
+                None => MatmulError::NoAlgorithm { shape, workspace },
+            });
+        };
         Ok(Matmul {
             shape,
             plan: Mutex::new(plan),
-            algo: best.1,
+            algo,
+            tuned_us: Some(us),
         })
     }
 
     /// The shape planned.
     pub fn shape(&self) -> MatmulShape {
         self.shape
+    }
+
+    /// The algorithm chosen, as cuBLASLt numbers it (its id, tile, stages, and the ways the
+    /// inner dimension is split).
+    pub fn config(&self) -> MatmulConfig {
+        self.algo.config()
+    }
+
+    /// What one product took when [`tuned`](Self::tuned) timed it (microseconds, a product of
+    /// a graph of five); `None` for [`new`](Self::new).
+    pub fn tuned_us(&self) -> Option<f32> {
+        self.tuned_us
     }
 
     /// Bytes of workspace an issue needs.
@@ -377,6 +471,38 @@ impl Matmul {
     }
 }
 
+/// Microseconds a product with `algo` takes in a graph of five on `stream`, after `warm`
+/// launches, over `reps` (`[warm, reps]`); `None` if capture made no graph. A refused issue is
+/// an error (the stream's capture ended first).
+fn time_in_graph(
+    stream: &Arc<CudaStream>,
+    plan: &mut LtPlan,
+    algo: &LtAlgo,
+    ops: &Operands,
+    epilogue: Epilogue,
+    [warm, reps]: [usize; 2],
+) -> Result<Option<f32>, MatmulError> {
+    use cudarc::driver::sys::{CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode};
+    let fail = |f| fail_with(epilogue, f);
+    plan.issue(algo, stream.cu_stream(), ops).map_err(fail)?;
+    stream.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)?;
+    let issued = (0..5).try_for_each(|_| plan.issue(algo, stream.cu_stream(), ops));
+    let graph = stream.end_capture(CUgraphInstantiate_flags(0))?;
+    issued.map_err(fail)?;
+    let Some(graph) = graph else { return Ok(None) };
+    for _ in 0..warm {
+        graph.launch()?;
+    }
+    let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
+    let start = stream.record_event(timing)?;
+    for _ in 0..reps {
+        graph.launch()?;
+    }
+    let end = stream.record_event(timing)?;
+    end.synchronize()?;
+    Ok(Some(start.elapsed_ms(&end)? * 1e3 / (5 * reps) as f32))
+}
+
 /// The error a refused or failed issue is.
 fn fail_with(epilogue: Epilogue, f: LtFailure) -> MatmulError {
     match f {
@@ -406,6 +532,8 @@ impl std::fmt::Debug for Matmul {
         f.debug_struct("Matmul")
             .field("shape", &self.shape)
             .field("workspace", &self.algo.workspace)
+            .field("config", &self.config())
+            .field("tuned_us", &self.tuned_us)
             .finish()
     }
 }

@@ -15,7 +15,7 @@ use cudarc::cublaslt::sys::{
 use cudarc::driver::sys::CUstream;
 
 /// The shape of `D = epilogue(op(A) op(B))` in cuBLAS's column-major terms, in `f32` with
-/// `f32` accumulation (no TF32).
+/// `f32` accumulation (TF32 on the tensor cores if asked).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct LtShape {
     pub m: u64,
@@ -30,6 +30,18 @@ pub(crate) struct LtShape {
     pub bias: bool,
     /// Then `max(0, x)`.
     pub relu: bool,
+    /// On the tensor cores, in TF32 (else `f32` arithmetic).
+    pub tf32: bool,
+}
+
+impl LtShape {
+    fn compute(&self) -> cublasComputeType_t {
+        if self.tf32 {
+            cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32
+        } else {
+            cublasComputeType_t::CUBLAS_COMPUTE_32F
+        }
+    }
 }
 
 /// One algorithm cuBLASLt proposes, and the workspace it needs.
@@ -37,6 +49,107 @@ pub(crate) struct LtShape {
 pub(crate) struct LtAlgo {
     algo: cublasLtMatmulAlgo_t,
     pub workspace: usize,
+}
+
+impl LtAlgo {
+    /// The algorithm's configuration as cuBLASLt numbers it: algorithm, tile, stages, and the
+    /// ways the inner dimension is split (1: not split).
+    pub fn config(&self) -> LtConfig {
+        use sys::cublasLtMatmulAlgoConfigAttributes_t as Config;
+        let get = |attr| {
+            let mut v = 0u32;
+            let mut written = 0usize;
+            // SAFETY: the algorithm was initialised by the library; these attributes are
+            // `uint32_t` (the id an `int32_t` of the same size).
+            let r = unsafe {
+                sys::cublasLtMatmulAlgoConfigGetAttribute(
+                    &self.algo,
+                    attr,
+                    &mut v as *mut u32 as *mut c_void,
+                    size_of::<u32>(),
+                    &mut written,
+                )
+            };
+            if r == sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+                v
+            } else {
+                0
+            }
+        };
+        LtConfig {
+            id: get(Config::CUBLASLT_ALGO_CONFIG_ID),
+            tile: get(Config::CUBLASLT_ALGO_CONFIG_TILE_ID),
+            stages: get(Config::CUBLASLT_ALGO_CONFIG_STAGES_ID),
+            split: get(Config::CUBLASLT_ALGO_CONFIG_SPLITK_NUM).max(1),
+        }
+    }
+}
+
+/// Adds `a` to `out` unless a configuration of the same bits is there.
+fn push_new(out: &mut Vec<LtAlgo>, a: LtAlgo) {
+    if !out.iter().any(|o| o.algo.data == a.algo.data) {
+        out.push(a);
+    }
+}
+
+/// A capability of `algo` that is a list of `uint32_t` (or one `int32_t`/`uint32_t`): empty if
+/// cuBLASLt does not say.
+fn cap_u32s(algo: &cublasLtMatmulAlgo_t, attr: sys::cublasLtMatmulAlgoCapAttributes_t) -> Vec<u32> {
+    let mut bytes = 0usize;
+    // SAFETY: a size query (no buffer); `algo` is initialised.
+    let asked = unsafe {
+        sys::cublasLtMatmulAlgoCapGetAttribute(algo, attr, ptr::null_mut(), 0, &mut bytes)
+    };
+    if asked != sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS || bytes == 0 {
+        return Vec::new();
+    }
+    let mut v = vec![0u32; bytes.div_ceil(size_of::<u32>())];
+    let mut written = 0usize;
+    // SAFETY: `v` holds at least `bytes` bytes for the library to write.
+    let read = unsafe {
+        sys::cublasLtMatmulAlgoCapGetAttribute(
+            algo,
+            attr,
+            v.as_mut_ptr() as *mut c_void,
+            v.len() * size_of::<u32>(),
+            &mut written,
+        )
+    };
+    if read != sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+        return Vec::new();
+    }
+    v.truncate(written / size_of::<u32>());
+    v
+}
+
+/// Sets configuration attribute `attr` (a `uint32_t`) of `algo`; whether cuBLASLt took it.
+fn set_u32(
+    algo: &mut cublasLtMatmulAlgo_t,
+    attr: sys::cublasLtMatmulAlgoConfigAttributes_t,
+    v: u32,
+) -> bool {
+    // SAFETY: `algo` is initialised; the attribute takes a `uint32_t`, read during the call.
+    unsafe {
+        sys::cublasLtMatmulAlgoConfigSetAttribute(
+            algo,
+            attr,
+            &v as *const u32 as *const c_void,
+            size_of::<u32>(),
+        ) == sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS
+    }
+}
+
+/// What [`LtAlgo::config`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LtConfig {
+    /// cuBLASLt's algorithm id.
+    pub id: u32,
+    /// Its tile (`cublasLtMatmulTile_t`).
+    pub tile: u32,
+    /// Its pipeline stages (`cublasLtMatmulStages_t`).
+    pub stages: u32,
+    /// The ways the inner dimension is split.
+    pub split: u32,
 }
 
 /// Device memory an operand of a product occupies: address, and elements (bytes for the
@@ -102,10 +215,7 @@ impl LtPlan {
             desc: ptr::null_mut(),
             layouts: [ptr::null_mut(); 3],
         };
-        plan.desc = result::create_matmul_desc(
-            cublasComputeType_t::CUBLAS_COMPUTE_32F,
-            cudaDataType_t::CUDA_R_32F,
-        )?;
+        plan.desc = result::create_matmul_desc(s.compute(), cudaDataType_t::CUDA_R_32F)?;
         let (ar, ac) = if s.transa { (s.k, s.m) } else { (s.m, s.k) };
         let (br, bc) = if s.transb { (s.n, s.k) } else { (s.k, s.n) };
         let f = cudaDataType_t::CUDA_R_32F;
@@ -188,6 +298,171 @@ impl LtPlan {
         // SAFETY: made above, destroyed once.
         let _ = unsafe { result::destroy_matmul_pref(pref) };
         out
+    }
+
+    /// `base` and, for each algorithm of it that can split the inner dimension, its variants
+    /// split `splits` ways (each reduction scheme the algorithm offers), those that cuBLASLt
+    /// accepts for this product within `workspace` bytes: what the heuristics leave out for
+    /// products too small to fill the GPU with one tile a block. No duplicates; `base` first.
+    pub fn with_splits(&self, base: &[LtAlgo], workspace: usize, splits: &[u32]) -> Vec<LtAlgo> {
+        let mut out = Vec::new();
+        for a in base {
+            push_new(&mut out, *a);
+        }
+        for a in base {
+            for v in self.split_variants(a.algo, workspace, splits) {
+                push_new(&mut out, v);
+            }
+        }
+        out
+    }
+
+    /// Every configuration cuBLASLt has for this product's types that it accepts for this
+    /// product within `workspace` bytes: each algorithm, each of its tiles and stage counts, not
+    /// split and split `splits` ways; at most `cap`, `base` first. A wider search than
+    /// [`with_splits`](Self::with_splits), for products planned once and run many times.
+    pub fn everything(
+        &self,
+        base: &[LtAlgo],
+        workspace: usize,
+        splits: &[u32],
+        cap: usize,
+    ) -> Vec<LtAlgo> {
+        use sys::cublasLtMatmulAlgoCapAttributes_t as Cap;
+        use sys::cublasLtMatmulAlgoConfigAttributes_t as Config;
+        let mut out = self.with_splits(base, workspace, splits);
+        let f = cudaDataType_t::CUDA_R_32F;
+        let c = self.shape.compute();
+        let mut ids = [0i32; 256];
+        let mut n = 0i32;
+        // SAFETY: the handle is live; `ids` holds 256 ids for the library to write, `n` says
+        // how many it wrote.
+        let listed = unsafe {
+            sys::cublasLtMatmulAlgoGetIds(
+                self.handle,
+                c,
+                f,
+                f,
+                f,
+                f,
+                f,
+                256,
+                ids.as_mut_ptr(),
+                &mut n,
+            )
+        };
+        if listed != sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+            return out;
+        }
+        'ids: for &id in &ids[..n.clamp(0, 256) as usize] {
+            let mut algo = MaybeUninit::<cublasLtMatmulAlgo_t>::zeroed();
+            // SAFETY: the handle is live; `algo` is written by the call.
+            let made = unsafe {
+                sys::cublasLtMatmulAlgoInit(self.handle, c, f, f, f, f, f, id, algo.as_mut_ptr())
+            };
+            if made != sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+                continue;
+            }
+            // SAFETY: initialised by the call above.
+            let algo = unsafe { algo.assume_init() };
+            let or_none = |v: Vec<u32>| if v.is_empty() { vec![0] } else { v };
+            let tiles = or_none(cap_u32s(&algo, Cap::CUBLASLT_ALGO_CAP_TILE_IDS));
+            let stages = or_none(cap_u32s(&algo, Cap::CUBLASLT_ALGO_CAP_STAGES_IDS));
+            for &tile in &tiles {
+                for &stage in &stages {
+                    let mut v = algo;
+                    if !set_u32(&mut v, Config::CUBLASLT_ALGO_CONFIG_TILE_ID, tile)
+                        || !set_u32(&mut v, Config::CUBLASLT_ALGO_CONFIG_STAGES_ID, stage)
+                    {
+                        continue;
+                    }
+                    if let Some(ws) = self.accepts(&v, workspace) {
+                        push_new(
+                            &mut out,
+                            LtAlgo {
+                                algo: v,
+                                workspace: ws,
+                            },
+                        );
+                    }
+                    for s in self.split_variants(v, workspace, splits) {
+                        push_new(&mut out, s);
+                    }
+                    if out.len() >= cap {
+                        break 'ids;
+                    }
+                }
+            }
+        }
+        out.truncate(cap);
+        out
+    }
+
+    /// `algo` split each of `splits` ways, with each reduction scheme it offers, where it can
+    /// split and cuBLASLt accepts the result for this product within `workspace` bytes.
+    fn split_variants(
+        &self,
+        algo: cublasLtMatmulAlgo_t,
+        workspace: usize,
+        splits: &[u32],
+    ) -> Vec<LtAlgo> {
+        use sys::cublasLtMatmulAlgoCapAttributes_t as Cap;
+        use sys::cublasLtMatmulAlgoConfigAttributes_t as Config;
+        let mut out = Vec::new();
+        if cap_u32s(&algo, Cap::CUBLASLT_ALGO_CAP_SPLITK_SUPPORT).first() != Some(&1) {
+            return out;
+        }
+        let schemes = cap_u32s(&algo, Cap::CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK)
+            .first()
+            .copied()
+            .unwrap_or(0);
+        for &split in splits.iter().filter(|&&k| k > 1) {
+            for scheme in [1u32, 2, 4].into_iter().filter(|b| schemes & b != 0) {
+                let mut v = algo;
+                if set_u32(&mut v, Config::CUBLASLT_ALGO_CONFIG_SPLITK_NUM, split)
+                    && set_u32(
+                        &mut v,
+                        Config::CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME,
+                        scheme,
+                    )
+                {
+                    if let Some(ws) = self.accepts(&v, workspace) {
+                        out.push(LtAlgo {
+                            algo: v,
+                            workspace: ws,
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The workspace `algo` needs for this product, if cuBLASLt accepts it within `workspace`
+    /// bytes.
+    fn accepts(&self, algo: &cublasLtMatmulAlgo_t, workspace: usize) -> Option<usize> {
+        let mut found = MaybeUninit::<cublasLtMatmulHeuristicResult_t>::zeroed();
+        let [la, lb, lc] = self.layouts;
+        // SAFETY: `algo` is initialised; the descriptors are live; the check writes one result.
+        let checked = unsafe {
+            sys::cublasLtMatmulAlgoCheck(
+                self.handle,
+                self.desc,
+                la,
+                lb,
+                lc,
+                lc,
+                algo,
+                found.as_mut_ptr(),
+            )
+        };
+        if checked != sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+            return None;
+        }
+        // SAFETY: the check succeeded, so it wrote the result.
+        let r = unsafe { found.assume_init() };
+        (r.state == sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS && r.workspaceSize <= workspace)
+            .then_some(r.workspaceSize)
     }
 
     /// Elements `A`, `B` and `D` must hold: leading dimension times columns as stored.
