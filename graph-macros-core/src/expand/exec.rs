@@ -219,6 +219,7 @@ fn other_views(cx: &Cx<'_>) -> TokenStream {
         let handle = cx.handle(ni);
         out.extend(quote! {
             #[doc = #doc]
+            #[inline]
             pub fn #name(&mut self) -> #rt::error::EditResult<#ty> {
                 self.__cg_exec.node(#handle)
             }
@@ -330,6 +331,7 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
 
         impl<'a> #rt::__private::Resend for #exec<'a> #bounds {
             #[allow(unused_variables, unreachable_code, clippy::all)]
+            #[inline]
             fn resend(&mut self, g: usize, j: usize, which: u64) -> #rt::error::EditResult {
                 let (e, st) = (&mut self.__cg_exec, &mut self.__cg);
                 match g { #(#arms,)* _ => ::core::unreachable!() }

@@ -481,6 +481,7 @@ pub(crate) fn kernel_views(cx: &Cx<'_>, exec: &Ident) -> TokenStream {
             let i = proc_macro2::Literal::usize_unsuffixed(i);
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub fn #set(&mut self, v: #ty) -> #rt::error::EditResult {
                     self.0.set_arg::<#i>(v)
                 }
@@ -515,6 +516,7 @@ pub(crate) fn kernel_views(cx: &Cx<'_>, exec: &Ident) -> TokenStream {
         let doc = format!("The view of node `{name}`: its typed setters.");
         Some(quote! {
             #[doc = #doc]
+            #[inline]
             pub fn #name(&mut self) -> #rt::error::EditResult<#view<'_, 'a>> {
                 self.__cg_exec.node(#handle).map(#view)
             }

@@ -185,13 +185,19 @@ thread_local! {
 pub(crate) fn in_context<T>(ctx: CUcontext, call: impl Fn() -> CallResult<T>) -> CallResult<T> {
     make_current(ctx)?;
     match call() {
-        Err(e) if e.code.0 == sys::CUresult::CUDA_ERROR_INVALID_CONTEXT => {
-            CURRENT.with(|c| c.set(ptr::null_mut()));
-            make_current(ctx)?;
-            call()
-        }
+        Err(e) if e.code.0 == sys::CUresult::CUDA_ERROR_INVALID_CONTEXT => again(ctx, call),
         r => r,
     }
+}
+
+/// `in_context`'s second try, after the driver said the context was not current (kept out of
+/// line: setters take the first path).
+#[cold]
+#[inline(never)]
+fn again<T>(ctx: CUcontext, call: impl Fn() -> CallResult<T>) -> CallResult<T> {
+    CURRENT.with(|c| c.set(ptr::null_mut()));
+    make_current(ctx)?;
+    call()
 }
 
 /// Makes `ctx` current on this thread if it is not already. Unlike cudarc's `bind_to_thread`,

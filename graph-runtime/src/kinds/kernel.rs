@@ -217,6 +217,14 @@ fn defer(cx: &mut NodeCtx<'_, '_, KernelShadow>, which: u64) {
     }
 }
 
+/// The error of a call the driver refused for node `name` (kept out of line: setters take the
+/// other path).
+#[cold]
+#[inline(never)]
+fn refused(e: crate::driver::CallError, name: &str) -> EditError {
+    e.at(Some(name)).into()
+}
+
 /// Sends a launch of `l` with `cfg` and `args` to node `n`.
 #[inline(always)]
 fn send(
@@ -324,7 +332,7 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
         k.args.put(I, raw);
         if let Err(e) = send(&mut cx.target, cx.node, &k.launch, &k.cfg, &k.args) {
             k.args.put(I, old);
-            return Err(e.at(Some(cx.topo.name(cx.index))).into());
+            return Err(refused(e, cx.topo.name(cx.index)));
         }
         defer(cx, 1 << I);
         Ok(())
@@ -366,7 +374,7 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
         let name = || cx.topo.name(cx.index);
         cx.shadow.edit_in_place(|block, launch| {
             write(bindings, block)?;
-            send(target, node, launch, &cfg, block).map_err(|e| EditError::from(e.at(Some(name()))))
+            send(target, node, launch, &cfg, block).map_err(|e| refused(e, name()))
         })?;
         cx.shadow.cfg = cfg;
         defer(cx, which | CONFIG);
