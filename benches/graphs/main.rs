@@ -92,6 +92,8 @@ macro_rules! dispatch {
 // The setters of one order, and the child processes that measure them.
 #[macro_use]
 mod setters;
+// One path at a time, for a profiler.
+mod profile;
 use setters::{setter_samples, setters_child, SETTERS_ENV};
 
 struct Row {
@@ -450,6 +452,10 @@ fn main() {
     };
     if let Ok(spec) = std::env::var(SETTERS_ENV) {
         setters_child(&mut c, &spec);
+        return;
+    }
+    if let Ok(phase) = std::env::var(profile::PHASE_ENV) {
+        profile::run(&mut c, &phase);
         return;
     }
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
