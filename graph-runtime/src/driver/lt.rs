@@ -139,7 +139,7 @@ fn set_u32(
     }
 }
 
-/// What [`LtAlgo::config`] reads.
+/// A cuBLASLt configuration, as [`Matmul::config`](crate::matmul::Matmul::config) gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LtConfig {
     /// cuBLASLt's algorithm id.
