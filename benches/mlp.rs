@@ -29,7 +29,7 @@ fn main() {
     let module = cuda_graph::compile(&ctx, mlp::SOURCE).unwrap();
     let wt = Weights::new();
     let dw = DeviceWeights::upload(&stream, &wt);
-    let sw = mlp::SplitWeights::upload(&stream, &wt);
+    let sw = mlp::DeviceWeights::upload_split(&stream, &wt);
     let mut rows = Vec::new();
     println!(
         "| batch | cuda-graph step | stream launches | stream / cuda-graph | Mlp (f32 products) |"
@@ -112,7 +112,7 @@ fn main() {
         let mut split_exec = split_layers.as_ref().map(|layers| {
             mlp::MlpSplit::build(
                 &module,
-                mlp::split_inputs(
+                mlp::inputs(
                     pinned4.as_mut_slice().unwrap(),
                     &mut x4,
                     &sw,
@@ -121,7 +121,8 @@ fn main() {
                     batch,
                     &capture,
                     layers,
-                ),
+                )
+                .into(),
             )
             .unwrap()
             .instantiate()
@@ -285,11 +286,13 @@ fn main() {
         // And both agree with the float64 forward pass.
         let want = mlp::reference(&wt, &inputs[1], batch as usize);
         let scale = want.iter().fold(1e-6f64, |m, v| m.max(v.abs()));
-        let err = a
-            .iter()
-            .zip(&want)
-            .map(|(&g, w)| (g as f64 - w).abs() / scale)
-            .fold(0.0, f64::max);
+        let off = |got: &[f32]| {
+            got.iter()
+                .zip(&want)
+                .map(|(&g, w)| (g as f64 - w).abs() / scale)
+                .fold(0.0, f64::max)
+        };
+        let err = off(&a);
         assert!(
             err < 1e-4,
             "batch {batch}: {err} from the float64 forward pass"
@@ -300,12 +303,7 @@ fn main() {
             .map(|v| v.y().unwrap())
             .or(split_exec.as_ref().map(|v| v.y().unwrap()));
         if let Some(y) = best {
-            let got = stream.clone_dtoh(y).unwrap();
-            let err = got
-                .iter()
-                .zip(&want)
-                .map(|(&g, w)| (g as f64 - w).abs() / scale)
-                .fold(0.0, f64::max);
+            let err = off(&stream.clone_dtoh(y).unwrap());
             assert!(
                 err < 1e-4,
                 "batch {batch}: {err} from the float64 forward pass"

@@ -134,7 +134,7 @@ cuda_graph! {
     /// One inference step with the products on the tensor cores at `f32` accuracy: each layer's
     /// input split into TF32 parts (`split3`: `[big; small; big]`, the inner dimension tripled)
     /// and multiplied with the weight split the same way (`[big, big, small]`, made once by
-    /// [`SplitWeights`]) in one cuBLASLt TF32 product, bias and ReLU in its epilogue.
+    /// [`DeviceWeights::upload_split`]) in one cuBLASLt TF32 product, bias and ReLU in its epilogue.
     pub graph MlpSplit {
         source "kernels/mlp.cu";
         kernel split3(x: &[f32], x3: &mut [f32], k: u32, n: u32);
@@ -178,19 +178,14 @@ pub fn tf32(v: f32) -> f32 {
     f32::from_bits(b.wrapping_add(0xfff + ((b >> 13) & 1)) & !0x1fff)
 }
 
-/// The weights split for [`MlpSplit`]: layer `l`'s `out x 3in` row-major, each row `[big,
-/// big, small]` of the row of `W_l` (`big = tf32(w)`, `small = w - big`); the biases as they
-/// are.
-pub struct SplitWeights {
-    pub w: [CudaSlice<f32>; 3],
-    pub b: [CudaSlice<f32>; 3],
-}
-
-impl SplitWeights {
-    pub fn upload(stream: &Arc<CudaStream>, wt: &Weights) -> Self {
+impl DeviceWeights {
+    /// The weights split for [`MlpSplit`]: layer `l`'s weight `out x 3in` row-major, each row
+    /// `[big, big, small]` of the row of `W_l` (`big = tf32(w)`, `small = w - big`); the
+    /// biases as they are.
+    pub fn upload_split(stream: &Arc<CudaStream>, wt: &Weights) -> Self {
         let split = |l: usize| {
-            let (i, o) = (DIMS[l].0 as usize, DIMS[l].1 as usize);
-            let mut w3 = Vec::with_capacity(o * 3 * i);
+            let i = DIMS[l].0 as usize;
+            let mut w3 = Vec::with_capacity(wt.w[l].len() * 3);
             for row in wt.w[l].chunks(i) {
                 let big: Vec<f32> = row.iter().map(|&v| tf32(v)).collect();
                 w3.extend_from_slice(&big);
@@ -200,7 +195,7 @@ impl SplitWeights {
             stream.clone_htod(&w3).expect("upload")
         };
         let up = |v: &Vec<f32>| stream.clone_htod(v).expect("upload");
-        SplitWeights {
+        DeviceWeights {
             w: [split(0), split(1), split(2)],
             b: [up(&wt.b[0]), up(&wt.b[1]), up(&wt.b[2])],
         }
@@ -226,43 +221,42 @@ pub fn split_plans(stream: &Arc<CudaStream>, batch: u32) -> Result<[Matmul; 3], 
     Ok([plan(0)?, plan(1)?, plan(2)?])
 }
 
-/// The inputs of an [`MlpSplit`] graph of `batch` rows (as [`inputs`], the weights split).
-#[allow(clippy::too_many_arguments)]
-pub fn split_inputs<'a, F>(
-    x_host: &'a mut [f32],
-    x: &'a mut CudaSlice<f32>,
-    sw: &'a SplitWeights,
-    y: &'a mut CudaSlice<f32>,
-    ws: &'a mut CudaSlice<u8>,
-    batch: u32,
-    stream: &Arc<CudaStream>,
-    layers: &'a [F; 3],
-) -> MlpSplitInputs<'a>
-where
-    F: Fn(
-            &Capture<'_, '_>,
-            (Region<f32>, Region<f32>, Region<f32>),
-            (RegionMut<f32>, RegionMut<u8>),
-        ) -> WorkResult
-        + Send
-        + Sync
-        + 'a,
-{
-    MlpSplitInputs {
-        x_host,
-        x,
-        w1: &sw.w[0],
-        b1: &sw.b[0],
-        w2: &sw.w[1],
-        b2: &sw.b[1],
-        w3: &sw.w[2],
-        b3: &sw.b[2],
-        y,
-        ws,
-        batch,
-        layer1: Work::new(stream, &layers[0]),
-        layer2: Work::new(stream, &layers[1]),
-        layer3: Work::new(stream, &layers[2]),
+/// The inputs of an [`MlpSplit`] graph are those of an [`Mlp`] graph ([`inputs`]), given the
+/// split weights ([`DeviceWeights::upload_split`]) and [`split_plans`]' layers.
+impl<'a> From<MlpInputs<'a>> for MlpSplitInputs<'a> {
+    fn from(i: MlpInputs<'a>) -> Self {
+        let MlpInputs {
+            x_host,
+            x,
+            w1,
+            b1,
+            w2,
+            b2,
+            w3,
+            b3,
+            y,
+            ws,
+            batch,
+            layer1,
+            layer2,
+            layer3,
+        } = i;
+        MlpSplitInputs {
+            x_host,
+            x,
+            w1,
+            b1,
+            w2,
+            b2,
+            w3,
+            b3,
+            y,
+            ws,
+            batch,
+            layer1,
+            layer2,
+            layer3,
+        }
     }
 }
 

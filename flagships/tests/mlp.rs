@@ -76,7 +76,7 @@ fn mlp_split_matches_the_cpu() {
     let capture = gpu.ctx.new_stream().unwrap();
     let module = cuda_graph::compile(&gpu.ctx, mlp::SOURCE).unwrap();
     let wt = Weights::new();
-    let sw = mlp::SplitWeights::upload(&gpu.stream, &wt);
+    let sw = mlp::DeviceWeights::upload_split(&gpu.stream, &wt);
     for batch in [32u32, 256] {
         let plans = mlp::split_plans(&capture, batch).unwrap();
         let layers = [0, 1, 2].map(|l| mlp::layer(&plans[l]));
@@ -91,7 +91,7 @@ fn mlp_split_matches_the_cpu() {
             .unwrap();
         let mut exec = mlp::MlpSplit::build(
             &module,
-            mlp::split_inputs(
+            mlp::inputs(
                 pinned.as_mut_slice().unwrap(),
                 &mut x,
                 &sw,
@@ -100,7 +100,8 @@ fn mlp_split_matches_the_cpu() {
                 batch,
                 &capture,
                 &layers,
-            ),
+            )
+            .into(),
         )
         .unwrap()
         .instantiate()
