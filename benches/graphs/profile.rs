@@ -1,7 +1,8 @@
 //! One path at a time, many times over, for a profiler (`perf record` on the device machine):
 //! `CUDA_GRAPH_BENCH_PHASE=PATH` runs `CUDA_GRAPH_BENCH_ITERS` (default 20000) calls of one
 //! path on a chain of 10 nodes (builds) or 1000 nodes (setters) and prints the time per call.
-//! Paths: `build_ours`, `build_raw`, `node_ours`, `node_raw`, `param_ours`, `param_raw`.
+//! Paths: `build_ours`, `build_raw`, `new_ours`, `new_raw` (an empty graph made and dropped),
+//! `node_ours`, `node_raw`, `param_ours`, `param_raw`.
 
 use super::*;
 
@@ -28,6 +29,18 @@ pub(crate) fn run(c: &mut Ctx<'_>, phase: &str) {
             for _ in 0..iters {
                 let g = Chain10::build(&module, Chain10Inputs { y: &mut y, a: 1.0 }).unwrap();
                 drop(black_box(g));
+            }
+        }
+        "new_ours" => {
+            for _ in 0..iters {
+                let g = Graph::new(c.stream.context()).unwrap().with_name("Chain10");
+                drop(black_box(g));
+            }
+        }
+        "new_raw" => {
+            for _ in 0..iters {
+                let g = raw::build(f, yp, Shape::Chain, 0);
+                raw::destroy(black_box(g), None);
             }
         }
         "build_raw" => {
