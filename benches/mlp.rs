@@ -26,7 +26,7 @@ fn main() {
     let gpu_name = gpu.name.clone();
     let stream = ctx.new_stream().unwrap();
     let capture = ctx.new_stream().unwrap();
-    let module = cuda_graph::compile(&ctx, mlp::SOURCE).unwrap();
+    let module = mlp::compile(&ctx).unwrap();
     let wt = Weights::new();
     let dw = DeviceWeights::upload(&stream, &wt);
     let sw = mlp::DeviceWeights::upload_split(&stream, &wt);
@@ -103,7 +103,7 @@ fn main() {
         }
         // SAFETY: f32 is valid for any bits; written before read.
         let mut pinned4 = unsafe { ctx.alloc_pinned::<f32>(n_in) }.unwrap();
-        let mut x4 = stream.alloc_zeros::<f32>(n_in).unwrap();
+        let from4 = pinned4.as_ptr().unwrap() as u64;
         let mut y4 = stream.alloc_zeros::<f32>((batch * OUT) as usize).unwrap();
         let mut ws4 = stream.alloc_zeros::<u8>(mlp::LT_WORKSPACE).unwrap();
         let split_layers = splits
@@ -112,17 +112,7 @@ fn main() {
         let mut split_exec = split_layers.as_ref().map(|layers| {
             mlp::MlpSplit::build(
                 &module,
-                mlp::inputs(
-                    pinned4.as_mut_slice().unwrap(),
-                    &mut x4,
-                    &sw,
-                    &mut y4,
-                    &mut ws4,
-                    batch,
-                    &capture,
-                    layers,
-                )
-                .into(),
+                mlp::split_inputs(from4, &sw, &mut y4, &mut ws4, batch, &capture, layers),
             )
             .unwrap()
             .instantiate()
@@ -165,7 +155,7 @@ fn main() {
             let s = t.elapsed().as_secs_f64() * 1e6;
             if let Some(v) = split_exec.as_mut() {
                 let t = Instant::now();
-                v.x_host_mut().unwrap().copy_from_slice(input);
+                pinned4.as_mut_slice().unwrap().copy_from_slice(input);
                 v.launch(&stream).unwrap();
                 v.synchronize().unwrap();
                 if step >= 20 {
@@ -235,7 +225,15 @@ fn main() {
         }
         // Device time of each graph's launch (events around it on the stream).
         let (mut dg, mut dv) = (Vec::new(), Vec::new());
+        let mut dsp = Vec::new();
         for _ in 0..100 {
+            if let Some(v) = split_exec.as_mut() {
+                let e0 = stream.record_event(ev).unwrap();
+                v.launch(&stream).unwrap();
+                let e1 = stream.record_event(ev).unwrap();
+                e1.synchronize().unwrap();
+                dsp.push(e0.elapsed_ms(&e1).unwrap() as f64 * 1e3);
+            }
             let e0 = stream.record_event(ev).unwrap();
             exec.launch(&stream).unwrap();
             let e1 = stream.record_event(ev).unwrap();
@@ -261,6 +259,12 @@ fn main() {
             println!(
                 "batch {batch}: device time of a launch: Mlp {:.1} µs",
                 median(dg)
+            );
+        }
+        if !dsp.is_empty() {
+            println!(
+                "batch {batch}: device time of a launch: MlpSplit {:.1} µs",
+                median(dsp)
             );
         }
         let [pc, p1, p2, p3] = parts.map(median);

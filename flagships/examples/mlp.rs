@@ -36,7 +36,7 @@ fn run(
 ) -> Result<bool, Box<dyn std::error::Error>> {
     let stream = ctx.new_stream()?;
     let capture = ctx.new_stream()?;
-    let module = cuda_graph::compile(ctx, mlp::SOURCE)?;
+    let module = mlp::compile(ctx)?;
     let wt = Weights::new();
     let dw = DeviceWeights::upload(&stream, &wt);
     let batch = 32u32;

@@ -1,6 +1,7 @@
 // The MLP's kernels (src/mlp.rs). `Mlp` launches none of its own: each layer is one cuBLASLt
 // product whose epilogue adds the bias and applies the ReLU. `MlpSplit` splits each layer's
-// input into TF32 parts (`split3`) for products on the tensor cores.
+// input into TF32 parts (`split3`; `take_split3` reads the new input from pinned host memory
+// as it splits it) for products on the tensor cores.
 //
 // `MlpVec`, for batches of up to `MAXB` rows, streams each weight once at the memory bandwidth
 // in three kernels (a kernel boundary costs about as much as a small layer): `take_input` copies
@@ -11,40 +12,10 @@
 // kernel loads its weights into registers before it waits for the kernel before
 // (programmatic dependent launch), so they are on their way while that kernel ends.
 
-#define WARP 32
+#include "stream_f32.cuh"
+
 #define THREADS 256
 #define MAXB 8
-
-// Let the next kernel launch (it waits for this one's writes before reading them).
-__device__ __forceinline__ void pdl_release() {
-  asm volatile("griddepcontrol.launch_dependents;");
-}
-
-// Wait for the kernel before: its writes are visible after this.
-__device__ __forceinline__ void pdl_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
-
-// 16 bytes of a weight, read-only, marked to leave the L2 cache first (a step streams each
-// weight once).
-__device__ __forceinline__ uint4 load_weight(const float* p) {
-  unsigned long long policy;
-  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-  uint4 v;
-  asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p), "l"(policy));
-  return v;
-}
-
-__device__ __forceinline__ float dot4(uint4 w, float4 x) {
-  return __uint_as_float(w.x) * x.x + __uint_as_float(w.y) * x.y + __uint_as_float(w.z) * x.z +
-         __uint_as_float(w.w) * x.w;
-}
-
-__device__ __forceinline__ float warp_sum(float v) {
-#pragma unroll
-  for (int o = WARP / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
 
 // x[i] = the input at host address `from` (pinned, mapped: the device reads it over PCIe), `n`
 // floats, a multiple of 4; sums[0..m] = 0.
@@ -170,24 +141,44 @@ layer3(const float* w3, const float* sums, const float* b2, const float* b3, flo
   }
 }
 
-// x rounded to TF32 (10 bits of mantissa, to nearest): exact on the tensor cores.
+// x rounded to TF32 (10 bits of mantissa, to nearest even; infinities and NaN kept), exact on
+// the tensor cores: the same bits as the host's `tf32` (`src/mlp.rs`), which splits the
+// weights, gives.
 __device__ __forceinline__ float tf32_big(float v) {
-  unsigned r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
-  return __uint_as_float(r);
+  const unsigned b = __float_as_uint(v);
+  if ((b & 0x7f800000u) == 0x7f800000u) return v;
+  return __uint_as_float((b + 0xfffu + ((b >> 13) & 1u)) & ~0x1fffu);
 }
 
-// `MlpSplit`: each of the n columns of k values of x (column-major) becomes a column of 3k in
-// x3: [big; small; big], big = x rounded to TF32 and small = x - big (exact in f32), so a TF32
-// product with the weight split [big, big, small] is as accurate as f32 arithmetic.
+// `MlpSplit`: the four values of x at `i` (a multiple of 4; x holds n columns of k values,
+// column-major, k a multiple of 4) into the column of 3k of x3 they belong to: [big; small;
+// big], big = x rounded to TF32 and small = x - big (exact in f32), so a TF32 product with
+// the weight split [big, big, small] is as accurate as f32 arithmetic.
+__device__ __forceinline__ void split_put(float4 v, float* x3, unsigned i, unsigned k) {
+  const unsigned c = i / k, r = i % k;
+  const float4 big = make_float4(tf32_big(v.x), tf32_big(v.y), tf32_big(v.z), tf32_big(v.w));
+  const float4 small = make_float4(v.x - big.x, v.y - big.y, v.z - big.z, v.w - big.w);
+  float4* col = reinterpret_cast<float4*>(x3 + (size_t)c * 3 * k + r);
+  col[0] = big;
+  col[k / 4] = small;
+  col[k / 2] = big;
+}
+
+// Every column of x split into x3 (`split_put`).
 extern "C" __global__ void __launch_bounds__(THREADS)
 split3(const float* x, float* x3, unsigned k, unsigned n) {
-  for (unsigned i = blockIdx.x * THREADS + threadIdx.x; i < n * k; i += gridDim.x * THREADS) {
-    const unsigned c = i / k, r = i % k;
-    const float v = x[i], big = tf32_big(v);
-    float* col = x3 + (size_t)c * 3 * k;
-    col[r] = big;
-    col[k + r] = v - big;
-    col[2 * k + r] = big;
+  for (unsigned i = (blockIdx.x * THREADS + threadIdx.x) * 4; i < n * k; i += gridDim.x * THREADS * 4) {
+    split_put(*reinterpret_cast<const float4*>(x + i), x3, i, k);
+  }
+}
+
+// The new input, read from pinned host memory at address `from` (n columns of k values, 16-byte
+// aligned), split into x3 (`split_put`): the host's values cross the bus once, with no copy
+// into device memory before the split.
+extern "C" __global__ void __launch_bounds__(THREADS)
+take_split3(unsigned long long from, float* x3, unsigned k, unsigned n) {
+  const float4* src = reinterpret_cast<const float4*>(from);
+  for (unsigned i = (blockIdx.x * THREADS + threadIdx.x) * 4; i < n * k; i += gridDim.x * THREADS * 4) {
+    split_put(src[i / 4], x3, i, k);
   }
 }

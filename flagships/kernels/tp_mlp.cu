@@ -7,7 +7,8 @@
 // output. Larger batches (`TpMlp`): cuBLAS's SGEMMs, `bias_gelu` after the first, and
 // `residual_bias` after the all-reduce.
 
-#define WARP 32
+#include "stream_f32.cuh"
+
 #define THREADS 256
 
 __device__ __forceinline__ float gelu_tanh(float v) {
@@ -18,31 +19,8 @@ __device__ __forceinline__ float gelu_tanh(float v) {
 // Programmatic dependent launch: wait for the kernel before (its writes are visible after
 // this), then let the next one launch. A kernel reads nothing but weights before it.
 __device__ __forceinline__ void pdl_wait_then_release() {
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;");
-}
-
-// 16 bytes of a weight, read-only, marked to leave the L2 cache first (a step streams each
-// weight once).
-__device__ __forceinline__ uint4 load_weight(const float* p) {
-  unsigned long long policy;
-  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-  uint4 v;
-  asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p), "l"(policy));
-  return v;
-}
-
-__device__ __forceinline__ float dot4(uint4 w, float4 x) {
-  return __uint_as_float(w.x) * x.x + __uint_as_float(w.y) * x.y + __uint_as_float(w.z) * x.z +
-         __uint_as_float(w.w) * x.w;
-}
-
-__device__ __forceinline__ float warp_sum(float v) {
-#pragma unroll
-  for (int o = WARP / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
+  pdl_wait();
+  pdl_release();
 }
 
 // What a projection does with a finished row: `up` adds the bias and applies GELU; `down`

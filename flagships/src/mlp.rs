@@ -14,7 +14,8 @@
 //!   a small layer);
 //! - [`MlpSplit`]: above that, the products on the tensor cores at `f32` accuracy: each
 //!   layer's input and weight split into two TF32 parts, three products of parts summed in one
-//!   cuBLASLt TF32 product (the inner dimension tripled), bias and ReLU in its epilogue;
+//!   cuBLASLt TF32 product (the inner dimension tripled), bias and ReLU in its epilogue; the
+//!   new input read from pinned host memory by the kernel that splits it;
 //! - [`plans`]: the three products, each planned once with the fastest of cuBLASLt's
 //!   algorithms for its batch (with the inner dimension split, where that is faster), timed on
 //!   the device;
@@ -29,7 +30,8 @@ use std::sync::Arc;
 
 use cuda_graph::cudarc::cublas::sys::{self as cublas_sys, cublasOperation_t};
 use cuda_graph::cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
-use cuda_graph::cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut};
+use cuda_graph::cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtrMut};
+use cuda_graph::error::ModuleError;
 use cuda_graph::matmul::{Compute, Epilogue, Matmul, MatmulError, MatmulShape};
 use cuda_graph::prelude::*;
 
@@ -132,14 +134,16 @@ pub fn vec_inputs<'a>(
 
 cuda_graph! {
     /// One inference step with the products on the tensor cores at `f32` accuracy: each layer's
-    /// input split into TF32 parts (`split3`: `[big; small; big]`, the inner dimension tripled)
-    /// and multiplied with the weight split the same way (`[big, big, small]`, made once by
-    /// [`DeviceWeights::upload_split`]) in one cuBLASLt TF32 product, bias and ReLU in its epilogue.
+    /// input split into TF32 parts (`[big; small; big]`, the inner dimension tripled) and
+    /// multiplied with the weight split the same way (`[big, big, small]`, made once by
+    /// [`DeviceWeights::upload_split`]) in one cuBLASLt TF32 product, bias and ReLU in its
+    /// epilogue. The new input is read from pinned host memory at address `from` by the kernel
+    /// that splits it (`take_split3`): it crosses the bus once, with no copy node before it.
+    /// [`split_inputs`] makes the inputs.
     pub graph MlpSplit {
         source "kernels/mlp.cu";
+        kernel take_split3(from: u64, x3: &mut [f32], k: u32, n: u32);
         kernel split3(x: &[f32], x3: &mut [f32], k: u32, n: u32);
-        host_buffer mut x_host: f32;
-        buffer mut x: f32;
         buffer w1: f32;
         buffer b1: f32;
         buffer w2: f32;
@@ -149,6 +153,7 @@ cuda_graph! {
         buffer mut y: f32;
         buffer mut ws: u8;
         param batch: u32;
+        param from: u64;
         temp x3: [f32; batch * IN * 3];
         temp h1: [f32; batch * H1];
         temp h1s: [f32; batch * H1 * 3];
@@ -158,14 +163,13 @@ cuda_graph! {
         work layer2;
         work layer3;
 
-        load = memcpy(x, x_host);
-        s0 = split3<<<(batch * IN).div_ceil(256).min(1024), 256>>>(x, x3, IN, batch);
+        s0 = take_split3<<<(batch * IN / 4).div_ceil(256).min(1024), 256>>>(from, x3, IN, batch);
         g1 = capture(layer1, reads: [x3, w1, b1], writes: [h1, ws]);
-        s1 = split3<<<(batch * H1).div_ceil(256).min(1024), 256>>>(h1, h1s, H1, batch);
+        s1 = split3<<<(batch * H1 / 4).div_ceil(256).min(1024), 256>>>(h1, h1s, H1, batch);
         g2 = capture(layer2, reads: [h1s, w2, b2], writes: [h2, ws]);
-        s2 = split3<<<(batch * H2).div_ceil(256).min(1024), 256>>>(h2, h2s, H2, batch);
+        s2 = split3<<<(batch * H2 / 4).div_ceil(256).min(1024), 256>>>(h2, h2s, H2, batch);
         g3 = capture(layer3, reads: [h2s, w3, b3], writes: [y, ws]);
-        load -> s0 -> g1 -> s1 -> g2 -> s2 -> g3;
+        s0 -> g1 -> s1 -> g2 -> s2 -> g3;
     }
 }
 
@@ -221,48 +225,59 @@ pub fn split_plans(stream: &Arc<CudaStream>, batch: u32) -> Result<[Matmul; 3], 
     Ok([plan(0)?, plan(1)?, plan(2)?])
 }
 
-/// The inputs of an [`MlpSplit`] graph are those of an [`Mlp`] graph ([`inputs`]), given the
-/// split weights ([`DeviceWeights::upload_split`]) and [`split_plans`]' layers.
-impl<'a> From<MlpInputs<'a>> for MlpSplitInputs<'a> {
-    fn from(i: MlpInputs<'a>) -> Self {
-        let MlpInputs {
-            x_host,
-            x,
-            w1,
-            b1,
-            w2,
-            b2,
-            w3,
-            b3,
-            y,
-            ws,
-            batch,
-            layer1,
-            layer2,
-            layer3,
-        } = i;
-        MlpSplitInputs {
-            x_host,
-            x,
-            w1,
-            b1,
-            w2,
-            b2,
-            w3,
-            b3,
-            y,
-            ws,
-            batch,
-            layer1,
-            layer2,
-            layer3,
-        }
+/// The inputs of an [`MlpSplit`] graph of `batch` rows: the input read from pinned host memory
+/// at `from` (the address of a pinned buffer of at least `batch * IN` floats, 16-byte aligned,
+/// which must outlive every launch of the graph), the split weights
+/// ([`DeviceWeights::upload_split`]), the output, the products' workspace (at least
+/// [`LT_WORKSPACE`] bytes) and the three layers ([`layer`] of [`split_plans`]) captured on
+/// `stream`.
+#[allow(clippy::too_many_arguments)]
+pub fn split_inputs<'a, F>(
+    from: u64,
+    dw: &'a DeviceWeights,
+    y: &'a mut CudaSlice<f32>,
+    ws: &'a mut CudaSlice<u8>,
+    batch: u32,
+    stream: &Arc<CudaStream>,
+    layers: &'a [F; 3],
+) -> MlpSplitInputs<'a>
+where
+    F: Fn(
+            &Capture<'_, '_>,
+            (Region<f32>, Region<f32>, Region<f32>),
+            (RegionMut<f32>, RegionMut<u8>),
+        ) -> WorkResult
+        + Send
+        + Sync
+        + 'a,
+{
+    assert!(
+        from.is_multiple_of(16),
+        "MlpSplit reads its input 16 bytes at a time"
+    );
+    MlpSplitInputs {
+        w1: &dw.w[0],
+        b1: &dw.b[0],
+        w2: &dw.w[1],
+        b2: &dw.b[1],
+        w3: &dw.w[2],
+        b3: &dw.b[2],
+        y,
+        ws,
+        batch,
+        from,
+        layer1: Work::new(stream, &layers[0]),
+        layer2: Work::new(stream, &layers[1]),
+        layer3: Work::new(stream, &layers[2]),
     }
 }
 
-/// The source of the module `Mlp::build` and `MlpVec::build` take (`Mlp` launches no kernel
-/// of its own: each layer is one cuBLASLt product, bias and ReLU included).
-pub const SOURCE: &str = include_str!("../kernels/mlp.cu");
+/// Compiles the MLP's kernels (`kernels/mlp.cu` and the header it includes) for `ctx`'s
+/// device: the module `Mlp::build`, `MlpVec::build` and `MlpSplit::build` take (`Mlp` launches
+/// no kernel of its own: each layer is one cuBLASLt product, bias and ReLU included).
+pub fn compile(ctx: &Arc<CudaContext>) -> Result<Module, ModuleError> {
+    cuda_graph::compile_with(ctx, MlpVec::SOURCE, &MlpVec::compile_options())
+}
 
 /// Bytes of workspace the products may use (one buffer, shared by the layers in turn).
 pub const LT_WORKSPACE: usize = 32 << 20;

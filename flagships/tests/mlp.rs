@@ -10,6 +10,7 @@ use cuda_graph_flagships::mlp;
 use cuda_graph::cudarc::cublas::CudaBlas;
 use cuda_graph::cudarc::driver::CudaSlice;
 use cuda_graph::matmul::MatmulError;
+use cuda_graph::prelude::*;
 use cuda_graph::{
     error::{BuildError, CaptureError},
     Graph,
@@ -32,7 +33,7 @@ fn mlp_vec_matches_the_cpu() {
     let Some(gpu) = Gpu::find() else {
         return;
     };
-    let module = cuda_graph::compile(&gpu.ctx, mlp::SOURCE).unwrap();
+    let module = mlp::compile(&gpu.ctx).unwrap();
     let wt = Weights::new();
     let dw = DeviceWeights::upload(&gpu.stream, &wt);
     for batch in [1u32, 3, mlp::VEC_BATCH] {
@@ -74,7 +75,7 @@ fn mlp_split_matches_the_cpu() {
         return;
     };
     let capture = gpu.ctx.new_stream().unwrap();
-    let module = cuda_graph::compile(&gpu.ctx, mlp::SOURCE).unwrap();
+    let module = mlp::compile(&gpu.ctx).unwrap();
     let wt = Weights::new();
     let sw = mlp::DeviceWeights::upload_split(&gpu.stream, &wt);
     for batch in [32u32, 256] {
@@ -83,7 +84,7 @@ fn mlp_split_matches_the_cpu() {
         let n_in = (batch * IN) as usize;
         // SAFETY: f32 is valid for any bits; the slice is written before it is read.
         let mut pinned = unsafe { gpu.ctx.alloc_pinned::<f32>(n_in) }.unwrap();
-        let mut x = gpu.stream.alloc_zeros::<f32>(n_in).unwrap();
+        let from = pinned.as_ptr().unwrap() as u64;
         let mut ws = gpu.stream.alloc_zeros::<u8>(mlp::LT_WORKSPACE).unwrap();
         let mut y = gpu
             .stream
@@ -91,24 +92,14 @@ fn mlp_split_matches_the_cpu() {
             .unwrap();
         let mut exec = mlp::MlpSplit::build(
             &module,
-            mlp::inputs(
-                pinned.as_mut_slice().unwrap(),
-                &mut x,
-                &sw,
-                &mut y,
-                &mut ws,
-                batch,
-                &capture,
-                &layers,
-            )
-            .into(),
+            mlp::split_inputs(from, &sw, &mut y, &mut ws, batch, &capture, &layers),
         )
         .unwrap()
         .instantiate()
         .unwrap();
         for step in 0..2u32 {
             let xs: Vec<f32> = (0..n_in).map(|i| mlp::input(step + 5, i)).collect();
-            exec.x_host_mut().unwrap().copy_from_slice(&xs);
+            pinned.as_mut_slice().unwrap().copy_from_slice(&xs);
             exec.launch(&gpu.stream).unwrap();
             exec.synchronize().unwrap();
             let got = gpu.read(exec.y().unwrap());
@@ -120,6 +111,91 @@ fn mlp_split_matches_the_cpu() {
             assert!(err < 1e-4, "batch {batch}, step {step}: {err}");
         }
     }
+}
+
+cuda_graph! {
+    /// `MlpSplit`'s two split kernels alone: the input read from pinned host memory at `from`,
+    /// and the same input from device memory.
+    graph Splits {
+        source "kernels/mlp.cu";
+        kernel take_split3(from: u64, x3: &mut [f32], k: u32, n: u32);
+        kernel split3(x: &[f32], x3: &mut [f32], k: u32, n: u32);
+        buffer x: f32;
+        buffer mut from_host: f32;
+        buffer mut from_device: f32;
+        param from: u64;
+        param k: u32;
+        param n: u32;
+
+        host = take_split3<<<2, 256>>>(from, from_host, k, n);
+        device = split3<<<2, 256>>>(x, from_device, k, n);
+    }
+}
+
+/// Both split kernels write every column of `k` values as `[big; small; big]`, bit for bit
+/// what the host's `tf32` gives (`small = v - big`; halfway cases to even), over more values
+/// than their grid covers in one pass; the input read from pinned host memory gives the same bits as from the device.
+#[test]
+fn split_kernels_match_the_host_split() {
+    let Some(gpu) = Gpu::find() else {
+        return;
+    };
+    let (k, n) = (IN as usize, 5usize);
+    let mut x: Vec<f32> = (0..k * n)
+        .map(|i| mlp::input(3, i) * (1.0 + i as f32 * 1e-3) + 1e-7 * i as f32)
+        .collect();
+    // Halfway cases: to even, down (1.0 + 2^-11) and up, of both signs.
+    for (i, bits) in [0x3f80_1000u32, 0x3f80_3000, 0xbf80_1000, 0xbf80_3000]
+        .into_iter()
+        .enumerate()
+    {
+        x[7 * i + 1] = f32::from_bits(bits);
+    }
+    let mut want = Vec::with_capacity(3 * k * n);
+    for col in x.chunks(k) {
+        let big: Vec<f32> = col.iter().map(|&v| mlp::tf32(v)).collect();
+        want.extend_from_slice(&big);
+        want.extend(col.iter().zip(&big).map(|(v, b)| v - b));
+        want.extend_from_slice(&big);
+    }
+    // SAFETY: f32 is valid for any bits; the slice is written before the launch reads it.
+    let mut pinned = unsafe { gpu.ctx.alloc_pinned::<f32>(k * n) }.unwrap();
+    pinned.as_mut_slice().unwrap().copy_from_slice(&x);
+    let xd = gpu.stream.clone_htod(&x).unwrap();
+    let poison = vec![f32::NAN; 3 * k * n];
+    let mut a = gpu.stream.clone_htod(&poison).unwrap();
+    let mut b = gpu.stream.clone_htod(&poison).unwrap();
+    let mut exec = Splits::build_from_source(
+        &gpu.ctx,
+        SplitsInputs {
+            x: &xd,
+            from_host: &mut a,
+            from_device: &mut b,
+            from: pinned.as_ptr().unwrap() as u64,
+            k: k as u32,
+            n: n as u32,
+        },
+    )
+    .unwrap()
+    .instantiate()
+    .unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    exec.synchronize().unwrap();
+    for (which, got) in [
+        ("from host memory", gpu.read(exec.from_host().unwrap())),
+        ("from device memory", gpu.read(exec.from_device().unwrap())),
+    ] {
+        let bad = got
+            .iter()
+            .zip(&want)
+            .position(|(g, w)| g.to_bits() != w.to_bits());
+        assert_eq!(bad, None, "{which}: first differing value");
+    }
+    // The split is exact: big + small gives the input back.
+    assert!(want
+        .chunks(3 * k)
+        .zip(x.chunks(k))
+        .all(|(w, c)| (0..k).all(|i| w[i] + w[k + i] == c[i])));
 }
 
 /// The host's rounding to TF32 keeps 10 bits of mantissa, to nearest even, and leaves an
@@ -150,7 +226,7 @@ fn mlp_graph_matches_the_cpu_and_stream_launches() {
         return;
     };
     let capture = gpu.ctx.new_stream().unwrap();
-    let module = cuda_graph::compile(&gpu.ctx, mlp::SOURCE).unwrap();
+    let module = mlp::compile(&gpu.ctx).unwrap();
     let wt = Weights::new();
     let dw = DeviceWeights::upload(&gpu.stream, &wt);
     for batch in [1u32, 32, 256] {

@@ -112,8 +112,13 @@ cuda_graph! {
     }
 }
 
-/// The kernel source.
-pub const SOURCE: &str = include_str!("../../kernels/tp_mlp.cu");
+/// Compiles the block's kernels (`kernels/tp_mlp.cu` and the header it includes) for `ctx`'s
+/// device: the module `TpMlpVec::build` and `TpMlp::build` take.
+pub fn compile(
+    ctx: &std::sync::Arc<cuda_graph::cudarc::driver::CudaContext>,
+) -> Result<cuda_graph::Module, cuda_graph::error::ModuleError> {
+    cuda_graph::compile_with(ctx, TpMlpVec::SOURCE, &TpMlpVec::compile_options())
+}
 
 /// Rows of a weight a block of [`TpMlpVec`]'s projections takes for a batch of `batch` (8
 /// warps of 2 rows, of 4 above a batch of 4: the table of `project_any` in the source).

@@ -24,7 +24,7 @@ use cuda_graph::Error;
 use super::cublas::{down_cfg, gemm, up_cfg, warm_up, GemmWork};
 use super::{
     inputs_of, shard_width, DeviceShard, Shard, TpMlp, TpMlpExec, TpMlpInputs, TpMlpVec,
-    TpMlpVecExec, TpMlpVecInputs, HIDDEN, SOURCE, VEC_BATCH,
+    TpMlpVecExec, TpMlpVecInputs, HIDDEN, VEC_BATCH,
 };
 
 /// One rank's buffers for a batch: the pinned input, the input, the inner activations (the
@@ -183,7 +183,7 @@ impl RankSetup {
         let capture = ctx.new_stream().map_err(&build)?;
         let blas = CudaBlas::new(capture.clone()).expect("cuBLAS handle");
         let workspace = warm_up(&capture, &blas);
-        let module = cuda_graph::compile(&ctx, SOURCE)?;
+        let module = super::compile(&ctx)?;
         let shard =
             Shard::new(comm.rank(), comm.world()).map_err(|why| CommError::Invalid { why })?;
         let shard = DeviceShard::upload(&stream, &shard);
