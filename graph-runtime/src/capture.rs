@@ -99,7 +99,8 @@ impl Capture<'_, '_> {
         Ok(RegionMut(self.region(id)?))
     }
 
-    /// A declared buffer (read or written) by its id.
+    /// A declared buffer (read or written) by its id (what collectives capture).
+    #[cfg(feature = "nccl")]
     pub(crate) fn region_of<T>(&self, id: BufferId) -> Result<Region<T>, CaptureError> {
         if !self.reads.contains(&id) && !self.writes.contains(&id) {
             return Err(self.undeclared("as read", "reads"));

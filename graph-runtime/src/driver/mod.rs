@@ -52,6 +52,7 @@ pub(crate) use exec::{flags, InstantiateFailure, RawExec};
 pub(crate) use gemm::CheckedGemm;
 pub(crate) use graph::{CondKind, RawGraph, RawNode};
 pub(crate) use host::Callback;
+#[cfg(feature = "cublaslt")]
 pub use lt::LtConfig;
 #[cfg(feature = "cublaslt")]
 pub(crate) use lt::{LtAlgo, LtFailure, LtPlan, LtShape, Operand, Operands};
