@@ -2,7 +2,8 @@
 //! `CUDA_GRAPH_BENCH_PHASE=PATH` runs `CUDA_GRAPH_BENCH_ITERS` (default 20000) calls of one
 //! path on a chain of 10 nodes (builds) or 1000 nodes (setters) and prints the time per call.
 //! Paths: `build_ours`, `build_raw`, `new_ours`, `new_raw` (an empty graph made and dropped),
-//! `node_ours`, `node_raw`, `param_ours`, `param_raw`.
+//! `node_ours`, `node_raw`, `param_ours`, `param_raw`, `update_ours`, `update_raw` (a template
+//! edit and a whole-graph update, 10-node chain).
 
 use super::*;
 
@@ -48,6 +49,33 @@ pub(crate) fn run(c: &mut Ctx<'_>, phase: &str) {
                 let g = raw::build(f, yp, Shape::Chain, 10);
                 raw::destroy(black_box(g), None);
             }
+        }
+        "update_ours" => {
+            let names: Vec<String> = (0..10).map(|i| format!("k{i}")).collect();
+            let ctx = c.stream.context().clone();
+            let (g, nodes) = updates::build_runtime(&ctx, c.kernel, &names, &mut y, Shape::Chain);
+            let mut exec = g.instantiate().unwrap();
+            let t = Instant::now();
+            for i in 0..iters {
+                exec.graph_mut()
+                    .node(nodes[5])
+                    .unwrap()
+                    .set_arg::<2>(scalar(i))
+                    .unwrap();
+                exec.update().unwrap();
+            }
+            report(phase, t.elapsed(), iters);
+            return;
+        }
+        "update_raw" => {
+            let (mut g, e) = raw::make(f, yp, Shape::Chain, 10);
+            let t = Instant::now();
+            for i in 0..iters {
+                raw::update(e, &mut g, f, 5, scalar(i));
+            }
+            report(phase, t.elapsed(), iters);
+            raw::destroy(g, Some(e));
+            return;
         }
         "node_ours" | "param_ours" => {
             let mut exec = Chain1000::build(&module, Chain1000Inputs { y: &mut y, a: 1.0 })

@@ -119,6 +119,16 @@ pub fn set(e: CUgraphExec, g: &mut RawGraph, f: sys::CUfunction, i: usize, a: f3
     unsafe { check(sys::cuGraphExecKernelNodeSetParams_v2(e, g.nodes[i], &kp)) };
 }
 
+/// Edits node `i` of the template (its scalar to `a`), then updates the executable graph from it.
+pub fn update(e: CUgraphExec, g: &mut RawGraph, f: sys::CUfunction, i: usize, a: f32) {
+    let kp = g.params[i].node(f, a);
+    unsafe {
+        check(sys::cuGraphKernelNodeSetParams_v2(g.nodes[i], &kp));
+        let mut info = std::mem::zeroed::<sys::CUgraphExecUpdateResultInfo>();
+        check(sys::cuGraphExecUpdate_v2(e, g.g, &mut info));
+    }
+}
+
 pub fn launch_stream(f: sys::CUfunction, y: u64, shape: Shape, n: usize, a: f32, s: sys::CUstream) {
     // The driver copies the arguments at launch: one parameter block serves all.
     let mut p = Params::new(y, 0, a);

@@ -6,7 +6,7 @@ use super::*;
 
 type Args = (BufMut<f32>, u32, f32);
 
-fn build_runtime<'a>(
+pub(crate) fn build_runtime<'a>(
     ctx: &Arc<cuda_graph::cudarc::driver::CudaContext>,
     kernel: &'a Kernel,
     names: &[String],

@@ -113,6 +113,9 @@ pub(crate) struct RawExec<'a> {
     pub(super) raw: CUgraphExec,
     pub(super) ctx: Arc<CudaContext>,
     pub(super) kept: KeepAlive<'a>,
+    /// The template's [`KeepAlive::added`] when `kept` last took everything the template keeps:
+    /// an update from a template that added nothing since has nothing to keep.
+    template_added: u64,
     /// Streams launched or uploaded on since the last [`wait`](Self::wait).
     streams: Vec<Arc<CudaStream>>,
 }
@@ -134,6 +137,7 @@ impl<'a> RawExec<'a> {
             raw,
             ctx: graph.context().clone(),
             kept: graph.kept().clone(),
+            template_added: graph.kept().added(),
             streams: upload.into_iter().cloned().collect(),
         }
     }
@@ -213,7 +217,12 @@ impl<'a> RawExec<'a> {
         let info = unsafe { info.assume_init() };
         match r {
             Ok(()) => {
-                self.keep_all(g);
+                // The template's list only grows between updates (a closure it lets go of is
+                // one this list shares, and keeps), so an unchanged count means nothing new.
+                if g.kept().added() != self.template_added {
+                    self.keep_all(g);
+                    self.template_added = g.kept().added();
+                }
                 Ok(())
             }
             Err(_) => Err(UpdateFailure {

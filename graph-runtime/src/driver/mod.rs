@@ -128,6 +128,9 @@ pub(crate) struct KeepAlive<'a> {
     callbacks: Vec<Callback<'a>>,
     /// Addresses of `callbacks`.
     callback_ids: std::collections::HashSet<usize>,
+    /// How many functions and closures were ever added: a list that kept everything this one
+    /// held when it counted `n` still does while the count is `n` (see [`RawExec::keep_all`]).
+    added: u64,
 }
 
 impl<'a> KeepAlive<'a> {
@@ -137,6 +140,7 @@ impl<'a> KeepAlive<'a> {
         let raw = f.cu_function();
         if !self.functions.iter().any(|g| g.cu_function() == raw) {
             self.functions.push(f.clone());
+            self.added += 1;
         }
     }
 
@@ -144,7 +148,13 @@ impl<'a> KeepAlive<'a> {
     pub fn callback(&mut self, c: &Callback<'a>) {
         if self.callback_ids.insert(c.addr()) {
             self.callbacks.push(c.clone());
+            self.added += 1;
         }
+    }
+
+    /// How many functions and closures were ever added (none is counted twice).
+    pub fn added(&self) -> u64 {
+        self.added
     }
 
     /// Keeps everything `other` keeps.
