@@ -451,3 +451,52 @@ fn fan_out_of_1000_kernels_then_fan_in() {
         }
     }
 }
+
+/// Closures swapped on the template reach the executable graph by whole-graph updates, each
+/// kept alive there: two swaps, each followed by an update in place and launches; an update
+/// that brings no new closure (a kernel argument edited) in between; the closures the graph
+/// no longer calls let go once the launches are waited for.
+#[test]
+fn closures_swapped_on_the_template_survive_updates() {
+    let gpu = gpu_or_skip!();
+    let affine = gpu.f("affine_u32");
+    let counts = [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)];
+    let mut y = gpu.upload(&iota(1, N));
+    let mut g = Graph::new(&gpu.ctx).unwrap();
+    let yb = g.bind_mut(&mut y).unwrap();
+    let k = g
+        .add_kernel("k", &[], &affine, cfg(N), (yb, 1u32, 0u32, N as u32))
+        .unwrap();
+    let h = g
+        .add_host("tick", &[&k], || {
+            counts[0].fetch_add(1, Ordering::Relaxed);
+        })
+        .unwrap();
+    let mut exec = g.instantiate().unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    for (which, add) in [(1usize, 10u32), (2, 100)] {
+        let c = &counts[which];
+        exec.graph_mut()
+            .node(h)
+            .unwrap()
+            .set_callback(move || {
+                c.fetch_add(add, Ordering::Relaxed);
+            })
+            .unwrap();
+        assert_eq!(exec.update().unwrap(), UpdatePath::InPlace);
+        exec.launch(&gpu.stream).unwrap();
+        // An update with no new closure to keep: the kernel's `add`.
+        exec.graph_mut()
+            .node(k)
+            .unwrap()
+            .set_arg::<2>(which as u32)
+            .unwrap();
+        assert_eq!(exec.update().unwrap(), UpdatePath::InPlace);
+        exec.launch(&gpu.stream).unwrap();
+        exec.synchronize().unwrap();
+    }
+    let got = counts.each_ref().map(|c| c.load(Ordering::Relaxed));
+    assert_eq!(got, [1, 20, 200]);
+    // The kernel ran five times (y = y * 1 + add): adding 0, 0, 1, 1, 2.
+    assert_eq!(gpu.read(exec.buffer(yb).unwrap()), iota(1 + 4, N));
+}
