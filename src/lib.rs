@@ -399,12 +399,7 @@ pub mod __private {
             rows: &[(&'static str, &[u32])],
             node: impl Fn(usize) -> (LaunchConfig, A),
         ) -> Result<(), BuildError> {
-            for &(name, deps) in rows {
-                let (cfg, args) = node(self.nodes.len());
-                let n = g.add_kernel_after(name, deps, &self.kernel, cfg, args)?;
-                self.nodes.push(n);
-            }
-            Ok(())
+            g.add_kernels_after(&self.kernel, rows, &mut self.nodes, node)
         }
     }
 

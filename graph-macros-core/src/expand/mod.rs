@@ -247,7 +247,7 @@ pub fn graph(g: &Graph) -> TokenStream {
                 /// Builds the template: binds the inputs and adds every node, loading the
                 /// kernels from `module` by name.
                 pub fn build(__cg_module: &#rt::Module, inputs: #inputs_name #inputs_lt) -> #rt::Result<Self> {
-                    let mut __cg_g = #rt::Graph::new(__cg_module.context())?.with_name(#name_str);
+                    let mut __cg_g = #rt::Graph::new(__cg_module.context())?.with_static_name(#name_str);
                     let __cg_args = #child_name { #(#from_inputs,)* __cg_borrow: ::core::marker::PhantomData };
                     let (__cg_graph, __cg) = Self::__cg_new(__cg_g, __cg_module, __cg_args)?;
                     ::core::result::Result::Ok(Self { __cg_graph, __cg })

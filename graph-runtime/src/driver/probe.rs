@@ -130,8 +130,25 @@ pub(crate) struct Limits {
     pub max_threads: u32,
 }
 
-/// The device's launch limits, read once per device.
+/// The device's launch limits, read once per device. The thread's last answer is kept beside
+/// the process's list, so a thread that builds graphs for one device takes no lock.
 pub(crate) fn device_limits(dev: sys::CUdevice) -> CallResult<Limits> {
+    thread_local! {
+        static LAST: std::cell::Cell<Option<(sys::CUdevice, Limits)>> =
+            const { std::cell::Cell::new(None) };
+    }
+    if let Some((d, l)) = LAST.with(|c| c.get()) {
+        if d == dev {
+            return Ok(l);
+        }
+    }
+    let limits = device_limits_locked(dev)?;
+    LAST.with(|c| c.set(Some((dev, limits))));
+    Ok(limits)
+}
+
+/// [`device_limits`] from the process's list, read from the driver the first time.
+fn device_limits_locked(dev: sys::CUdevice) -> CallResult<Limits> {
     static KNOWN: Mutex<Vec<(sys::CUdevice, Limits)>> = Mutex::new(Vec::new());
     let mut known = KNOWN.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(&(_, l)) = known.iter().find(|(d, _)| *d == dev) {

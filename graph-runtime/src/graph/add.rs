@@ -15,7 +15,7 @@ use crate::kinds::child::{ChildNode, ChildShadow};
 use crate::kinds::empty::{EmptyNode, EmptyShadow};
 use crate::kinds::event::{EventRecordNode, EventWaitNode, RecordShadow, WaitShadow};
 use crate::kinds::host::{HostNode, HostShadow};
-use crate::kinds::kernel::{KernelNode, KernelShadow};
+use crate::kinds::kernel::{FuncLimits, KernelNode, KernelShadow};
 use crate::kinds::memcpy::{MemcpyDst, MemcpyNode, MemcpyShadow, MemcpySrc};
 use crate::kinds::memset::{MemsetNode, MemsetShadow, MemsetValue};
 use crate::kinds::{IntoChild, NodeRec, Shadow, Slot};
@@ -200,6 +200,44 @@ impl<'a> Graph<'a> {
         args: A,
     ) -> Result<KernelNode<A>, BuildError> {
         self.add_kernel_with(name, Deps::Indices { deps, name }, func, cfg, args)
+    }
+
+    /// Adds a node of `func` for each of `rows` (a name, and the node indices it follows), with
+    /// the launch configuration and arguments `node(j)` gives, `j` its index in `nodes`, where
+    /// its handle goes. The function's parameter list and limits are fetched, and the
+    /// arguments' layout checked against them, once for all the rows: what `cuda_graph!` uses
+    /// for the nodes of one kernel (their names are unique, as `add_kernel_after`'s).
+    #[doc(hidden)]
+    pub fn add_kernels_after<A: KernelArgs>(
+        &mut self,
+        func: &Kernel,
+        rows: &[(&'static str, &[u32])],
+        nodes: &mut Vec<KernelNode<A>>,
+        node: impl Fn(usize) -> (LaunchConfig, A),
+    ) -> Result<(), BuildError> {
+        let Some(&(first, _)) = rows.first() else {
+            return Ok(());
+        };
+        let info =
+            driver::in_context(self.ctx.cu_ctx(), || func.info()).map_err(|e| e.at(Some(first)))?;
+        let launch =
+            KernelShadow::launch_of::<A>(&mut self.raw, func.cuda_function(), info, first)?;
+        let limits = FuncLimits::of(info);
+        for &(name, deps) in rows {
+            let (cfg, args) = node(nodes.len());
+            let shadow = KernelShadow::with_launch(
+                launch,
+                limits,
+                name,
+                cfg,
+                args,
+                &self.bindings,
+                &self.limits,
+            )?;
+            let at = self.add_node(name, Deps::Indices { deps, name }, shadow)?;
+            nodes.push(KernelNode::new(at));
+        }
+        Ok(())
     }
 
     #[inline]

@@ -14,6 +14,7 @@ mod width;
 
 pub use width::{DEFAULT_CAP_ABOVE, DEFAULT_LANES};
 
+use std::borrow::Cow;
 use std::ffi::CString;
 use std::path::Path;
 use std::sync::Arc;
@@ -66,7 +67,8 @@ pub struct Graph<'a> {
     pub(crate) raw: RawGraph<'a>,
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) limits: Limits,
-    pub(crate) name: String,
+    /// A `cuda_graph!` block's name is a literal: kept without a copy.
+    pub(crate) name: Cow<'static, str>,
     pub(crate) topo: Topology,
     pub(crate) nodes: Vec<NodeRec>,
     /// Nodes whose record is `dirty` or `stale` (`NodeRec::mark`): what an update sends and
@@ -99,7 +101,7 @@ impl<'a> Graph<'a> {
             raw,
             ctx: ctx.clone(),
             limits,
-            name: "graph".to_owned(),
+            name: Cow::Borrowed("graph"),
             topo: Topology::new(),
             nodes: Vec::new(),
             marked: Vec::new(),
@@ -122,7 +124,7 @@ impl<'a> Graph<'a> {
     pub fn child_graph(&self) -> Result<Graph<'a>, BuildError> {
         let mut child = Graph::new(&self.ctx)?;
         child.bindings = self.bindings.for_child(child.id);
-        child.name = format!("{}.child", self.name);
+        child.name = Cow::Owned(format!("{}.child", self.name));
         Ok(child)
     }
 
@@ -137,7 +139,15 @@ impl<'a> Graph<'a> {
 
     /// Names the graph (used in DOT output).
     pub fn with_name(mut self, name: &str) -> Self {
-        name.clone_into(&mut self.name);
+        self.name = Cow::Owned(name.to_owned());
+        self
+    }
+
+    /// Names the graph with a name that lives as long as the program (what `cuda_graph!` gives:
+    /// no copy is made).
+    #[doc(hidden)]
+    pub fn with_static_name(mut self, name: &'static str) -> Self {
+        self.name = Cow::Borrowed(name);
         self
     }
 

@@ -65,6 +65,23 @@ pub(crate) struct KernelShadow {
     spare: Option<Box<ArgBlock>>,
 }
 
+/// A kernel function's own launch limits, copied out of its [`FuncInfo`] once for all of its
+/// nodes.
+#[derive(Clone, Copy)]
+pub(crate) struct FuncLimits {
+    max_threads: u32,
+    max_dynamic_smem: u32,
+}
+
+impl FuncLimits {
+    pub fn of(info: &FuncInfo) -> Self {
+        FuncLimits {
+            max_threads: info.max_threads,
+            max_dynamic_smem: info.max_dynamic_smem,
+        }
+    }
+}
+
 impl KernelShadow {
     /// A launch of `func` (whose parameters and limits are `info`) named `node`, checked: the
     /// arguments against the parameter list, the launch configuration against the limits.
@@ -80,11 +97,32 @@ impl KernelShadow {
         bindings: &Bindings<'a>,
         limits: &Limits,
     ) -> Result<Self, BuildError> {
+        let launch = Self::launch_of::<A>(g, func, info, node)?;
+        Self::with_launch(
+            launch,
+            FuncLimits::of(info),
+            node,
+            cfg,
+            args,
+            bindings,
+            limits,
+        )
+    }
+
+    /// `func` made callable from `g`'s nodes with argument tuples `A`, the tuple's layout checked
+    /// against its parameter list (a mismatch names `node`): what every node of `func` with
+    /// arguments `A` launches, so nodes of one kernel check it once.
+    #[inline]
+    pub fn launch_of<A: KernelArgs>(
+        g: &mut RawGraph<'_>,
+        func: &CudaFunction,
+        info: &FuncInfo,
+        node: &str,
+    ) -> Result<Launchable, BuildError> {
         // One reference for both: blocks are sent with the layout the launch was checked with,
         // which the driver layer confirms by address first.
         let offsets: &'static ArgOffsets = &A::OFFSETS;
-        let launch = g
-            .launchable(func, &info.sizes, A::LAYOUT, offsets)
+        g.launchable(func, &info.sizes, A::LAYOUT, offsets)
             .map_err(|m| match m {
                 Mismatch::Count { expected, given } => BuildError::ArgumentCount {
                     node: node.to_owned(),
@@ -101,16 +139,31 @@ impl KernelShadow {
                     expected,
                     given,
                 },
-            })?;
+            })
+    }
+
+    /// A node `node` of a launch made by [`launch_of`](Self::launch_of) for `A`: the launch
+    /// configuration checked against the device's and the function's limits, the arguments
+    /// written.
+    #[inline]
+    pub fn with_launch<'a, A: KernelArgs>(
+        launch: Launchable,
+        func: FuncLimits,
+        node: &str,
+        cfg: LaunchConfig,
+        args: A,
+        bindings: &Bindings<'a>,
+        limits: &Limits,
+    ) -> Result<Self, BuildError> {
         let mut k = KernelShadow {
-            args: ArgBlock::new(offsets),
+            args: ArgBlock::new(&A::OFFSETS),
             launch,
             cfg,
             behind: 0,
             spare: None,
             enabled: true,
-            max_threads: info.max_threads,
-            max_dynamic_smem: info.max_dynamic_smem,
+            max_threads: func.max_threads,
+            max_dynamic_smem: func.max_dynamic_smem,
         };
         k.check(&cfg, limits)
             .map_err(|limit| BuildError::InvalidLaunch {
