@@ -9,8 +9,9 @@ use common::POISON;
 use cuda_graph::cudarc::driver::CudaSlice;
 use cuda_graph::{
     cuda_graph,
-    error::EditError,
+    error::{BuildError, EditError},
     topology::{NodeKind, Topology},
+    Error,
 };
 
 cuda_graph! {
@@ -34,6 +35,17 @@ cuda_graph! {
         fill_a -> scale_a;
         fill_b -> scale_b;
         fill_c -> other_c;
+    }
+
+    /// Two nodes of one kernel, the second's block size a param.
+    graph Blocks {
+        kernel iota_u32(y: &mut [u32], base: u32, n: u32);
+        buffer mut y: u32;
+        param threads: u32;
+
+        first  = iota_u32<<<1, 128>>>(y, 0, 128);
+        second = iota_u32<<<1, threads>>>(y, 7, threads);
+        first -> second;
     }
 
     /// A memset whose value is a param, a copy, a callback and an event.
@@ -484,4 +496,41 @@ fn dot_is_computed_at_compile_time_and_matches_the_runtime() {
     assert_eq!(Shared::DOT, t.to_dot("Shared"));
     assert!(Shared::DOT.starts_with("digraph \"Shared\""));
     assert!(Signals::DOT.contains("\"rec\" [label=\"rec\\nevent record\", shape=diamond];"));
+}
+
+/// The nodes of one kernel are added together (its parameters checked once), yet each node's
+/// launch is checked on its own: a block too large for the device on the second node is an
+/// error naming it; a valid one builds and runs.
+#[test]
+fn each_node_of_a_kernel_has_its_launch_checked() {
+    let gpu = gpu_or_skip!();
+    let mut y = gpu.upload(&vec![POISON; 128]);
+    let Err(e) = Blocks::build(
+        &gpu.module,
+        BlocksInputs {
+            y: &mut y,
+            threads: 4096,
+        },
+    ) else {
+        panic!("a block of 4096 threads was accepted");
+    };
+    assert!(
+        matches!(&e, Error::Build(BuildError::InvalidLaunch { node, .. }) if node == "second"),
+        "{e}"
+    );
+    let mut exec = Blocks::build(
+        &gpu.module,
+        BlocksInputs {
+            y: &mut y,
+            threads: 64,
+        },
+    )
+    .unwrap()
+    .instantiate()
+    .unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    exec.synchronize().unwrap();
+    let got = gpu.read(exec.y().unwrap());
+    let want: Vec<u32> = (0..128).map(|i| if i < 64 { 7 + i } else { i }).collect();
+    assert_eq!(got, want);
 }
