@@ -67,6 +67,13 @@ impl Launchable {
         Ok(Launchable { func, offsets })
     }
 
+    /// The layout the launch was checked with: blocks made with this very reference pass
+    /// [`ArgBlock::has_layout`](crate::block::ArgBlock::has_layout) by address.
+    #[inline]
+    pub(crate) fn offsets(&self) -> &'static ArgOffsets {
+        self.offsets
+    }
+
     /// The driver's parameter struct: it points into `args` and `ptrs`, so it is built right
     /// before the call that reads it.
     #[inline(always)]

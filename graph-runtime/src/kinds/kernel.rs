@@ -156,7 +156,8 @@ impl KernelShadow {
         limits: &Limits,
     ) -> Result<Self, BuildError> {
         let mut k = KernelShadow {
-            args: ArgBlock::new(&A::OFFSETS),
+            // The launch's own reference: a setter's layout check then holds by address.
+            args: ArgBlock::new(launch.offsets()),
             launch,
             cfg,
             behind: 0,
