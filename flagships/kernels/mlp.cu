@@ -31,6 +31,27 @@ take_input(unsigned long long from, float* x, unsigned n, float* sums, unsigned 
   }
 }
 
+// The dot products of this warp's row of a weight (its P pieces of 16 bytes, `wv`) with each
+// of the first n input rows staged in shared memory (`xs`, C4 float4 a row), summed over the
+// warp: every lane gets dot[b] for b < n (0 for the others).
+template <int P, unsigned C4>
+__device__ __forceinline__ void warp_dots(const uint4* wv, const float4* xs, unsigned n,
+                                          float* dot) {
+  const unsigned lane = threadIdx.x % WARP;
+  float acc[MAXB];
+#pragma unroll
+  for (int b = 0; b < MAXB; b++) acc[b] = 0.f;
+#pragma unroll
+  for (int k = 0; k < P; k++) {
+#pragma unroll
+    for (int b = 0; b < MAXB; b++) {
+      if (b < n) acc[b] += dot4(wv[k], xs[b * C4 + lane + k * WARP]);
+    }
+  }
+#pragma unroll
+  for (int b = 0; b < MAXB; b++) dot[b] = b < n ? warp_sum(acc[b]) : 0.f;
+}
+
 // The first layer (IN inputs, H1 rows; bias and ReLU) and its part of the second: a block of 8
 // warps takes 8 rows of the first layer, a warp a row, and adds their products with the
 // second weight's 8 columns for them into sums[b, o] for every output o of the second layer
@@ -64,22 +85,11 @@ layer12(const float* w1, const float* x, const float* b1, const float* w2, float
     xs[i] = reinterpret_cast<const float4*>(x)[i];
   }
   __syncthreads();
-  float acc[MAXB];
-#pragma unroll
-  for (int b = 0; b < MAXB; b++) acc[b] = 0.f;
-#pragma unroll
-  for (int k = 0; k < P; k++) {
-#pragma unroll
-    for (int b = 0; b < MAXB; b++) {
-      if (b < n) acc[b] += dot4(wv[k], xs[b * C4 + lane + k * WARP]);
-    }
-  }
+  float dot[MAXB];
+  warp_dots<P, C4>(wv, xs, n, dot);
 #pragma unroll
   for (int b = 0; b < MAXB; b++) {
-    if (b < n) {
-      const float s = warp_sum(acc[b]) + b1[r];
-      if (lane == 0) hs[b][warp] = fmaxf(s, 0.f);
-    }
+    if (b < n && lane == 0) hs[b][warp] = fmaxf(dot[b] + b1[r], 0.f);
   }
   __syncthreads();
 #pragma unroll
@@ -122,22 +132,11 @@ layer3(const float* w3, const float* sums, const float* b2, const float* b3, flo
   }
   __syncthreads();
   if (r >= rows) return;
-  float acc[MAXB];
-#pragma unroll
-  for (int b = 0; b < MAXB; b++) acc[b] = 0.f;
-#pragma unroll
-  for (int k = 0; k < P; k++) {
-#pragma unroll
-    for (int b = 0; b < MAXB; b++) {
-      if (b < n) acc[b] += dot4(wv[k], xs[b * C4 + lane + k * WARP]);
-    }
-  }
+  float dot[MAXB];
+  warp_dots<P, C4>(wv, xs, n, dot);
 #pragma unroll
   for (int b = 0; b < MAXB; b++) {
-    if (b < n) {
-      const float s = warp_sum(acc[b]) + b3[r];
-      if (lane == 0) y[(size_t)b * rows + r] = s;
-    }
+    if (b < n && lane == 0) y[(size_t)b * rows + r] = dot[b] + b3[r];
   }
 }
 
