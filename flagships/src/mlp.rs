@@ -242,14 +242,7 @@ pub fn split_inputs<'a, F>(
     layers: &'a [F; 3],
 ) -> MlpSplitInputs<'a>
 where
-    F: Fn(
-            &Capture<'_, '_>,
-            (Region<f32>, Region<f32>, Region<f32>),
-            (RegionMut<f32>, RegionMut<u8>),
-        ) -> WorkResult
-        + Send
-        + Sync
-        + 'a,
+    F: Layer + 'a,
 {
     assert!(
         from.is_multiple_of(16),
@@ -403,18 +396,32 @@ impl DeviceWeights {
     }
 }
 
+/// What a layer's `work` input runs when it is captured: the product of its input, weight and
+/// bias into its output, with the products' workspace ([`layer`] makes one).
+pub trait Layer:
+    Fn(
+        &Capture<'_, '_>,
+        (Region<f32>, Region<f32>, Region<f32>),
+        (RegionMut<f32>, RegionMut<u8>),
+    ) -> WorkResult
+    + Send
+    + Sync
+{
+}
+
+impl<F> Layer for F where
+    F: Fn(
+            &Capture<'_, '_>,
+            (Region<f32>, Region<f32>, Region<f32>),
+            (RegionMut<f32>, RegionMut<u8>),
+        ) -> WorkResult
+        + Send
+        + Sync
+{
+}
+
 /// A layer's product (from [`plans`]), as a closure for a `work` input.
-#[allow(clippy::type_complexity)]
-pub fn layer(
-    plan: &Matmul,
-) -> impl Fn(
-    &Capture<'_, '_>,
-    (Region<f32>, Region<f32>, Region<f32>),
-    (RegionMut<f32>, RegionMut<u8>),
-) -> WorkResult
-       + Send
-       + Sync
-       + '_ {
+pub fn layer(plan: &Matmul) -> impl Layer + '_ {
     move |cx, (x, w, b), (mut h, mut ws)| {
         plan.issue(cx.stream(), &w, &x, Some(&b), &mut h, &mut ws)?;
         Ok(())
@@ -436,14 +443,7 @@ pub fn inputs<'a, F>(
     layers: &'a [F; 3],
 ) -> MlpInputs<'a>
 where
-    F: Fn(
-            &Capture<'_, '_>,
-            (Region<f32>, Region<f32>, Region<f32>),
-            (RegionMut<f32>, RegionMut<u8>),
-        ) -> WorkResult
-        + Send
-        + Sync
-        + 'a,
+    F: Layer + 'a,
 {
     MlpInputs {
         x_host,

@@ -8,7 +8,7 @@ use cudarc::driver::{CudaEvent, LaunchConfig};
 use super::Graph;
 use crate::args::KernelArgs;
 use crate::bind::BufMut;
-use crate::driver::{self, EventRef};
+use crate::driver::{self, EventRef, FuncInfo};
 use crate::error::{BuildError, HandleError, TopologyError};
 use crate::id::{Dep, NodeId};
 use crate::kinds::child::{ChildNode, ChildShadow};
@@ -218,8 +218,7 @@ impl<'a> Graph<'a> {
         let Some(&(first, _)) = rows.first() else {
             return Ok(());
         };
-        let info =
-            driver::in_context(self.ctx.cu_ctx(), || func.info()).map_err(|e| e.at(Some(first)))?;
+        let info = self.kernel_info(func, first)?;
         let launch =
             KernelShadow::launch_of::<A>(&mut self.raw, func.cuda_function(), info, first)?;
         let limits = FuncLimits::of(info);
@@ -240,6 +239,16 @@ impl<'a> Graph<'a> {
         Ok(())
     }
 
+    /// `kernel`'s parameter list and limits (read from the driver the first time, in this
+    /// graph's context); a failure names `node`.
+    #[inline]
+    fn kernel_info<'k>(&self, kernel: &'k Kernel, node: &str) -> Result<&'k FuncInfo, BuildError> {
+        Ok(
+            driver::in_context(self.ctx.cu_ctx(), || kernel.info())
+                .map_err(|e| e.at(Some(node)))?,
+        )
+    }
+
     #[inline]
     fn add_kernel_with<A: KernelArgs>(
         &mut self,
@@ -249,8 +258,7 @@ impl<'a> Graph<'a> {
         cfg: LaunchConfig,
         args: A,
     ) -> Result<KernelNode<A>, BuildError> {
-        let info = driver::in_context(self.ctx.cu_ctx(), || kernel.info())
-            .map_err(|e| e.at(Some(name)))?;
+        let info = self.kernel_info(kernel, name)?;
         let shadow = KernelShadow::new(
             &mut self.raw,
             kernel.cuda_function(),
