@@ -494,10 +494,16 @@ impl<'a> Bindings<'a> {
         }
     }
 
+    // A binding only needs the buffer's address: no work is queued on it when it is bound, so
+    // the use cudarc would record when the guard `device_ptr` returns is dropped (an event
+    // record on the buffer's stream, a driver call per buffer per build) is left out
+    // (`mem::forget`: the guard holds references only). Each launch orders the graph after the
+    // buffer's other uses and records its own (`Tracked`).
     pub(crate) fn device_binding<T: DeviceRepr + Send + Sync + 'static>(
         s: &'a CudaSlice<T>,
     ) -> Binding<'a> {
-        let (addr, _record) = s.device_ptr(s.stream());
+        let (addr, no_use_yet) = s.device_ptr(s.stream());
+        std::mem::forget(no_use_yet);
         Binding {
             addr,
             len: s.len(),
@@ -510,8 +516,8 @@ impl<'a> Bindings<'a> {
     ) -> Binding<'a> {
         let len = s.len();
         let stream = s.stream().clone();
-        let (addr, record) = s.device_ptr_mut(&stream);
-        drop(record);
+        let (addr, no_use_yet) = s.device_ptr_mut(&stream);
+        std::mem::forget(no_use_yet);
         Binding {
             addr,
             len,
