@@ -35,6 +35,33 @@ cuda_graph! {
     }
 }
 
+cuda_graph! {
+    /// s0, then `steps` iterations of u -> v, each carried into the next, then s9. With
+    /// `#[programmatic]` on the graph every edge is programmatic: those in each iteration, the
+    /// carry edges, and the edges into the first iteration and out of the last.
+    #[programmatic]
+    graph Looped {
+        source "tests/kernels/pdl.cu";
+        kernel affine;
+        kernel reverse_add;
+        buffer x: f32;
+        buffer mut a: f32;
+        buffer mut b: f32;
+        buffer mut d: f32;
+        param n: i32;
+        param steps: u32;
+        s0 = affine<<<16, 256>>>(x, a, 2.0, 1.0, n);
+        body = repeat l in 0..steps {
+            u = affine<<<8, 512>>>(a, b, 0.5, 1.0, n);
+            v = reverse_add<<<32, 128>>>(b, a, 2.0, n);
+            u -> v;
+            carry v -> u;
+        }
+        s9 = reverse_add<<<64, 64>>>(a, d, 3.0, n);
+        s0 -> body -> s9;
+    }
+}
+
 fn input() -> Vec<f32> {
     (0..N).map(|i| (i % 97) as f32 - 40.0).collect()
 }
@@ -82,6 +109,63 @@ fn a_programmatic_chain_computes_what_the_cpu_does_on_every_launch() {
             expected(&x, k),
             "round {round}"
         );
+    }
+}
+
+/// `Looped` on the CPU (every step exact in f32 for these inputs).
+fn looped(x: &[f32], steps: u32) -> Vec<f32> {
+    let mut a: Vec<f32> = x.iter().map(|v| v * 2.0 + 1.0).collect();
+    for _ in 0..steps {
+        let b: Vec<f32> = a.iter().map(|v| v * 0.5 + 1.0).collect();
+        a = (0..N).map(|i| b[N - 1 - i] + 2.0).collect();
+    }
+    (0..N).map(|i| a[N - 1 - i] + 3.0).collect()
+}
+
+/// Edges into and out of a repeat block are programmatic too (each target waits before it
+/// reads, each source triggers): 2 per iteration less one carry, plus the two boundary edges;
+/// a block that runs no time passes its dependency through, plain. Every launch computes what
+/// the CPU does, so no kernel read before its predecessor was done.
+#[test]
+fn edges_into_and_out_of_a_repeat_block_are_programmatic() {
+    let gpu = gpu_or_skip!();
+    let x = input();
+    let nan = f32::from_bits(0x7fc0_dead);
+    let dx = gpu.upload(&x);
+    for steps in [0u32, 1, 3, 6] {
+        let mut bufs: Vec<CudaSlice<f32>> = (0..3).map(|_| gpu.upload(&vec![nan; N])).collect();
+        let [a, b, d] = &mut bufs[..] else {
+            unreachable!()
+        };
+        let g = Looped::build_from_source(
+            &gpu.ctx,
+            LoopedInputs {
+                x: &dx,
+                a,
+                b,
+                d,
+                n: N as i32,
+                steps,
+            },
+        )
+        .unwrap();
+        let t = g.graph().topology();
+        let want = if steps == 0 {
+            0
+        } else {
+            2 * steps as usize + 1
+        };
+        assert_eq!(t.programmatic_edges().len(), want, "{steps} steps");
+        assert_eq!(t.edges().len(), want.max(1), "{steps} steps");
+        let mut exec = g.instantiate().unwrap();
+        for round in 0..20 {
+            exec.launch(&gpu.stream).unwrap();
+            assert_eq!(
+                gpu.read(exec.d().unwrap()),
+                looped(&x, steps),
+                "{steps} steps, round {round}"
+            );
+        }
     }
 }
 

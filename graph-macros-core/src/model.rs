@@ -380,6 +380,12 @@ pub struct Repeat {
     pub requested: Vec<(u32, u32, Span)>,
     /// Carry edges that are programmatic.
     pub programmatic: Vec<(u32, u32)>,
+    /// Edges into the block made programmatic by `#[programmatic]` on the graph: (the node
+    /// before the block, a first node of its first iteration).
+    pub entries: Vec<(u32, u32)>,
+    /// Edges out of the block made programmatic so: (a last node of its last iteration, the
+    /// node after the block).
+    pub exits: Vec<(u32, u32)>,
 }
 
 impl Repeat {

@@ -8,7 +8,9 @@
 //! block's *exits* (its last iteration's last nodes, and every iteration's last nodes that no
 //! carry edge hands on); a block's *entries* (its first nodes, and every iteration's first
 //! nodes that no carry edge reaches) depend on what the block depends on. A block that runs
-//! zero times passes its dependencies through.
+//! zero times passes its dependencies through. Where `#[programmatic]` on the graph makes an
+//! edge into the first iteration or out of the last programmatic (`validate::edges`), that
+//! edge is added as such once both ends exist, not as a plain dependency.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -35,14 +37,42 @@ fn handle(cx: &Cx<'_>, ni: usize, at: &TokenStream) -> TokenStream {
     quote!(&#var[#at])
 }
 
+/// Where node `ni`, outside any block, is in its handle group.
+fn outside_at(cx: &Cx<'_>, ni: usize) -> TokenStream {
+    let j = proc_macro2::Literal::usize_unsuffixed(cx.groups.of[ni].1);
+    quote!(#j)
+}
+
 /// Statements that make `__cg_d`, the dependencies of node `ni` (a node outside any block,
 /// or a block): its predecessors, a block among them standing for its exits.
 fn outside_deps(cx: &Cx<'_>, ni: usize) -> TokenStream {
     let rt = rt();
     let pushes = cx.g.preds[ni].iter().map(|&p| {
-        if cx.g.repeat(p).is_some() {
+        if let Some(r) = cx.g.repeat(p) {
             let x = exits_var(p);
-            quote!(__cg_d.extend_from_slice(&#x);)
+            // The last iteration's nodes a programmatic edge joins to this one instead.
+            let n = count_var(p);
+            let skip: Vec<TokenStream> = r
+                .exits
+                .iter()
+                .filter(|e| e.1 as usize == ni)
+                .map(|e| {
+                    let h = handle(cx, e.0 as usize, &quote!(#n - 1));
+                    quote!(#rt::__private::id(#h))
+                })
+                .collect();
+            if skip.is_empty() {
+                quote!(__cg_d.extend_from_slice(&#x);)
+            } else {
+                quote! {
+                    if #n > 0 {
+                        let __cg_p = [#(#skip),*];
+                        __cg_d.extend(#x.iter().copied().filter(|d| !__cg_p.contains(d)));
+                    } else {
+                        __cg_d.extend_from_slice(&#x);
+                    }
+                }
+            }
         } else {
             let j = proc_macro2::Literal::usize_unsuffixed(cx.groups.of[p].1);
             let h = handle(cx, p, &quote!(#j));
@@ -108,7 +138,24 @@ pub(super) fn block(cx: &Cx<'_>, ni: usize, body: &[usize]) -> TokenStream {
             } else {
                 quote!(true)
             };
-            quote!(if #when { __cg_d.extend_from_slice(&#e); })
+            // The nodes before the block a programmatic edge joins to this one instead.
+            let skip: Vec<TokenStream> = r
+                .entries
+                .iter()
+                .filter(|e| e.1 as usize == b)
+                .map(|e| {
+                    let h = handle(cx, e.0 as usize, &outside_at(cx, e.0 as usize));
+                    quote!(#rt::__private::id(#h))
+                })
+                .collect();
+            if skip.is_empty() {
+                quote!(if #when { __cg_d.extend_from_slice(&#e); })
+            } else {
+                quote!(if #when {
+                    let __cg_p = [#(#skip),*];
+                    __cg_d.extend(#e.iter().copied().filter(|d| !__cg_p.contains(d)));
+                })
+            }
         });
         let add = add_after_deps(cx, b, Some(&l));
         // A last node of the body: what follows the block waits for it, unless a carry edge
@@ -213,7 +260,8 @@ pub(super) fn prologue(cx: &Cx<'_>) -> TokenStream {
 
 /// The programmatic edges of a graph with blocks: those between two nodes of a block's body in
 /// every iteration, its programmatic carry edges between every two iterations that follow each
-/// other.
+/// other, and its programmatic edges in and out (left out of the plain dependencies where the
+/// nodes are added).
 pub(super) fn programmatic(cx: &Cx<'_>) -> TokenStream {
     let rt = rt();
     let g = cx.g;
@@ -231,18 +279,28 @@ pub(super) fn programmatic(cx: &Cx<'_>) -> TokenStream {
                 let e = edge(&l, &l);
                 quote!(for __cg_l in 0..#n { #e })
             }
-            None => {
-                let lit = |i: usize| {
-                    let j = proc_macro2::Literal::usize_unsuffixed(cx.groups.of[i].1);
-                    quote!(#j)
-                };
-                edge(&lit(a), &lit(b))
-            }
+            None => edge(&outside_at(cx, a), &outside_at(cx, b)),
         });
     }
     for (ni, n) in g.nodes.iter().enumerate() {
         let NodeOp::Repeat(r) = &n.op else { continue };
         let count = count_var(ni);
+        // Into the first iteration, and out of the last (none when the block runs no time:
+        // its dependencies then pass through, plain).
+        for &(a, e) in &r.entries {
+            let ha = handle(cx, a as usize, &outside_at(cx, a as usize));
+            let he = handle(cx, e as usize, &quote!(0));
+            out.extend(quote!(if #count > 0 {
+                __cg_g.add_programmatic_edge(#ha, #he, #port)?;
+            }));
+        }
+        for &(x, b) in &r.exits {
+            let hx = handle(cx, x as usize, &quote!(#count - 1));
+            let hb = handle(cx, b as usize, &outside_at(cx, b as usize));
+            out.extend(quote!(if #count > 0 {
+                __cg_g.add_programmatic_edge(#hx, #hb, #port)?;
+            }));
+        }
         for &(a, b) in &r.programmatic {
             let (ha, hb) = (
                 handle(cx, a as usize, &quote!(__cg_l - 1)),

@@ -42,6 +42,8 @@ pub(super) fn lower(cx: &mut Lower<'_>, r: ast::RepeatDef) -> Option<Repeat> {
         carry: Vec::new(),
         requested: Vec::new(),
         programmatic: Vec::new(),
+        entries: Vec::new(),
+        exits: Vec::new(),
     })
 }
 

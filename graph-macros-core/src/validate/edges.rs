@@ -114,12 +114,54 @@ pub(super) fn check_programmatic(model: &mut Graph, errors: &mut Errors) {
     }
     if model.auto_programmatic {
         let edges = model.topo.edges().to_vec();
-        for (a, b) in edges {
+        for &(a, b) in &edges {
             if auto(model, a, b) && model.topo.programmatic_port(a, b).is_none() {
                 let _ = model
                     .topo
                     .set_programmatic(a, b, cuda_graph_topology::Port::Programmatic);
             }
+        }
+        block_boundaries(model, &edges);
+    }
+}
+
+/// With `#[programmatic]` on the graph, the edges into and out of a repeat block (not itself
+/// in a block) by the same rule (`auto`): from the kernel before the block to a first node of
+/// its first iteration, and from a last node of its last iteration to the kernel after it,
+/// where a carry edge makes that node the only one of its kind the outside edge reaches (a
+/// carry edge enters the first node, leaves the last). Other boundary edges stay plain.
+fn block_boundaries(model: &mut Graph, edges: &[(u32, u32)]) {
+    let mut found = Vec::new();
+    for (blk, node) in model.nodes.iter().enumerate() {
+        let NodeOp::Repeat(r) = &node.op else {
+            continue;
+        };
+        if model.block_of(blk).is_some() {
+            continue;
+        }
+        let body: Vec<u32> = (0..model.nodes.len() as u32)
+            .filter(|&i| model.block_of(i as usize) == Some(blk))
+            .collect();
+        let first =
+            |i: u32| !edges.iter().any(|&(_, b)| b == i) && r.carry.iter().any(|c| c.1 == i);
+        let last = |i: u32| !edges.iter().any(|&(a, _)| a == i) && r.carry.iter().any(|c| c.0 == i);
+        let (mut entries, mut exits) = (Vec::new(), Vec::new());
+        for &(a, b) in edges {
+            if b as usize == blk && model.block_of(a as usize).is_none() {
+                let into = body.iter().filter(|&&e| first(e) && auto(model, a, e));
+                entries.extend(into.map(|&e| (a, e)));
+            }
+            if a as usize == blk && model.block_of(b as usize).is_none() {
+                let out = body.iter().filter(|&&x| last(x) && auto(model, x, b));
+                exits.extend(out.map(|&x| (x, b)));
+            }
+        }
+        found.push((blk, entries, exits));
+    }
+    for (blk, entries, exits) in found {
+        if let NodeOp::Repeat(r) = &mut model.nodes[blk].op {
+            r.entries = entries;
+            r.exits = exits;
         }
     }
 }
