@@ -62,6 +62,33 @@ cuda_graph! {
     }
 }
 
+cuda_graph! {
+    /// `Looped` with its iterations' intermediate in a temporary: the graph then holds memory
+    /// nodes, where the driver refuses to turn a plain edge into a programmatic one, so every
+    /// programmatic edge must be added as such.
+    #[programmatic]
+    graph LoopedTemp {
+        source "tests/kernels/pdl.cu";
+        kernel affine;
+        kernel reverse_add;
+        buffer x: f32;
+        buffer mut a: f32;
+        buffer mut d: f32;
+        temp t: [f32; n as usize];
+        param n: i32;
+        param steps: u32;
+        s0 = affine<<<16, 256>>>(x, a, 2.0, 1.0, n);
+        body = repeat l in 0..steps {
+            u = affine<<<8, 512>>>(a, t, 0.5, 1.0, n);
+            v = reverse_add<<<32, 128>>>(t, a, 2.0, n);
+            u -> v;
+            carry v -> u;
+        }
+        s9 = reverse_add<<<64, 64>>>(a, d, 3.0, n);
+        s0 -> body -> s9;
+    }
+}
+
 fn input() -> Vec<f32> {
     (0..N).map(|i| (i % 97) as f32 - 40.0).collect()
 }
@@ -159,6 +186,44 @@ fn edges_into_and_out_of_a_repeat_block_are_programmatic() {
         assert_eq!(t.edges().len(), want.max(1), "{steps} steps");
         let mut exec = g.instantiate().unwrap();
         for round in 0..20 {
+            exec.launch(&gpu.stream).unwrap();
+            assert_eq!(
+                gpu.read(exec.d().unwrap()),
+                looped(&x, steps),
+                "{steps} steps, round {round}"
+            );
+        }
+    }
+}
+
+/// The same with a temporary between the two kernels of an iteration: it builds (no plain
+/// edge is turned into a programmatic one in a graph with memory nodes) and computes what the
+/// CPU does.
+#[test]
+fn a_programmatic_repeat_block_with_a_temporary_builds_and_computes() {
+    let gpu = gpu_or_skip!();
+    let x = input();
+    let nan = f32::from_bits(0x7fc0_dead);
+    let dx = gpu.upload(&x);
+    for steps in [1u32, 4] {
+        let mut bufs: Vec<CudaSlice<f32>> = (0..2).map(|_| gpu.upload(&vec![nan; N])).collect();
+        let [a, d] = &mut bufs[..] else {
+            unreachable!()
+        };
+        let g = LoopedTemp::build_from_source(
+            &gpu.ctx,
+            LoopedTempInputs {
+                x: &dx,
+                a,
+                d,
+                n: N as i32,
+                steps,
+            },
+        )
+        .unwrap();
+        assert!(!g.graph().topology().programmatic_edges().is_empty());
+        let mut exec = g.instantiate().unwrap();
+        for round in 0..5 {
             exec.launch(&gpu.stream).unwrap();
             assert_eq!(
                 gpu.read(exec.d().unwrap()),

@@ -179,6 +179,33 @@ graph Layers {
 }
 "#;
 
+/// `#[programmatic]` on a graph with a carried repeat block: the edges in each iteration, the
+/// carry edge and the edges into the first iteration and out of the last are added as
+/// programmatic edges, none first as a plain dependency.
+const PROGRAMMATIC_REPEAT: &str = r#"
+#[programmatic]
+graph Chained {
+    source "../tests/kernels/pdl.cu";
+    kernel affine;
+    kernel reverse_add;
+    buffer x: f32;
+    buffer mut a: f32;
+    buffer mut b: f32;
+    buffer mut d: f32;
+    param n: i32;
+    param steps: u32;
+    s0 = affine<<<16, 256>>>(x, a, 2.0, 1.0, n);
+    body = repeat l in 0..steps {
+        u = affine<<<8, 512>>>(a, b, 0.5, 1.0, n);
+        v = reverse_add<<<32, 128>>>(b, a, 2.0, n);
+        u -> v;
+        carry v -> u;
+    }
+    s9 = reverse_add<<<64, 64>>>(a, d, 3.0, n);
+    s0 -> body -> s9;
+}
+"#;
+
 fn expand(src: &str) -> String {
     let tokens = src.parse().expect("valid tokens");
     let (graphs, errors) = cuda_graph_macros_core::check(tokens).expect("parses");
@@ -234,6 +261,11 @@ fn literal_columns() {
 #[test]
 fn repeat_block() {
     check("repeat_block", REPEAT);
+}
+
+#[test]
+fn programmatic_repeat_block() {
+    check("programmatic_repeat_block", PROGRAMMATIC_REPEAT);
 }
 
 #[test]

@@ -43,9 +43,16 @@ extern "C" __global__ void eager(const float* in, float* out, int n) {
 /// `count`; `kernels`: the kernels it launches), checked without errors.
 fn graph(kernels: &[&str], body: proc_macro2::TokenStream) -> Graph {
     let kernels = kernels.iter().map(|k| quote::format_ident!("{k}"));
-    let dir = std::env::temp_dir().join(format!("cg-prog-blocks-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("k.cu"), SRC).unwrap();
+    // The source, written once for every test of the process (they run in parallel).
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    let dir = DIR
+        .get_or_init(|| {
+            let d = std::env::temp_dir().join(format!("cg-prog-blocks-{}", std::process::id()));
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("k.cu"), SRC).unwrap();
+            d
+        })
+        .clone();
     let input = quote! {
         #[programmatic]
         graph G {

@@ -44,44 +44,45 @@ fn outside_at(cx: &Cx<'_>, ni: usize) -> TokenStream {
 }
 
 /// Statements that make `__cg_d`, the dependencies of node `ni` (a node outside any block,
-/// or a block): its predecessors, a block among them standing for its exits.
+/// or a block): its predecessors, a block among them standing for its exits. A predecessor
+/// joined to it by a programmatic edge is left out: `programmatic` adds that edge as such
+/// (the driver refuses to turn a plain edge into one in a graph with memory nodes), and so
+/// is a block's last node its programmatic exit edge joins, whichever block passes it on.
 fn outside_deps(cx: &Cx<'_>, ni: usize) -> TokenStream {
     let rt = rt();
-    let pushes = cx.g.preds[ni].iter().map(|&p| {
-        if let Some(r) = cx.g.repeat(p) {
+    let g = cx.g;
+    let pushes = g.preds[ni].iter().map(|&p| {
+        if g.repeat(p).is_some() {
             let x = exits_var(p);
-            // The last iteration's nodes a programmatic edge joins to this one instead.
-            let n = count_var(p);
-            let skip: Vec<TokenStream> = r
-                .exits
-                .iter()
-                .filter(|e| e.1 as usize == ni)
-                .map(|e| {
-                    let h = handle(cx, e.0 as usize, &quote!(#n - 1));
-                    quote!(#rt::__private::id(#h))
-                })
-                .collect();
-            if skip.is_empty() {
-                quote!(__cg_d.extend_from_slice(&#x);)
-            } else {
-                quote! {
-                    if #n > 0 {
-                        let __cg_p = [#(#skip),*];
-                        __cg_d.extend(#x.iter().copied().filter(|d| !__cg_p.contains(d)));
-                    } else {
-                        __cg_d.extend_from_slice(&#x);
-                    }
-                }
-            }
+            quote!(__cg_d.extend_from_slice(&#x);)
+        } else if g.topo.programmatic_port(p as u32, ni as u32).is_some() {
+            quote!()
         } else {
-            let j = proc_macro2::Literal::usize_unsuffixed(cx.groups.of[p].1);
-            let h = handle(cx, p, &quote!(#j));
+            let h = handle(cx, p, &outside_at(cx, p));
             quote!(__cg_d.push(#rt::__private::id(#h));)
         }
+    });
+    let exits = g.nodes.iter().enumerate().flat_map(|(bi, n)| {
+        let NodeOp::Repeat(r) = &n.op else {
+            return Vec::new();
+        };
+        let c = count_var(bi);
+        r.exits
+            .iter()
+            .filter(|e| e.1 as usize == ni)
+            .map(|e| {
+                let h = handle(cx, e.0 as usize, &quote!(#c - 1));
+                quote!(if #c > 0 {
+                    let __cg_p = #rt::__private::id(#h);
+                    __cg_d.retain(|d| *d != __cg_p);
+                })
+            })
+            .collect()
     });
     quote! {
         let mut __cg_d: ::std::vec::Vec<#rt::node::NodeId> = ::std::vec::Vec::new();
         #(#pushes)*
+        #(#exits)*
     }
 }
 
@@ -119,11 +120,17 @@ pub(super) fn block(cx: &Cx<'_>, ni: usize, body: &[usize]) -> TokenStream {
     for &b in body {
         let into = |b: usize| r.carry.iter().filter(move |c| c.1 as usize == b);
         let out_of = |b: usize| r.carry.iter().any(|c| c.0 as usize == b);
-        let within = g.preds[b].iter().map(|&p| {
+        // Programmatic edges within an iteration and between iterations are left out here:
+        // `programmatic` adds them as such.
+        let within = g.preds[b].iter().filter_map(|&p| {
+            if g.topo.programmatic_port(p as u32, b as u32).is_some() {
+                return None;
+            }
             let h = handle(cx, p, &l);
-            quote!(__cg_d.push(#rt::__private::id(#h));)
+            Some(quote!(__cg_d.push(#rt::__private::id(#h));))
         });
         let carried: Vec<TokenStream> = into(b)
+            .filter(|c| !r.programmatic.contains(&(c.0, c.1)))
             .map(|c| {
                 let h = handle(cx, c.0 as usize, &prev);
                 quote!(__cg_d.push(#rt::__private::id(#h));)
