@@ -97,23 +97,34 @@ fn pair(a: &str, b: &str) -> Pairs {
     vec![(a.to_owned(), b.to_owned())]
 }
 
-#[test]
-fn a_carried_block_takes_programmatic_edges_in_and_out() {
-    let g = graph(
-        &["step"],
+/// `s0 -> body -> s9`, the body `u -> v` carried from `v` to `u`: `kernels` names the kernel of
+/// s0, u, v and s9, and `early` the buffer u and s9 read (`a`: written by the graph; `x`: not).
+fn carried(kernels: [&str; 4], early: &str) -> Graph {
+    let [k0, ku, kv, k9] = kernels.map(|k| quote::format_ident!("{k}"));
+    let early = quote::format_ident!("{early}");
+    let mut names: Vec<&str> = kernels.to_vec();
+    names.sort();
+    names.dedup();
+    graph(
+        &names,
         quote! {
             buffer mut b: f32;
-            s0 = step<<<4, 256>>>(x, a, n);
+            s0 = #k0<<<4, 256>>>(x, a, n);
             body = repeat l in 0..count {
-                u = step<<<4, 256>>>(a, b, n);
-                v = step<<<4, 256>>>(b, a, n);
+                u = #ku<<<4, 256>>>(#early, b, n);
+                v = #kv<<<4, 256>>>(b, a, n);
                 u -> v;
                 carry v -> u;
             }
-            s9 = step<<<4, 256>>>(a, d, n);
+            s9 = #k9<<<4, 256>>>(#early, d, n);
             s0 -> body -> s9;
         },
-    );
+    )
+}
+
+#[test]
+fn a_carried_block_takes_programmatic_edges_in_and_out() {
+    let g = carried(["step", "step", "step", "step"], "a");
     assert_eq!(boundaries(&g), (pair("s0", "u"), pair("v", "s9")));
 }
 
@@ -139,57 +150,15 @@ fn without_a_carry_edge_every_iteration_is_reached_and_the_edges_stay_plain() {
 
 #[test]
 fn a_source_that_never_triggers_keeps_its_edge_plain() {
-    let g = graph(
-        &["step", "silent"],
-        quote! {
-            buffer mut b: f32;
-            s0 = silent<<<4, 256>>>(x, a, n);
-            body = repeat l in 0..count {
-                u = step<<<4, 256>>>(a, b, n);
-                v = silent<<<4, 256>>>(b, a, n);
-                u -> v;
-                carry v -> u;
-            }
-            s9 = step<<<4, 256>>>(a, d, n);
-            s0 -> body -> s9;
-        },
-    );
+    let g = carried(["silent", "step", "silent", "step"], "a");
     assert_eq!(boundaries(&g), (vec![], vec![]));
 }
 
 #[test]
 fn a_target_that_reads_a_written_buffer_before_its_wait_keeps_its_edge_plain() {
-    let g = graph(
-        &["step", "eager"],
-        quote! {
-            buffer mut b: f32;
-            s0 = step<<<4, 256>>>(x, a, n);
-            body = repeat l in 0..count {
-                u = eager<<<4, 256>>>(a, b, n);
-                v = step<<<4, 256>>>(b, a, n);
-                u -> v;
-                carry v -> u;
-            }
-            s9 = eager<<<4, 256>>>(a, d, n);
-            s0 -> body -> s9;
-        },
-    );
+    let g = carried(["step", "eager", "step", "eager"], "a");
     assert_eq!(boundaries(&g), (vec![], vec![]));
     // Reading a buffer no node writes before the wait is fine.
-    let g = graph(
-        &["step", "eager"],
-        quote! {
-            buffer mut b: f32;
-            s0 = step<<<4, 256>>>(x, a, n);
-            body = repeat l in 0..count {
-                u = eager<<<4, 256>>>(x, b, n);
-                v = step<<<4, 256>>>(b, a, n);
-                u -> v;
-                carry v -> u;
-            }
-            s9 = eager<<<4, 256>>>(x, d, n);
-            s0 -> body -> s9;
-        },
-    );
+    let g = carried(["step", "eager", "step", "eager"], "x");
     assert_eq!(boundaries(&g), (pair("s0", "u"), pair("v", "s9")));
 }
