@@ -215,7 +215,8 @@ fn expand(src: &str) -> String {
         .map(cuda_graph_macros_core::expand::graph)
         .collect();
     let file = syn::parse2::<syn::File>(out).expect("the expansion is valid Rust");
-    prettyplease::unparse(&file)
+    // A source file is named by its absolute path, which differs between checkouts.
+    prettyplease::unparse(&file).replace(env!("CARGO_MANIFEST_DIR"), "$CRATE")
 }
 
 fn check(name: &str, src: &str) {
