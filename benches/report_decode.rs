@@ -254,7 +254,7 @@ fn profile(raw: &[Value]) -> String {
     let mut md = String::from("\n### Where the time of a step goes\n");
     let _ = writeln!(
         md,
-        "\nncu cannot profile the kernels of a graph that holds a conditional node, and Nsight Systems cannot make a report on these machines, so `flagships/scripts/step_trace.cu` traces the step itself: the step graph's kernels (`kernels.cu`, the same grids, programmatic edges between all of them) captured into a graph with random bf16 weights and launched back to back as `llama --bench` launches its steps, block 0 of every kernel writing the global timer as its wait on the kernel before it returns (a hook of `kernels.cu` compiled in only there). A kernel's cost is the time from its release to the next kernel's: its own work, plus whatever gap its end leaves before the next can go on. Steps 8 to 127, in the same run as the table above (`llama_hf.py all`); the tokens/s of the traced program match the `llama` example's step mode."
+        "\nncu cannot profile the kernels of a graph that holds a conditional node, and Nsight Systems cannot make a report on these machines, so `flagships/scripts/step_trace.cu` traces the step itself: the step graph's kernels (`kernels.cu`, the same grids, programmatic edges between all of them) captured into a graph with random bf16 weights and launched back to back as `llama --bench` launches its steps, block 0 of every kernel writing the global timer as its wait on the kernel before it returns (a hook of `kernels.cu` compiled in only there). A kernel's cost is the time from its release to the next kernel's: its own work, plus whatever gap its end leaves before the next can go on. Steps 8 to 127, in the same run as the table above (`llama_hf.py all`). The hook itself costs the step time, so the step's own time is that of a second build without it (`-DSTEP_TRACE_OFF`), given first below; the kernels' costs are those of the traced build and add up to its slower step."
     );
     for t in &traces {
         let kernels = t["kernels"].as_array().cloned().unwrap_or_default();
@@ -263,9 +263,10 @@ fn profile(raw: &[Value]) -> String {
         });
         let _ = writeln!(
             md,
-            "\n{} bf16, position {} on: {:.0} tokens/s, {:.0} µs a step ({:.0} GB/s copy bandwidth: the bytes at that rate take {:.0} µs, {:.1}% of the step).\n\n| kernel | launches a step | µs a step | µs a launch | its bytes at the copy bandwidth, µs a step | over them, µs a step |\n|---|---|---|---|---|---|",
+            "\n{} bf16, position {} on: {}traced, {:.0} tokens/s, {:.0} µs a step ({:.0} GB/s copy bandwidth: the bytes at that rate take {:.0} µs, {:.1}% of the traced step).\n\n| kernel | launches a step | µs a step | µs a launch | its bytes at the copy bandwidth, µs a step | over them, µs a step |\n|---|---|---|---|---|---|",
             text(t, "model"),
             num(t, "position"),
+            untraced(t, floor),
             num(t, "tokens_per_s"),
             step,
             num(t, "copy_gbps"),
@@ -292,6 +293,20 @@ fn profile(raw: &[Value]) -> String {
         "\nReading: the projections that stream most of the bytes (gate/up, down, the head) run within a few percent of the copy bandwidth; the rest of the step is the attention block. Attention reads almost nothing at these lengths but is a chain of dependent steps (the position, the cache, the merge across warps) that the next kernel must wait for; the query/key/value and output projections each pay a start (the RMSNorm, the input) on that chain. Loading the next kernel's weights into L2 while attention runs, or earlier, only moved the time: the loads queue in front of attention's own. The layouts and orders of those loads tried since, with what each moved, are in [`decode-profile.md`](decode-profile.md)."
     );
     md
+}
+
+/// The untraced build's step (`-DSTEP_TRACE_OFF`), when the row has it, and its share of the
+/// bytes' time `floor`.
+fn untraced(t: &Value, floor: f64) -> String {
+    let us = num(t, "untraced_us_per_step");
+    if us.is_nan() {
+        return "not timed untraced;".to_owned();
+    }
+    format!(
+        "untraced, {:.0} tokens/s, {us:.0} µs a step ({:.1}% of it the bytes' time); ",
+        num(t, "untraced_tokens_per_s"),
+        100.0 * floor / us
+    )
 }
 
 /// A model's bars in the plot: its label, (implementation, tokens/s), and its floor.
