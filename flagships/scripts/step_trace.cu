@@ -303,20 +303,28 @@ int main(int argc, char** argv) {
   for (int r = 0; r < 5; r++) best_ms = std::min(best_ms, run(false));
   printf("%s, %u SMs: %u steps from position %u: %.1f tokens/s (%.1f us a step)\n", prop.name,
          sms, steps, start, steps / (best_ms / 1e3), best_ms * 1e3 / steps);
+  // The JSON file of `--json` with the fields of every build written (the caller adds the
+  // rest and the closing brace), or null when it cannot be written.
+  const auto json_head = [&]() -> FILE* {
+    FILE* f = fopen(json, "w");
+    if (!f) {
+      fprintf(stderr, "cannot write %s\n", json);
+      return nullptr;
+    }
+    fprintf(f, "{\"gpu\": \"%s\", \"shape\": \"%s\", \"position\": %u, \"steps\": %u, "
+               "\"tokens_per_s\": %.3f, \"us_per_step\": %.3f",
+            prop.name, s.layers == 16 ? "1b" : "tiny", start, steps, steps / (best_ms / 1e3),
+            best_ms * 1e3 / steps);
+    return f;
+  };
 #ifdef STEP_TRACE_OFF
   // No hook: the step's own time and the digest only.
   const unsigned long long dg = digest(logits, ids, s.vocab, max_ctx, start, steps);
   printf("digest %016llx\n", dg);
   if (json) {
-    FILE* f = fopen(json, "w");
-    if (!f) {
-      fprintf(stderr, "cannot write %s\n", json);
-      return 1;
-    }
-    fprintf(f, "{\"gpu\": \"%s\", \"shape\": \"%s\", \"position\": %u, \"steps\": %u, "
-               "\"tokens_per_s\": %.3f, \"us_per_step\": %.3f, \"digest\": \"%016llx\"}\n",
-            prop.name, s.layers == 16 ? "1b" : "tiny", start, steps, steps / (best_ms / 1e3),
-            best_ms * 1e3 / steps, dg);
+    FILE* f = json_head();
+    if (!f) return 1;
+    fprintf(f, ", \"digest\": \"%016llx\"}\n", dg);
     fclose(f);
   }
   for (void* p : owned) CK(cudaFree(p));
@@ -383,16 +391,10 @@ int main(int argc, char** argv) {
   printf("%-10s %12.1f %12s %8s %14.1f\n", "step", total / 1e3 / nsteps, "", "",
          all_bytes / gbps / 1e3);
   if (json) {
-    FILE* f = fopen(json, "w");
-    if (!f) {
-      fprintf(stderr, "cannot write %s\n", json);
-      return 1;
-    }
-    fprintf(f, "{\"gpu\": \"%s\", \"shape\": \"%s\", \"position\": %u, \"steps\": %u, "
-               "\"tokens_per_s\": %.3f, \"us_per_step\": %.3f, \"traced_us_per_step\": %.3f, "
-               "\"copy_gbps\": %.3f, \"kernels\": [",
-            prop.name, s.layers == 16 ? "1b" : "tiny", start, steps, steps / (best_ms / 1e3),
-            best_ms * 1e3 / steps, total / 1e3 / nsteps, gbps);
+    FILE* f = json_head();
+    if (!f) return 1;
+    fprintf(f, ", \"traced_us_per_step\": %.3f, \"copy_gbps\": %.3f, \"kernels\": [",
+            total / 1e3 / nsteps, gbps);
     for (size_t i = 0; i < kinds.size(); i++) {
       const std::string& k = kinds[i];
       fprintf(f, "%s{\"kernel\": \"%s\", \"launches_per_step\": %.0f, \"us_per_step\": %.3f, "
