@@ -300,7 +300,7 @@ fn profile(raw: &[Value]) -> String {
 fn untraced(t: &Value, floor: f64) -> String {
     let us = num(t, "untraced_us_per_step");
     if us.is_nan() {
-        return "not timed untraced;".to_owned();
+        return "not timed untraced; ".to_owned();
     }
     format!(
         "untraced, {:.0} tokens/s, {us:.0} µs a step ({:.1}% of it the bytes' time); ",

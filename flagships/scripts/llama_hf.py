@@ -466,8 +466,8 @@ def bench(d, binary, new=128, reps=3, compare_json=None, out=None, tmp="/tmp", c
 def trace(shape, tmp="/tmp"):
     """Where the time of a step goes: `step_trace.cu` (the step graph's kernels built by stream
     capture with random bf16 weights, block 0 of each kernel stamping the global timer as its
-    wait returns) built with nvcc and run for `shape`; one `decode_trace` row, or none when
-    nvcc is missing."""
+    wait returns) built with nvcc and run for `shape`, and a build without that hook for the
+    step's own time; one `decode_trace` row, or none when nvcc is missing."""
     here = os.path.dirname(os.path.abspath(__file__))
     src = os.path.join(here, "step_trace.cu")
     nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
@@ -477,11 +477,13 @@ def trace(shape, tmp="/tmp"):
     # The traced build (the breakdown) and one without the hook (the step's own time: the hook
     # costs the step about 1.5% on an H100).
     outs = {}
+    kernels = os.path.join(here, "..", "src", "llama")
+    sources = [src] + [os.path.join(kernels, f) for f in os.listdir(kernels) if f.endswith((".cu", ".cuh"))]
     for name, flags in (("untraced", ["-DSTEP_TRACE_OFF"]), ("traced", [])):
         exe = os.path.join(tmp, f"step_trace_{name}")
-        if not os.path.exists(exe):
-            run([nvcc, "-O3", "-std=c++17", "-arch=sm_90", *flags, "-I",
-                 os.path.join(here, "..", "src", "llama"), src, "-o", exe])
+        # Built again when a source is newer than the binary (an edited kernel is measured).
+        if not os.path.exists(exe) or max(map(os.path.getmtime, sources)) > os.path.getmtime(exe):
+            run([nvcc, "-O3", "-std=c++17", "-arch=sm_90", *flags, "-I", kernels, src, "-o", exe])
         out = os.path.join(tmp, f"trace-{shape}-{name}.json")
         run([exe, "--shape", shape, "--json", out])
         outs[name] = json.load(open(out))
