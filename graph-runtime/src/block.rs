@@ -219,6 +219,26 @@ impl ArgBlock {
             p.write(unsafe { base.add(at) } as *mut c_void);
         }
     }
+
+    /// The driver's `extra` array that hands it this block whole, as the kernel's parameter
+    /// buffer (`CU_LAUNCH_PARAM_BUFFER_POINTER`, then its length in bytes), written into
+    /// `ptrs`. Only for a block whose offsets are the kernel's own (`Launchable`'s `packed`).
+    #[inline]
+    pub(crate) fn packed(&self, ptrs: &mut ArgPtrs) -> *mut *mut c_void {
+        // The driver's markers: CU_LAUNCH_PARAM_BUFFER_POINTER, _BUFFER_SIZE and _END.
+        const POINTER: usize = 1;
+        const SIZE: usize = 2;
+        let base = self.words().as_ptr() as *mut c_void;
+        // The length lives in the layout, which is `'static`: it outlives the call.
+        let len = &self.offsets.bytes as *const usize as *mut c_void;
+        let p = &mut ptrs.0;
+        p[0].write(std::ptr::without_provenance_mut(POINTER));
+        p[1].write(base);
+        p[2].write(std::ptr::without_provenance_mut(SIZE));
+        p[3].write(len);
+        p[4].write(std::ptr::null_mut());
+        ptrs.as_mut_ptr()
+    }
 }
 
 #[cfg(test)]

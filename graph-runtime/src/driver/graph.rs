@@ -182,16 +182,18 @@ impl<'a> RawGraph<'a> {
     }
 
     /// Makes `f` callable from this graph's nodes: keeps a copy (one per function), and checks
-    /// an argument layout against its parameter sizes.
+    /// an argument layout against its parameter sizes (whose offsets are `param_offsets`, where
+    /// the driver said).
     #[inline]
     pub fn launchable(
         &mut self,
         f: &CudaFunction,
         sizes: &[usize],
+        param_offsets: Option<&[usize]>,
         layout: &[ArgLayout],
         offsets: &'static ArgOffsets,
     ) -> Result<Launchable, Mismatch> {
-        let l = Launchable::new(f.cu_function(), sizes, layout, offsets)?;
+        let l = Launchable::new(f.cu_function(), sizes, param_offsets, layout, offsets)?;
         self.kept.function(f);
         Ok(l)
     }

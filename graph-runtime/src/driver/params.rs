@@ -21,10 +21,17 @@ use crate::block::{ArgBlock, ArgLayout, ArgOffsets, ArgPtrs};
 /// A kernel function kept by a [`RawGraph`](super::RawGraph) and the argument layout checked
 /// against its parameter list: every argument block of this layout gives the driver exactly one
 /// value of the right size per parameter.
+///
+/// Where the driver reported the kernel's parameter offsets and the block's are the same
+/// (`packed`), the block goes to the driver whole, as the parameter buffer it already is
+/// (`extra`, `CU_LAUNCH_PARAM_BUFFER_POINTER`): the driver copies one buffer instead of one
+/// value per pointer, and no pointer array is built per call. Otherwise it gets one pointer
+/// per argument (`kernelParams`).
 #[derive(Clone, Copy)]
 pub(crate) struct Launchable {
     func: CUfunction,
     offsets: &'static ArgOffsets,
+    packed: bool,
 }
 
 /// How an argument list differs from a kernel's parameters.
@@ -42,10 +49,12 @@ pub(crate) enum Mismatch {
 }
 
 impl Launchable {
-    /// Checks `layout` (the argument tuple's) against `sizes` (the kernel's parameters).
+    /// Checks `layout` (the argument tuple's) against `sizes` (the kernel's parameters), whose
+    /// offsets in the kernel's parameter buffer are `param_offsets` where the driver said.
     pub(super) fn new(
         func: CUfunction,
         sizes: &[usize],
+        param_offsets: Option<&[usize]>,
         layout: &[ArgLayout],
         offsets: &'static ArgOffsets,
     ) -> Result<Self, Mismatch> {
@@ -64,7 +73,25 @@ impl Launchable {
                 });
             }
         }
-        Ok(Launchable { func, offsets })
+        // The whole block is the parameter buffer when every argument sits where the kernel
+        // reads it (the sizes matched above, so the buffer's length is the block's).
+        let packed =
+            !sizes.is_empty() && param_offsets.is_some_and(|o| o == &offsets.at[..offsets.count]);
+        Ok(Launchable {
+            func,
+            offsets,
+            packed,
+        })
+    }
+
+    /// A launch of no function with layout `offsets`, for tests that make no driver call.
+    #[cfg(test)]
+    pub(crate) fn for_test(offsets: &'static ArgOffsets) -> Self {
+        Launchable {
+            func: ptr::null_mut(),
+            offsets,
+            packed: false,
+        }
     }
 
     /// The layout the launch was checked with: blocks made with this very reference pass
@@ -88,7 +115,12 @@ impl Launchable {
             args.has_layout(self.offsets),
             "an argument block is sent with the layout it was checked with"
         );
-        args.pointers(ptrs);
+        let (kernel_params, extra) = if self.packed {
+            (ptr::null_mut(), args.packed(ptrs))
+        } else {
+            args.pointers(ptrs);
+            (ptrs.as_mut_ptr(), ptr::null_mut())
+        };
         CUDA_KERNEL_NODE_PARAMS {
             func: self.func,
             gridDimX: cfg.grid_dim.0,
@@ -98,8 +130,8 @@ impl Launchable {
             blockDimY: cfg.block_dim.1,
             blockDimZ: cfg.block_dim.2,
             sharedMemBytes: cfg.shared_mem_bytes,
-            kernelParams: ptrs.as_mut_ptr(),
-            extra: ptr::null_mut(),
+            kernelParams: kernel_params,
+            extra,
             kern: ptr::null_mut(),
             ctx: ptr::null_mut(),
         }
@@ -327,3 +359,72 @@ unsafe impl Sync for EventRef<'_> {}
 unsafe impl Send for Launchable {}
 // SAFETY: as above.
 unsafe impl Sync for Launchable {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::KernelArgs;
+
+    type Args = (u64, u8, f64, u16, u32);
+
+    fn launch(sizes: &[usize], offsets: Option<&[usize]>) -> Result<Launchable, Mismatch> {
+        Launchable::new(
+            ptr::null_mut(),
+            sizes,
+            offsets,
+            <Args as KernelArgs>::LAYOUT,
+            &<Args as KernelArgs>::OFFSETS,
+        )
+    }
+
+    /// A block goes whole only where every argument sits where the driver says the kernel
+    /// reads it; else (offsets unknown, or another padding) one pointer per argument.
+    #[test]
+    fn blocks_go_whole_only_where_the_offsets_are_the_kernels() {
+        let sizes = [8, 1, 8, 2, 4];
+        let theirs = [0, 8, 16, 24, 28];
+        assert_eq!(&<Args as KernelArgs>::OFFSETS.at[..5], &theirs);
+        assert!(launch(&sizes, Some(&theirs)).unwrap().packed);
+        assert!(!launch(&sizes, None).unwrap().packed);
+        assert!(!launch(&sizes, Some(&[0, 8, 16, 24, 32])).unwrap().packed);
+        assert!(!launch(&sizes, Some(&[0, 8, 16, 24])).unwrap().packed);
+        // A size mismatch is still refused, whatever the offsets.
+        assert!(launch(&[8, 1, 8, 2, 8], Some(&theirs)).is_err());
+    }
+
+    /// The `extra` array hands the driver the block's first byte and its length, which stay
+    /// valid after the array is built; a pointer array points at each argument.
+    #[test]
+    fn the_packed_array_names_the_block_and_its_length() {
+        let offsets = &<Args as KernelArgs>::OFFSETS;
+        let mut block = ArgBlock::new(offsets);
+        block.put(2, 2.5f64);
+        let mut ptrs = ArgPtrs::new();
+        let packed = launch(&[8, 1, 8, 2, 4], Some(&[0, 8, 16, 24, 28])).unwrap();
+        let cfg = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let p = packed.params(&cfg, &block, &mut ptrs);
+        assert!(p.kernelParams.is_null());
+        // SAFETY: `params` wrote five entries into `ptrs`, which is alive; the block's bytes
+        // and the layout's length outlive these reads.
+        unsafe {
+            let e = std::slice::from_raw_parts(p.extra, 5);
+            assert_eq!(e[0] as usize, 1);
+            assert_eq!(e[2] as usize, 2);
+            assert!(e[4].is_null());
+            assert_eq!(*(e[3] as *const usize), 32);
+            assert_eq!(*((e[1] as *const u8).add(16) as *const f64), 2.5);
+        }
+        let plain = launch(&[8, 1, 8, 2, 4], None).unwrap();
+        let p = plain.params(&cfg, &block, &mut ptrs);
+        assert!(p.extra.is_null());
+        // SAFETY: as above, five pointers into the live block.
+        unsafe {
+            let k = std::slice::from_raw_parts(p.kernelParams, 5);
+            assert_eq!(*(k[2] as *const f64), 2.5);
+        }
+    }
+}

@@ -180,31 +180,52 @@ fn device_limits_locked(dev: sys::CUdevice) -> CallResult<Limits> {
     Ok(limits)
 }
 
-/// A kernel's parameter sizes and launch limits.
+/// A kernel's parameter sizes and offsets, and its launch limits.
 pub(crate) struct FuncInfo {
     pub sizes: Vec<usize>,
+    /// Where each parameter starts in the kernel's parameter buffer, as the driver says; `None`
+    /// where the driver cannot say (then nodes send one pointer per argument).
+    pub offsets: Option<Vec<usize>>,
     pub max_threads: u32,
     pub max_dynamic_smem: u32,
 }
 
-/// Parameter sizes (`known`, from PTX, else probed) and launch limits of `f`. The caller makes
-/// `f`'s context current.
+/// Offset and size of parameter `index` of `raw`, or the driver's refusal (an index past the
+/// last parameter is `CUDA_ERROR_INVALID_VALUE`).
+fn param_info(raw: sys::CUfunction, index: usize) -> CallResult<(usize, usize)> {
+    let (mut offset, mut size) = (0usize, 0usize);
+    // SAFETY: `raw` is a live function (the caller's `CudaFunction` keeps its module loaded);
+    // both out-pointers are valid.
+    let r = unsafe { sys::cuFuncGetParamInfo(raw, index, &mut offset, &mut size) };
+    check("cuFuncGetParamInfo", r).map(|()| (offset, size))
+}
+
+/// Parameter sizes (`known`, from PTX, else probed) and offsets, and launch limits of `f`. The
+/// caller makes `f`'s context current.
 pub(crate) fn func_info(f: &CudaFunction, known: Option<&[usize]>) -> CallResult<FuncInfo> {
     let raw = f.cu_function();
-    let sizes = match known {
-        Some(p) => p.to_vec(),
+    let (sizes, offsets) = match known {
+        // The offsets are asked for the known parameters only (no probe past the end); a
+        // driver that cannot say leaves them unknown.
+        Some(p) => {
+            let offsets = (0..p.len())
+                .map(|i| param_info(raw, i).map(|(o, _)| o))
+                .collect::<CallResult<Vec<_>>>()
+                .ok();
+            (p.to_vec(), offsets)
+        }
         None => {
             // Probe until the driver says the index is past the end.
-            let mut sizes = Vec::new();
+            let (mut sizes, mut offsets) = (Vec::new(), Vec::new());
             loop {
-                let (mut offset, mut size) = (0usize, 0usize);
-                // SAFETY: `raw` is a live function (`f` keeps its module loaded); both
-                // out-pointers are valid.
-                let r =
-                    unsafe { sys::cuFuncGetParamInfo(raw, sizes.len(), &mut offset, &mut size) };
-                match check("cuFuncGetParamInfo", r) {
-                    Ok(()) => sizes.push(size),
-                    Err(e) if e.code.0 == CUresult::CUDA_ERROR_INVALID_VALUE => break sizes,
+                match param_info(raw, sizes.len()) {
+                    Ok((offset, size)) => {
+                        sizes.push(size);
+                        offsets.push(offset);
+                    }
+                    Err(e) if e.code.0 == CUresult::CUDA_ERROR_INVALID_VALUE => {
+                        break (sizes, Some(offsets));
+                    }
                     Err(e) => return Err(e),
                 }
             }
@@ -220,6 +241,7 @@ pub(crate) fn func_info(f: &CudaFunction, known: Option<&[usize]>) -> CallResult
     };
     Ok(FuncInfo {
         sizes,
+        offsets,
         max_threads: attr(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
         max_dynamic_smem: attr(
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

@@ -107,14 +107,24 @@ impl<'a> Graph<'a> {
         if self.topo.body_count() > 0 {
             self.check_scope(name, S::KIND, scope)?;
         }
-        let raw = shadow
-            .add(&mut self.raw, &self.raw_deps, &self.children)
-            .map_err(|e| e.at(Some(name)))?;
+        // The shadow goes to its store first (one move), and the driver node is made from it
+        // there; a refused node leaves the store as it was.
+        let index = self.topo.len() as u32;
+        let store = S::store_mut(&mut self.stores);
+        let slot = store.push(index, shadow);
+        let raw =
+            match store.items[slot as usize].add(&mut self.raw, &self.raw_deps, &self.children) {
+                Ok(raw) => raw,
+                Err(e) => {
+                    store.pop();
+                    return Err(e.at(Some(name)).into());
+                }
+            };
         let stored = stored.unwrap_or_else(|| NodeName::Shared(Arc::from(name)));
-        let index = self.topo.add_new_node_in(stored, S::KIND, scope);
+        let added = self.topo.add_new_node_in(stored, S::KIND, scope);
+        debug_assert_eq!(added, index);
         // A new node has no successors (no cycle possible) and `deps` holds no repeats.
         self.topo.add_edges_into_new(&self.deps, index);
-        let slot = S::store_mut(&mut self.stores).push(index, shadow);
         self.nodes.push(NodeRec::new(raw, S::STORE, slot));
         self.version += 1;
         Ok(Slot {

@@ -132,6 +132,11 @@ impl<'a> Graph<'a> {
     /// edges (what `cuda_graph!` calls before adding a graph it knows the size of).
     #[doc(hidden)]
     pub fn reserve(&mut self, nodes: usize, kernels: usize, edges: usize) {
+        if self.deps.capacity() == 0 && nodes > 0 {
+            // The scratch lists of a node's dependencies: most nodes have a few.
+            self.deps.reserve(4);
+            self.raw_deps.reserve(4);
+        }
         self.nodes.reserve(nodes);
         self.stores.kernel.reserve(kernels);
         self.topo.reserve(nodes, edges);

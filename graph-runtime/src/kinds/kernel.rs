@@ -42,7 +42,8 @@ kind!(
 );
 
 /// Laid out so a setter touches two cache lines of it: the launch and the bookkeeping in the
-/// first, the argument block (its first 32 bytes of arguments) in the second. A graph-level
+/// first, the argument block (its first 32 bytes of arguments) in the second; the function's
+/// limits, read by launch edits only, after them. A graph-level
 /// setter walks every node's shadow, and its driver calls walk the driver's own records of
 /// them: the fewer lines a shadow costs, the more of both stay in cache.
 #[repr(C, align(64))]
@@ -50,9 +51,6 @@ pub(crate) struct KernelShadow {
     launch: Launchable,
     pub cfg: LaunchConfig,
     enabled: bool,
-    /// The function's own limits.
-    max_threads: u32,
-    max_dynamic_smem: u32,
     /// On an executable graph's shadow: the arguments (bit `i`) and the launch configuration
     /// ([`CONFIG`](super::CONFIG)) edited here that the template's shadow has not taken yet
     /// (see [`catch_up`](Self::catch_up)). A setter's hot path touches this shadow only, as
@@ -63,6 +61,9 @@ pub(crate) struct KernelShadow {
     /// whole-argument edit: what such an edit puts back if it fails. Shorter blocks are copied
     /// on the stack. Boxed: most nodes never need one.
     spare: Option<Box<ArgBlock>>,
+    /// The function's own limits.
+    max_threads: u32,
+    max_dynamic_smem: u32,
 }
 
 /// A kernel function's own launch limits, copied out of its [`FuncInfo`] once for all of its
@@ -122,24 +123,30 @@ impl KernelShadow {
         // One reference for both: blocks are sent with the layout the launch was checked with,
         // which the driver layer confirms by address first.
         let offsets: &'static ArgOffsets = &A::OFFSETS;
-        g.launchable(func, &info.sizes, A::LAYOUT, offsets)
-            .map_err(|m| match m {
-                Mismatch::Count { expected, given } => BuildError::ArgumentCount {
-                    node: node.to_owned(),
-                    expected,
-                    given,
-                },
-                Mismatch::Size {
-                    index,
-                    expected,
-                    given,
-                } => BuildError::ArgumentSize {
-                    node: node.to_owned(),
-                    index,
-                    expected,
-                    given,
-                },
-            })
+        g.launchable(
+            func,
+            &info.sizes,
+            info.offsets.as_deref(),
+            A::LAYOUT,
+            offsets,
+        )
+        .map_err(|m| match m {
+            Mismatch::Count { expected, given } => BuildError::ArgumentCount {
+                node: node.to_owned(),
+                expected,
+                given,
+            },
+            Mismatch::Size {
+                index,
+                expected,
+                given,
+            } => BuildError::ArgumentSize {
+                node: node.to_owned(),
+                index,
+                expected,
+                given,
+            },
+        })
     }
 
     /// A node `node` of a launch made by [`launch_of`](Self::launch_of) for `A`: the launch
@@ -176,7 +183,35 @@ impl KernelShadow {
     }
 
     /// Checks a launch configuration against the device's and the function's limits.
+    #[inline]
     fn check(&self, cfg: &LaunchConfig, lim: &Limits) -> Result<(), LaunchLimit> {
+        // Every limit at once, without branches (a dimension of 0 wraps past its maximum); the
+        // limit that failed is found apart, out of line.
+        let (g, b) = (cfg.grid_dim, cfg.block_dim);
+        let within = |v: u32, max: u32| v.wrapping_sub(1) < max;
+        // Saturating: dimensions past their limits may multiply past u64's range.
+        let threads = (b.0 as u64)
+            .saturating_mul(b.1 as u64)
+            .saturating_mul(b.2 as u64);
+        let ok = within(g.0, lim.max_grid[0])
+            & within(g.1, lim.max_grid[1])
+            & within(g.2, lim.max_grid[2])
+            & within(b.0, lim.max_block[0])
+            & within(b.1, lim.max_block[1])
+            & within(b.2, lim.max_block[2])
+            & (threads <= self.max_threads.min(lim.max_threads) as u64)
+            & (cfg.shared_mem_bytes <= self.max_dynamic_smem);
+        if ok {
+            Ok(())
+        } else {
+            self.which_limit(cfg, lim)
+        }
+    }
+
+    /// The first limit `cfg` breaks (what [`check`](Self::check) reports).
+    #[cold]
+    #[inline(never)]
+    fn which_limit(&self, cfg: &LaunchConfig, lim: &Limits) -> Result<(), LaunchLimit> {
         let g = [cfg.grid_dim.0, cfg.grid_dim.1, cfg.grid_dim.2];
         let b = [cfg.block_dim.0, cfg.block_dim.1, cfg.block_dim.2];
         for (axis, i) in ['x', 'y', 'z'].into_iter().zip(0..3) {
@@ -235,7 +270,7 @@ impl KernelShadow {
     #[inline(always)]
     fn edit_in_place<E>(
         &mut self,
-        edit: impl FnOnce(&mut ArgBlock, &Launchable) -> Result<(), E>,
+        edit: impl FnOnce(&mut ArgBlock, &Launchable, &LaunchConfig) -> Result<(), E>,
     ) -> Result<(), E> {
         // One call of `edit` (so it inlines): the bytes are saved on the stack, or for a long
         // block in the spare one.
@@ -246,7 +281,7 @@ impl KernelShadow {
                 .get_or_insert_with(|| Box::new(args.clone()))
                 .assign(args);
         }
-        let r = edit(&mut self.args, &self.launch);
+        let r = edit(&mut self.args, &self.launch, &self.cfg);
         if r.is_err() {
             match (saved, &self.spare) {
                 (Some(words), _) => self.args.set_inline(words),
@@ -361,8 +396,7 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
     /// # Ok(()) }
     /// ```
     pub fn set_args(&mut self, args: A) -> Result<(), EditError> {
-        let cfg = self.cx.shadow.cfg;
-        self.send_staged(args, cfg)
+        self.send_staged(args, None)
     }
 
     /// Replaces argument `I` and resends the others from the shadow copy.
@@ -398,47 +432,58 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
     #[doc(hidden)]
     #[inline]
     pub fn set_args_where(&mut self, args: A, which: u64) -> Result<(), EditError> {
-        let cfg = self.cx.shadow.cfg;
-        self.send_where(args, which, cfg)
+        self.send_where(args, which, None)
     }
 
     /// As [`set_args_where`](Self::set_args_where), with a new launch configuration too.
     #[doc(hidden)]
     pub fn set_where(&mut self, args: A, which: u64, cfg: LaunchConfig) -> Result<(), EditError> {
         self.check(&cfg)?;
-        self.send_where(args, which, cfg)
+        self.send_where(args, which, Some(cfg))
     }
 
-    fn send_where(&mut self, args: A, which: u64, cfg: LaunchConfig) -> Result<(), EditError> {
+    fn send_where(
+        &mut self,
+        args: A,
+        which: u64,
+        cfg: Option<LaunchConfig>,
+    ) -> Result<(), EditError> {
         self.send_in_place(cfg, which, |b, block| args.write_where(b, block, which))
     }
 
-    /// Writes arguments into the shadow in place (`write`), sends them with `cfg`, and keeps
-    /// them if the driver accepts; else puts the old ones back. `which`: what changed, for the
-    /// template (argument bits).
+    /// Writes arguments into the shadow in place (`write`), sends them with `cfg` (or the
+    /// node's own launch configuration, left as it is, for `None`), and keeps them if the
+    /// driver accepts; else puts the old ones back. `which`: what changed, for the template
+    /// (argument bits).
     #[inline(always)]
     fn send_in_place(
         &mut self,
-        cfg: LaunchConfig,
+        cfg: Option<LaunchConfig>,
         which: u64,
         write: impl FnOnce(&Bindings<'_>, &mut ArgBlock) -> Result<(), crate::error::HandleError>,
     ) -> Result<(), EditError> {
         let cx = &mut self.cx;
         let (target, node, bindings) = (&mut cx.target, cx.node, cx.bindings);
         let name = || cx.topo.name(cx.index);
-        cx.shadow.edit_in_place(|block, launch| {
+        cx.shadow.edit_in_place(|block, launch, own| {
             write(bindings, block)?;
-            send(target, node, launch, &cfg, block).map_err(|e| refused(e, name()))
+            let cfg = cfg.as_ref().unwrap_or(own);
+            send(target, node, launch, cfg, block).map_err(|e| refused(e, name()))
         })?;
-        cx.shadow.cfg = cfg;
-        defer(cx, which | CONFIG);
+        match cfg {
+            Some(cfg) => {
+                cx.shadow.cfg = cfg;
+                defer(cx, which | CONFIG);
+            }
+            None => defer(cx, which),
+        }
         Ok(())
     }
 
     /// Replaces every argument and the launch configuration with one driver call.
     pub fn set(&mut self, args: A, cfg: LaunchConfig) -> Result<(), EditError> {
         self.check(&cfg)?;
-        self.send_staged(args, cfg)
+        self.send_staged(args, Some(cfg))
     }
 
     /// Replaces grid, block and dynamic shared memory at once.
@@ -472,7 +517,7 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
     }
 
     /// Sends every argument of `args` with `cfg`.
-    fn send_staged(&mut self, args: A, cfg: LaunchConfig) -> Result<(), EditError> {
+    fn send_staged(&mut self, args: A, cfg: Option<LaunchConfig>) -> Result<(), EditError> {
         let all = (1u64 << A::COUNT) - 1;
         self.send_in_place(cfg, all, |b, block| args.write(b, block))
     }
@@ -507,6 +552,62 @@ impl<A: KernelArgs> super::SendAgain<(LaunchConfig, A)> for KernelMut<'_, '_, A,
 #[cfg(test)]
 mod tests {
     use super::KernelShadow;
+    use crate::block::ArgBlock;
+    use crate::driver::{Launchable, Limits};
+    use cudarc::driver::LaunchConfig;
+
+    /// The branch-free check of a launch configuration agrees with the axis-by-axis one (the
+    /// oracle, which also names the limit) on every configuration around small limits: each
+    /// dimension from 0 to past its maximum, the thread count and the shared memory.
+    #[test]
+    fn the_quick_launch_check_agrees_with_the_detailed_one() {
+        static OFFSETS: crate::block::ArgOffsets = crate::block::ArgOffsets::of(&[]);
+        let k = KernelShadow {
+            launch: Launchable::for_test(&OFFSETS),
+            cfg: LaunchConfig {
+                grid_dim: (1, 1, 1),
+                block_dim: (1, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            enabled: true,
+            behind: 0,
+            args: ArgBlock::new(&OFFSETS),
+            spare: None,
+            max_threads: 6,
+            max_dynamic_smem: 8,
+        };
+        let lim = Limits {
+            max_block: [4, 2, 3],
+            max_grid: [3, 2, 4],
+            max_threads: 7,
+        };
+        let values = [0u32, 1, 2, 3, 4, 5, u32::MAX];
+        let mut checked = 0;
+        for &g0 in &values {
+            for &g1 in &values[..4] {
+                for &g2 in &values[..6] {
+                    for &b0 in &values {
+                        for &b1 in &values[..4] {
+                            for &b2 in values[..5].iter().chain([&u32::MAX]) {
+                                for smem in [0, 8, 9] {
+                                    let cfg = LaunchConfig {
+                                        grid_dim: (g0, g1, g2),
+                                        block_dim: (b0, b1, b2),
+                                        shared_mem_bytes: smem,
+                                    };
+                                    let quick = k.check(&cfg, &lim);
+                                    let oracle = k.which_limit(&cfg, &lim);
+                                    assert_eq!(quick.is_ok(), oracle.is_ok(), "{cfg:?}");
+                                    checked += usize::from(oracle.is_ok());
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 0, "some configurations are within the limits");
+    }
 
     /// The launch and bookkeeping fill the first cache line; the argument block starts the
     /// second.

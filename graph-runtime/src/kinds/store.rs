@@ -51,10 +51,17 @@ impl<S> Store<S> {
     }
 
     /// Adds the shadow of node `node`; its slot is returned.
+    #[inline]
     pub fn push(&mut self, node: u32, s: S) -> u32 {
         self.items.push(s);
         self.nodes.push(node);
         (self.items.len() - 1) as u32
+    }
+
+    /// Takes back the last item pushed (a node the driver refused).
+    pub fn pop(&mut self) {
+        self.items.pop();
+        self.nodes.pop();
     }
 }
 
