@@ -401,14 +401,13 @@ fn misses(ix: &BTreeMap<Key, f64>) -> String {
     let _ = writeln!(
         m,
         "- **`node_setter`.** cuda-graph spends {:.0}-{:.0} ns more per call than the floor's {:.0}-{:.0} ns. \
-Per call it checks the handle, writes the argument into the executable graph's shadow copy and into the template's \
-(so a later whole-graph update keeps the edit), builds the argument pointer array, and makes the one driver call. \
-The argument bytes live inside the shadow (no allocation, no pointer to follow) and the path is inlined into the \
-caller. What is left is the price of the shadow copies, without which a failed edit could not be undone and an \
-update would lose the edit. The floor itself moves by 10-20% between runs, and the ratio with it: over the \
-benchmark runs of 2026-11-22 (six) the cells read between 1.06x and 1.17x. This table is one run of 2026-11-23, \
-after the generated setters became generic runtime items (`set_input`, `commit`, `Resend`); whether the higher \
-cells are that change or the run was not separated (no same-run comparison of the two versions yet).",
+Per call it checks the handle, writes the argument in place into the executable graph's shadow (the old bytes \
+kept on the stack, put back if the driver refuses), notes which argument the template has not taken yet (the \
+template catches up when an update or a rebuild needs it), and makes the one driver call, handing the shadow's \
+argument block to the driver whole as the kernel's parameter buffer (`extra`) where the driver reported the \
+kernel's parameter offsets and they are the block's: no pointer array is built, and the driver copies one \
+buffer. The floor itself moves by 10-20% between processes, and the ratio with it: the history below shows \
+every run.",
         setter_ns.0, setter_ns.1, setter_raw.0, setter_raw.1
     );
     let sums: Vec<String> = cells()
@@ -421,9 +420,11 @@ cells are that change or the run was not separated (no same-run comparison of th
         m,
         "- **`build` + `instantiate`** ({}). Instantiation is the driver's call on the same graph and costs the \
 same for both within the run-to-run noise ({:.2}-{:.2}x here, both ways). Building costs {:.0}-{:.0} ns more per \
-node than the floor's bare driver calls: the shadow copy, the name and edges cuda-graph keeps (for DOT output, error \
-messages and later edits), and the argument and launch-limit checks. Where instantiation is cheap (chains of up to \
-1000 nodes) that shows as up to about 1.1x; where it is dear (fan-outs) it disappears.",
+node than the floor's bare driver calls: the shadow, the name and edges cuda-graph keeps (for DOT output, error \
+messages and later edits), the argument and launch-limit checks, and per graph the template's tables (their \
+allocations, one of them cache-line aligned). Where instantiation is cheap (chains of up to 1000 nodes) that \
+shows; where it is dear (fan-outs) it disappears. `docs/bench/live-edits.md` counts where a build's own \
+instructions go.",
         sums.join(", "),
         inst.0,
         inst.1,
@@ -445,15 +446,10 @@ so the ratio of this cell says nothing about cuda-graph."
     if let (Some(a), Some(b)) = (pc, pc10k) {
         let _ = writeln!(
             m,
-            "- **`param_setter` (not a target): {a:.2}x at 1000 nodes, {b:.2}x at 10000.** The generated `set_a` \
-is now one loop over the nodes of a kernel (not a statement per node), so the 1000-node ratio is not the \
-instruction cache. Per node it touches the executable graph's shadow and the template's (about 340 bytes \
-together, against the floor's 40-byte parameter block). Our reading, not verified with hardware counters (the GPU \
-machine has no perf): at 1000 nodes the floor's data stays in the core's L2 cache and cuda-graph's does not; at \
-10000 neither does, and the ratio falls back. Before the generated setters became generic runtime items (runs of \
-2026-11-22) the cells read 1.03-1.36x; per node the generic path now also looks the node up again, copies its \
-arguments into the scratch block and writes the changed ones under a mask, so that an edit made through the \
-node's view stays. Not yet measured apart."
+            "- **`param_setter`: {a:.2}x at 1000 nodes, {b:.2}x at 10000.** The generated `set_a` is one \
+loop over the nodes that use the param: per node it opens the node's view, evaluates its arguments, writes the \
+ones the param changed in place and sends the block, one driver call a node; the launch configuration is sent as \
+it is and not marked for the template when the param does not size the launch."
         );
     }
     m
