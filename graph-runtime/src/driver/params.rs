@@ -84,16 +84,6 @@ impl Launchable {
         })
     }
 
-    /// A launch of no function with layout `offsets`, for tests that make no driver call.
-    #[cfg(test)]
-    pub(crate) fn for_test(offsets: &'static ArgOffsets) -> Self {
-        Launchable {
-            func: ptr::null_mut(),
-            offsets,
-            packed: false,
-        }
-    }
-
     /// The layout the launch was checked with: blocks made with this very reference pass
     /// [`ArgBlock::has_layout`](crate::block::ArgBlock::has_layout) by address.
     #[inline]

@@ -25,6 +25,7 @@ pub(crate) mod empty;
 pub(crate) mod event;
 pub(crate) mod host;
 pub(crate) mod kernel;
+pub(crate) mod limits;
 pub(crate) mod mem;
 pub(crate) mod memcpy;
 pub(crate) mod memset;
