@@ -353,18 +353,16 @@ unsafe impl Sync for Launchable {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::args::KernelArgs;
 
-    type Args = (u64, u8, f64, u16, u32);
+    /// The layout of `(u64, u8, f64, u16, u32)`.
+    const fn arg(size: usize) -> ArgLayout {
+        ArgLayout { size, align: size }
+    }
+    static LAYOUT: [ArgLayout; 5] = [arg(8), arg(1), arg(8), arg(2), arg(4)];
+    static OFFSETS: ArgOffsets = ArgOffsets::of(&LAYOUT);
 
     fn launch(sizes: &[usize], offsets: Option<&[usize]>) -> Result<Launchable, Mismatch> {
-        Launchable::new(
-            ptr::null_mut(),
-            sizes,
-            offsets,
-            <Args as KernelArgs>::LAYOUT,
-            &<Args as KernelArgs>::OFFSETS,
-        )
+        Launchable::new(ptr::null_mut(), sizes, offsets, &LAYOUT, &OFFSETS)
     }
 
     /// A block goes whole only where every argument sits where the driver says the kernel
@@ -373,7 +371,7 @@ mod tests {
     fn blocks_go_whole_only_where_the_offsets_are_the_kernels() {
         let sizes = [8, 1, 8, 2, 4];
         let theirs = [0, 8, 16, 24, 28];
-        assert_eq!(&<Args as KernelArgs>::OFFSETS.at[..5], &theirs);
+        assert_eq!(&OFFSETS.at[..5], &theirs);
         assert!(launch(&sizes, Some(&theirs)).unwrap().packed);
         assert!(!launch(&sizes, None).unwrap().packed);
         assert!(!launch(&sizes, Some(&[0, 8, 16, 24, 32])).unwrap().packed);
@@ -386,8 +384,7 @@ mod tests {
     /// valid after the array is built; a pointer array points at each argument.
     #[test]
     fn the_packed_array_names_the_block_and_its_length() {
-        let offsets = &<Args as KernelArgs>::OFFSETS;
-        let mut block = ArgBlock::new(offsets);
+        let mut block = ArgBlock::new(&OFFSETS);
         block.put(2, 2.5f64);
         let mut ptrs = ArgPtrs::new();
         let packed = launch(&[8, 1, 8, 2, 4], Some(&[0, 8, 16, 24, 28])).unwrap();
