@@ -534,3 +534,70 @@ fn each_node_of_a_kernel_has_its_launch_checked() {
     let want: Vec<u32> = (0..128).map(|i| if i < 64 { 7 + i } else { i }).collect();
     assert_eq!(got, want);
 }
+
+/// The nodes of one kernel, as `cuda_graph!` adds them (`Graph::add_kernels_after`): every row
+/// is checked and its arguments written before the first driver node is made, so a mistake in
+/// a later row (a block too large for the device, a buffer of another graph) adds none of them
+/// and the graph stays usable; right rows then build a chain that computes what the CPU does.
+#[test]
+fn a_mistake_in_any_row_of_a_kernel_adds_none_of_them() {
+    use cuda_graph::{error::HandleError, Graph, LaunchConfig};
+    let gpu = gpu_or_skip!();
+    let iota = gpu.f("iota_u32");
+    let n = 256u32;
+    let (mut y, mut elsewhere) = (gpu.poisoned(n as usize), gpu.poisoned(n as usize));
+    let mut g = Graph::new(&gpu.ctx).unwrap();
+    let yb = g.bind_mut(&mut y).unwrap();
+    let mut other = Graph::new(&gpu.ctx).unwrap();
+    let foreign = other.bind_mut(&mut elsewhere).unwrap();
+    let rows: [(&'static str, &[u32]); 3] = [("a", &[]), ("b", &[0]), ("c", &[1])];
+    let ok = LaunchConfig::for_num_elems(n);
+    let too_big = LaunchConfig {
+        block_dim: (4096, 1, 1),
+        ..ok
+    };
+    let mut handles = Vec::new();
+
+    let e = g
+        .add_kernels_after(&iota, &rows, &mut handles, |j| {
+            (if j == 2 { too_big } else { ok }, (yb, 10 * j as u32, n))
+        })
+        .unwrap_err();
+    assert!(
+        matches!(&e, BuildError::InvalidLaunch { node, .. } if node == "c"),
+        "{e}"
+    );
+    assert_eq!(
+        (g.len(), handles.len()),
+        (0, 0),
+        "no row of the kernel was added"
+    );
+
+    let e = g
+        .add_kernels_after(&iota, &rows, &mut handles, |j| {
+            (ok, (if j == 1 { foreign } else { yb }, 10 * j as u32, n))
+        })
+        .unwrap_err();
+    assert!(
+        matches!(&e, BuildError::Handle(HandleError::Foreign { .. })),
+        "{e}"
+    );
+    assert_eq!(
+        (g.len(), handles.len()),
+        (0, 0),
+        "no row of the kernel was added"
+    );
+
+    // Each row overwrites what the one before it wrote: the last one's values stay.
+    g.add_kernels_after(&iota, &rows, &mut handles, |j| (ok, (yb, 10 * j as u32, n)))
+        .unwrap();
+    assert_eq!((g.len(), handles.len()), (3, 3));
+    assert_eq!(g.topology().name(2), "c");
+    assert!(g.to_dot().contains("\"b\" -> \"c\""));
+    let mut exec = g.instantiate().unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    exec.synchronize().unwrap();
+    let got = gpu.read(exec.buffer(yb).unwrap());
+    let want: Vec<u32> = (0..n).map(|i| 20 + i).collect();
+    assert_eq!(got, want);
+}

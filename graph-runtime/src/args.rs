@@ -148,13 +148,17 @@ macro_rules! tuple_args {
                 align: std::mem::align_of::<$t::Raw>(),
             }),*];
             const OFFSETS: ArgOffsets = ArgOffsets::of(Self::LAYOUT);
-            #[allow(unused_variables)]
+            #[allow(unused_variables, unused_mut)]
             #[inline]
             fn write(&self, b: &Bindings<'_>, block: &mut ArgBlock) -> Result<(), HandleError> {
-                $(block.put($i, self.$i.resolve(b)?);)*
+                // Every block of a node of this tuple is laid out by `OFFSETS` (the launch
+                // check made it so): its offsets are constants here.
+                debug_assert!(block.has_layout(&Self::OFFSETS));
+                let mut w = block.writer();
+                $(w.put(Self::OFFSETS.at[$i], self.$i.resolve(b)?);)*
                 Ok(())
             }
-            #[allow(unused_variables)]
+            #[allow(unused_variables, unused_mut)]
             #[inline]
             fn write_where(
                 &self,
@@ -162,8 +166,10 @@ macro_rules! tuple_args {
                 block: &mut ArgBlock,
                 which: u64,
             ) -> Result<(), HandleError> {
+                debug_assert!(block.has_layout(&Self::OFFSETS));
+                let mut w = block.writer();
                 $(if which >> $i & 1 != 0 {
-                    block.put($i, self.$i.resolve(b)?);
+                    w.put(Self::OFFSETS.at[$i], self.$i.resolve(b)?);
                 })*
                 Ok(())
             }

@@ -78,6 +78,22 @@ pub struct ArgBlock {
     bytes: Bytes,
 }
 
+/// The bytes of one [`ArgBlock`], written argument by argument at given offsets.
+pub(crate) struct ArgWriter<'b>(&'b mut [u128]);
+
+impl ArgWriter<'_> {
+    /// Writes `value` at byte `off`.
+    #[inline(always)]
+    pub(crate) fn put<R: Copy>(&mut self, off: usize, value: R) {
+        assert!(off + std::mem::size_of::<R>() <= self.0.len() * 16);
+        // SAFETY: in bounds (asserted above: the offsets are the block's layout's, made from
+        // the types written, so this never fires); `write_unaligned` needs no alignment.
+        unsafe {
+            std::ptr::write_unaligned((self.0.as_mut_ptr() as *mut u8).add(off) as *mut R, value)
+        }
+    }
+}
+
 /// The `kernelParams` array of one driver call: one pointer to each argument of a block. Only
 /// the block's arguments are written ([`ArgBlock::pointers`]): the driver reads as many as the
 /// kernel has parameters, which the block's layout was checked to match, so the rest of the
@@ -99,6 +115,7 @@ impl ArgPtrs {
 
 impl ArgBlock {
     /// A zeroed block laid out by `offsets`.
+    #[inline]
     pub(crate) fn new(offsets: &'static ArgOffsets) -> Self {
         let words = offsets.bytes.div_ceil(16).max(1);
         let bytes = if words <= INLINE_WORDS {
@@ -137,6 +154,14 @@ impl ArgBlock {
         unsafe {
             std::ptr::write_unaligned((words.as_mut_ptr() as *mut u8).add(off) as *mut R, value)
         }
+    }
+
+    /// A writer of arguments by byte offset: the bytes are found once for all the arguments
+    /// written (what `KernelArgs` writes through, with its layout's offsets as constants).
+    #[inline(always)]
+    pub(crate) fn writer(&mut self) -> ArgWriter<'_> {
+        debug_assert!(self.offsets.count <= MAX_ARGS);
+        ArgWriter(self.words_mut())
     }
 
     /// Reads argument `i` (as written by [`put`](Self::put) with the same type).

@@ -203,7 +203,7 @@ pub enum TopologyError {
 /// assert!(t.to_dot("demo").contains("\"load\" -> \"step\""));
 /// # Ok::<(), cuda_graph_topology::TopologyError>(())
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Topology {
     names: Vec<NodeName>,
     kinds: Vec<NodeKind>,
@@ -267,13 +267,33 @@ impl std::hash::Hash for NodeName {
     }
 }
 
+impl Default for Topology {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Topology {
     /// An empty topology.
-    pub fn new() -> Self {
-        Self::default()
+    #[inline]
+    pub const fn new() -> Self {
+        Topology {
+            names: Vec::new(),
+            kinds: Vec::new(),
+            by_name: OnceLock::new(),
+            succ: OnceLock::new(),
+            edges: Vec::new(),
+            ordering: Vec::new(),
+            left_out: Vec::new(),
+            programmatic: Vec::new(),
+            scopes: Vec::new(),
+            bodies: Vec::new(),
+            carries: Vec::new(),
+        }
     }
 
     /// Number of nodes.
+    #[inline]
     pub fn len(&self) -> usize {
         self.names.len()
     }
@@ -332,9 +352,9 @@ impl Topology {
 
     /// Room for `nodes` more nodes and `edges` more edges.
     pub fn reserve(&mut self, nodes: usize, edges: usize) {
-        self.names.reserve(nodes);
-        self.kinds.reserve(nodes);
-        self.edges.reserve(edges);
+        room(&mut self.names, nodes);
+        room(&mut self.kinds, nodes);
+        room(&mut self.edges, edges);
     }
 
     /// Adds a node to scope `scope` (see [`add_body`](Self::add_body)); its index is returned.
@@ -658,5 +678,17 @@ impl Reach {
     /// Whether a path leads from `a` to `b` or from `b` to `a`.
     pub fn ordered(&self, a: u32, b: u32) -> bool {
         self.reaches(a, b) || self.reaches(b, a)
+    }
+}
+
+/// Makes room for `n` more items in `v`: an empty list is made with that capacity (a shorter
+/// path than growing one).
+#[doc(hidden)]
+#[inline]
+pub fn room<T>(v: &mut Vec<T>, n: usize) {
+    if v.capacity() == 0 {
+        *v = Vec::with_capacity(n);
+    } else {
+        v.reserve(n);
     }
 }

@@ -40,6 +40,7 @@ impl Topology {
     }
 
     /// The scope of node `i`: 0 for the graph itself, or a body.
+    #[inline]
     pub fn scope(&self, i: u32) -> u32 {
         self.scopes.get(i as usize).copied().unwrap_or(0)
     }
@@ -56,6 +57,7 @@ impl Topology {
     }
 
     /// Number of bodies.
+    #[inline]
     pub fn body_count(&self) -> usize {
         self.bodies.len()
     }
@@ -91,6 +93,7 @@ impl Topology {
     }
 
     /// Records that the node just added (index `i`) is in scope `s`.
+    #[inline]
     pub(crate) fn put_in_scope(&mut self, i: u32, s: u32) {
         if s != 0 {
             assert!(s as usize <= self.bodies.len(), "no such body");

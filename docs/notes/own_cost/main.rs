@@ -74,6 +74,7 @@ fn raw_build(f: sys::CUfunction, y: u64, n: usize) -> Raw {
     Raw { g, nodes, params }
 }
 
+#[inline(never)]
 fn time(name: &str, iters: usize, mut f: impl FnMut(usize)) -> f64 {
     for i in 0..iters / 10 { f(i); }
     let t = Instant::now();

@@ -180,7 +180,8 @@ pub fn graph(g: &Graph) -> TokenStream {
             /// Builds this graph as a child of `parent` (used by `child(...)` nodes).
             #[doc(hidden)]
             pub fn __cg_child(parent: &#rt::Graph<'a>, module: &#rt::Module, args: #child_name #child_lt) -> #rt::Result<(#rt::Graph<'a>, #nodes_name)> {
-                let (g, st) = Self::__cg_new(parent.child_graph()?, module, args)?;
+                let mut g = parent.child_graph()?;
+                let st = Self::__cg_new(&mut g, module, args)?;
                 ::core::result::Result::Ok((g, #nodes_name { __cg: st.nodes }))
             }
         }
@@ -247,9 +248,12 @@ pub fn graph(g: &Graph) -> TokenStream {
                 /// Builds the template: binds the inputs and adds every node, loading the
                 /// kernels from `module` by name.
                 pub fn build(__cg_module: &#rt::Module, inputs: #inputs_name #inputs_lt) -> #rt::Result<Self> {
-                    let mut __cg_g = #rt::Graph::new(__cg_module.context())?.with_static_name(#name_str);
+                    // The graph is made where it stays and filled through a reference: a
+                    // template is over a kilobyte, and every move of it is a copy.
+                    let mut __cg_graph = #rt::Graph::new_static(__cg_module.context(), #name_str)?;
+                    let __cg_g = &mut __cg_graph;
                     let __cg_args = #child_name { #(#from_inputs,)* __cg_borrow: ::core::marker::PhantomData };
-                    let (__cg_graph, __cg) = Self::__cg_new(__cg_g, __cg_module, __cg_args)?;
+                    let __cg = Self::__cg_new(__cg_g, __cg_module, __cg_args)?;
                     ::core::result::Result::Ok(Self { __cg_graph, __cg })
                 }
 
@@ -271,10 +275,10 @@ pub fn graph(g: &Graph) -> TokenStream {
 
                 /// Adds every node to `__cg_g`, from the inputs the graph was given.
                 #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
-                fn __cg_new(mut __cg_g: #rt::Graph<'a>, __cg_module: &#rt::Module, __cg_args: #child_name #child_lt) -> #rt::Result<(#rt::Graph<'a>, __CgState<'a>)> {
+                fn __cg_new(__cg_g: &mut #rt::Graph<'a>, __cg_module: &#rt::Module, __cg_args: #child_name #child_lt) -> #rt::Result<__CgState<'a>> {
                     let mut __cg_s = #state_from_child;
                     #populate
-                    ::core::result::Result::Ok((__cg_g, __CgState { inputs: __cg_s, nodes, #module_value }))
+                    ::core::result::Result::Ok(__CgState { inputs: __cg_s, nodes, #module_value })
                 }
 
             }

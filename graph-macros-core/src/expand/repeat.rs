@@ -93,7 +93,7 @@ fn add_after_deps(cx: &Cx<'_>, ni: usize, iteration: Option<&TokenStream>) -> To
     let var = Cx::group_var(cx.groups.of[ni].0);
     if matches!(cx.g.nodes[ni].op, NodeOp::Launch(_)) {
         let (name, made) = kinds::made(cx, ni, iteration);
-        quote!(#var.add_with_deps(&mut __cg_g, #name, &__cg_d, #made)?;)
+        quote!(#var.add_with_deps(&mut *__cg_g, #name, &__cg_d, #made)?;)
     } else {
         let add = kinds::add(cx, ni, iteration, quote!(&#rt::__private::deps(&__cg_d)));
         quote!(#var.push(#add);)

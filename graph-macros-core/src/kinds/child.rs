@@ -288,7 +288,7 @@ pub(super) fn add(
     let (f, kid) = (Cx::node_fn(gi), Cx::kid_field(gi));
     let name = node.to_string();
     quote! {{
-        let (__cg_child, __cg_nodes) = #ty::__cg_child(&__cg_g, __cg_module, __cg_s.#f(#j))?;
+        let (__cg_child, __cg_nodes) = #ty::__cg_child(&*__cg_g, __cg_module, __cg_s.#f(#j))?;
         __cg_s.#kid.push(__cg_nodes);
         __cg_g.add_child(#name, #deps, __cg_child)?
     }}

@@ -385,7 +385,7 @@ pub(crate) fn add_run(cx: &Cx<'_>, gi: usize, run: &[usize], pos: &[u32]) -> Tok
             .map(|&a| pos[a]);
         quote!((#name, &[#(#deps),*]))
     });
-    quote!(#var.add(&mut __cg_g, &[#(#rows),*], |j| __cg_s.#f(j))?;)
+    quote!(#var.add(&mut *__cg_g, &[#(#rows),*], |j| __cg_s.#f(j))?;)
 }
 
 /// Whether the value is exactly a param of the very type the kernel parameter takes (then the

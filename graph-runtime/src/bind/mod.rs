@@ -143,6 +143,10 @@ impl<'a> Bindings<'a> {
     }
 
     fn push(&mut self, b: Binding<'a>) -> u32 {
+        if self.list.capacity() == 0 {
+            // A shorter path than the first push's growth.
+            self.list = Vec::with_capacity(4);
+        }
         self.list.push(b);
         (self.list.len() - 1) as u32
     }

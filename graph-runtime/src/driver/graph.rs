@@ -26,6 +26,11 @@ pub(crate) enum CondKind {
 #[repr(transparent)]
 pub(crate) struct RawNode(pub(super) CUgraphNode);
 
+impl RawNode {
+    /// No node: fills arrays of nodes before they are written.
+    pub const NULL: RawNode = RawNode(ptr::null_mut());
+}
+
 // SAFETY: a node handle is an identifier the driver lets any thread use; it is only passed to
 // calls on its own graph, which `&mut RawGraph` serializes.
 unsafe impl Send for RawNode {}
@@ -96,11 +101,13 @@ impl<'a> RawGraph<'a> {
     }
 
     /// The scope nodes are added to.
+    #[inline]
     pub fn scope(&self) -> u32 {
         self.scope
     }
 
     /// The driver graph of scope `s`.
+    #[inline]
     fn graph_of(&self, s: u32) -> CUgraph {
         match s {
             0 => self.raw,
@@ -109,6 +116,7 @@ impl<'a> RawGraph<'a> {
     }
 
     /// The driver graph nodes are added to.
+    #[inline]
     pub(super) fn target(&self) -> CUgraph {
         self.graph_of(self.scope)
     }
@@ -199,6 +207,7 @@ impl<'a> RawGraph<'a> {
     }
 
     /// Runs a driver call that adds a node, with this graph's context current.
+    #[inline(always)]
     pub(super) fn add(
         &self,
         call: &'static str,

@@ -139,6 +139,10 @@ impl<'a> KeepAlive<'a> {
     pub fn function(&mut self, f: &cudarc::driver::CudaFunction) {
         let raw = f.cu_function();
         if !self.functions.iter().any(|g| g.cu_function() == raw) {
+            if self.functions.capacity() == 0 {
+                // A shorter path than the first push's growth.
+                self.functions = Vec::with_capacity(4);
+            }
             self.functions.push(f.clone());
             self.added += 1;
         }

@@ -23,6 +23,7 @@ impl<'a> RawGraph<'a> {
         })
     }
 
+    #[inline(always)]
     pub fn add_kernel(
         &mut self,
         deps: &[RawNode],

@@ -8,7 +8,7 @@ use cudarc::driver::{CudaEvent, LaunchConfig};
 use super::Graph;
 use crate::args::KernelArgs;
 use crate::bind::BufMut;
-use crate::driver::{self, EventRef, FuncInfo};
+use crate::driver::{self, EventRef, FuncInfo, RawNode};
 use crate::error::{BuildError, HandleError, TopologyError};
 use crate::id::{Dep, NodeId};
 use crate::kinds::child::{ChildNode, ChildShadow};
@@ -19,7 +19,7 @@ use crate::kinds::kernel::{KernelNode, KernelShadow};
 use crate::kinds::limits::FuncLimits;
 use crate::kinds::memcpy::{MemcpyDst, MemcpyNode, MemcpyShadow, MemcpySrc};
 use crate::kinds::memset::{MemsetNode, MemsetShadow, MemsetValue};
-use crate::kinds::{IntoChild, NodeRec, Shadow, Slot};
+use crate::kinds::{IntoChild, NodeRec, Shadow, Slot, Stored};
 use crate::module::{Kernel, KernelRef};
 use cuda_graph_topology::{NodeKind, NodeName};
 
@@ -34,51 +34,58 @@ pub(super) enum Deps<'d> {
     },
 }
 
+/// How many dependencies a node's driver call takes from the stack, not the graph's scratch.
+const INLINE_DEPS: usize = 8;
+
 impl<'a> Graph<'a> {
-    /// Resolves `deps` into `self.deps` (indices) and `self.raw_deps` (driver nodes), buffers
-    /// reused from node to node.
+    /// The node indices of `deps`, checked: handles of this graph, indices of nodes it has, no
+    /// node twice. Handles are resolved into `self.deps`; indices are used as given.
     #[inline]
-    fn resolve(&mut self, name: &str, deps: Deps<'_>) -> Result<(), BuildError> {
-        self.deps.clear();
-        self.raw_deps.clear();
-        match deps {
+    fn resolve<'d>(
+        deps_buf: &'d mut Vec<u32>,
+        nodes: &[NodeRec],
+        topo: &cuda_graph_topology::Topology,
+        id: crate::id::GraphId,
+        name: &str,
+        deps: Deps<'d>,
+    ) -> Result<&'d [u32], BuildError> {
+        let out: &[u32] = match deps {
             Deps::Handles(deps) => {
+                deps_buf.clear();
                 for d in deps {
-                    let id = d.node_id();
-                    if id.graph != self.id {
+                    let dep = d.node_id();
+                    if dep.graph != id {
                         return Err(HandleError::Foreign { what: "node" }.into());
                     }
-                    self.deps.push(id.index);
+                    deps_buf.push(dep.index);
                 }
+                deps_buf
             }
             Deps::Indices { deps, .. } => {
-                if let Some(&index) = deps.iter().find(|&&i| i as usize >= self.nodes.len()) {
-                    return Err(BuildError::UnknownDependency {
-                        node: name.to_owned(),
-                        index,
-                        len: self.nodes.len(),
-                    });
+                let len = nodes.len() as u32;
+                if let Some(&index) = deps.iter().find(|&&i| i >= len) {
+                    return Err(unknown_dependency(name, index, len));
                 }
-                self.deps.extend_from_slice(deps);
+                deps
             }
-        }
-        let nodes = &self.nodes;
-        self.raw_deps
-            .extend(self.deps.iter().map(|&i| nodes[i as usize].raw));
-        let out = &self.deps;
-        let repeated = if out.len() <= 8 {
-            (1..out.len()).find_map(|i| out[..i].contains(&out[i]).then_some(out[i]))
-        } else {
-            let mut seen = std::collections::HashSet::with_capacity(out.len());
-            out.iter().copied().find(|&i| !seen.insert(i))
         };
-        if let Some(i) = repeated {
+        if let Some(i) = repeated(out) {
             return Err(BuildError::RepeatedDependency {
                 node: name.to_owned(),
-                dependency: self.topo.name(i).to_owned(),
+                dependency: topo.name(i).to_owned(),
             });
         }
-        Ok(())
+        Ok(out)
+    }
+
+    /// The error of a dependency given twice (kept out of line).
+    #[cold]
+    #[inline(never)]
+    fn repeated_dependency(&self, node: &str, dependency: u32) -> BuildError {
+        BuildError::RepeatedDependency {
+            node: node.to_owned(),
+            dependency: self.topo.name(dependency).to_owned(),
+        }
     }
 
     /// Checks the name and dependencies, makes the driver node from `shadow`, then records it.
@@ -103,29 +110,30 @@ impl<'a> Graph<'a> {
                 None
             }
         };
-        self.resolve(name, deps)?;
+        let deps = Self::resolve(&mut self.deps, &self.nodes, &self.topo, self.id, name, deps)?;
         let scope = self.raw.scope();
         if self.topo.body_count() > 0 {
-            self.check_scope(name, S::KIND, scope)?;
+            check_scope(&self.topo, deps, name, S::KIND, scope)?;
         }
-        // The shadow goes to its store first (one move), and the driver node is made from it
-        // there; a refused node leaves the store as it was.
+        let mut inline = [RawNode::NULL; INLINE_DEPS];
+        let raw_deps = raw_deps(&self.nodes, deps, &mut inline, &mut self.raw_deps);
+        // The shadow goes to its store (one move), and the driver node is made from it there;
+        // a refused node leaves the store as it was.
         let index = self.topo.len() as u32;
         let store = S::store_mut(&mut self.stores);
         let slot = store.push(index, shadow);
-        let raw =
-            match store.items[slot as usize].add(&mut self.raw, &self.raw_deps, &self.children) {
-                Ok(raw) => raw,
-                Err(e) => {
-                    store.pop();
-                    return Err(e.at(Some(name)).into());
-                }
-            };
+        let raw = match store.items[slot as usize].add(&mut self.raw, raw_deps, &self.children) {
+            Ok(raw) => raw,
+            Err(e) => {
+                store.pop();
+                return Err(e.at(Some(name)).into());
+            }
+        };
         let stored = stored.unwrap_or_else(|| NodeName::Shared(Arc::from(name)));
         let added = self.topo.add_new_node_in(stored, S::KIND, scope);
         debug_assert_eq!(added, index);
         // A new node has no successors (no cycle possible) and `deps` holds no repeats.
-        self.topo.add_edges_into_new(&self.deps, index);
+        self.topo.add_edges_into_new(deps, index);
         self.nodes.push(NodeRec::new(raw, S::STORE, slot));
         self.version += 1;
         Ok(Slot {
@@ -135,42 +143,6 @@ impl<'a> Graph<'a> {
             },
             slot,
         })
-    }
-
-    /// Checks that a node of kind `kind` can go into scope `scope`, after the dependencies
-    /// (resolved into `self.deps`) it was given.
-    fn check_scope(&self, name: &str, kind: NodeKind, scope: u32) -> Result<(), BuildError> {
-        if scope != 0
-            && matches!(
-                kind,
-                NodeKind::Host
-                    | NodeKind::EventRecord
-                    | NodeKind::EventWait
-                    | NodeKind::MemAlloc
-                    | NodeKind::MemFree
-            )
-        {
-            let owner = self.topo.owner(scope).expect("a body has an owner");
-            return Err(BuildError::NotInBody {
-                node: name.to_owned(),
-                kind: kind.as_str(),
-                conditional: self.topo.name(owner).to_owned(),
-            });
-        }
-        if let Some(&d) = self.deps.iter().find(|&&d| self.topo.scope(d) != scope) {
-            let inner = if scope != 0 {
-                scope
-            } else {
-                self.topo.scope(d)
-            };
-            let owner = self.topo.owner(inner).expect("a body has an owner");
-            return Err(BuildError::DependencyOutsideBody {
-                node: name.to_owned(),
-                dependency: self.topo.name(d).to_owned(),
-                conditional: self.topo.name(owner).to_owned(),
-            });
-        }
-        Ok(())
     }
 
     /// Adds an empty node (a join point).
@@ -218,6 +190,10 @@ impl<'a> Graph<'a> {
     /// its handle goes. The function's parameter list and limits are fetched, and the
     /// arguments' layout checked against them, once for all the rows: what `cuda_graph!` uses
     /// for the nodes of one kernel (their names are unique, as `add_kernel_after`'s).
+    ///
+    /// Every row is checked and its shadow written before the first driver call, so a mistake
+    /// in any row adds none of them; the driver calls then follow one another, each node
+    /// recorded as it is made (a node the driver refuses leaves the rows before it added).
     #[doc(hidden)]
     pub fn add_kernels_after<A: KernelArgs>(
         &mut self,
@@ -233,19 +209,101 @@ impl<'a> Graph<'a> {
         let launch =
             KernelShadow::launch_of::<A>(&mut self.raw, func.cuda_function(), info, first)?;
         let limits = FuncLimits::of(info);
-        for &(name, deps) in rows {
-            let (cfg, args) = node(nodes.len());
-            let shadow = KernelShadow::with_launch(
-                launch,
-                limits,
-                name,
-                cfg,
-                args,
-                &self.bindings,
-                &self.limits,
-            )?;
-            let at = self.add_node(name, Deps::Indices { deps, name }, shadow)?;
-            nodes.push(KernelNode::new(at));
+        let base = self.nodes.len() as u32;
+        let scope = self.raw.scope();
+        let from = self.stores.kernel.items.len();
+        self.stores.kernel.reserve(rows.len());
+        for (j, &(name, deps)) in rows.iter().enumerate() {
+            let (cfg, args) = node(nodes.len() + j);
+            let checked = self
+                .check_row(name, deps, base + j as u32, scope)
+                .and_then(|()| KernelShadow::check_launch(&limits, name, &cfg, &self.limits));
+            let store = &mut self.stores.kernel;
+            let written = checked.and_then(|()| {
+                let slot = store.push(
+                    base + j as u32,
+                    KernelShadow::unwritten(launch, limits, cfg),
+                );
+                store.items[slot as usize].write_args(args, &self.bindings)
+            });
+            if let Err(e) = written {
+                store.truncate(from);
+                return Err(e);
+            }
+        }
+        // The driver calls, back to back. A driver call pushes its caller's code and data out
+        // of the CPU's nearest caches, so between two of them only what the next needs is
+        // touched: its shadow, its dependencies' driver nodes, and its record, made here.
+        self.nodes.reserve(rows.len());
+        for (j, &(name, deps)) in rows.iter().enumerate() {
+            let slot = (from + j) as u32;
+            let mut inline = [RawNode::NULL; INLINE_DEPS];
+            let raw_deps = raw_deps(&self.nodes, deps, &mut inline, &mut self.raw_deps);
+            let store = &mut self.stores.kernel;
+            match store.items[slot as usize].add(&mut self.raw, raw_deps, &self.children) {
+                Ok(raw) => self
+                    .nodes
+                    .push(NodeRec::new(raw, KernelShadow::STORE, slot)),
+                Err(e) => {
+                    // The rows before it stay added: their names, edges and handles follow.
+                    store.truncate(slot as usize);
+                    self.record_kernels(&rows[..j], base, from, scope, nodes);
+                    return Err(e.at(Some(name)).into());
+                }
+            }
+        }
+        self.record_kernels(rows, base, from, scope, nodes);
+        Ok(())
+    }
+
+    /// Records the nodes of `rows`, made from slots `from` on of the kernel store as nodes
+    /// `base` on in scope `scope`: their names, kinds and edges, and their handles (in
+    /// `handles`).
+    fn record_kernels<A: KernelArgs>(
+        &mut self,
+        rows: &[(&'static str, &[u32])],
+        base: u32,
+        from: usize,
+        scope: u32,
+        handles: &mut Vec<KernelNode<A>>,
+    ) {
+        handles.reserve(rows.len());
+        for (j, &(name, deps)) in rows.iter().enumerate() {
+            let index = self
+                .topo
+                .add_new_node_in(NodeName::Static(name), NodeKind::Kernel, scope);
+            debug_assert_eq!(index, base + j as u32);
+            // A new node has no successors (no cycle possible) and `deps` holds no repeats.
+            self.topo.add_edges_into_new(deps, index);
+            handles.push(KernelNode::new(Slot {
+                id: NodeId {
+                    graph: self.id,
+                    index,
+                },
+                slot: (from + j) as u32,
+            }));
+        }
+        self.version += 1;
+    }
+
+    /// Checks the dependencies `deps` of a node `name` that will be node `index`, in scope
+    /// `scope`: nodes before it, each once, in its scope.
+    #[inline]
+    fn check_row(
+        &self,
+        name: &str,
+        deps: &[u32],
+        index: u32,
+        scope: u32,
+    ) -> Result<(), BuildError> {
+        if let Some(&d) = deps.iter().find(|&&d| d >= index) {
+            return Err(unknown_dependency(name, d, index));
+        }
+        if let Some(d) = repeated(deps) {
+            return Err(self.repeated_dependency(name, d));
+        }
+        if self.topo.body_count() > 0 {
+            check_scope(&self.topo, deps, name, NodeKind::Kernel, scope)?;
         }
         Ok(())
     }
@@ -423,5 +481,84 @@ impl<'a> Graph<'a> {
         };
         let at = self.add_node(name, Deps::Handles(deps), shadow)?;
         Ok(EventWaitNode::new(at))
+    }
+}
+
+/// Checks that a node of kind `kind` can go into scope `scope`, after `deps`.
+fn check_scope(
+    topo: &cuda_graph_topology::Topology,
+    deps: &[u32],
+    name: &str,
+    kind: NodeKind,
+    scope: u32,
+) -> Result<(), BuildError> {
+    if scope != 0
+        && matches!(
+            kind,
+            NodeKind::Host
+                | NodeKind::EventRecord
+                | NodeKind::EventWait
+                | NodeKind::MemAlloc
+                | NodeKind::MemFree
+        )
+    {
+        let owner = topo.owner(scope).expect("a body has an owner");
+        return Err(BuildError::NotInBody {
+            node: name.to_owned(),
+            kind: kind.as_str(),
+            conditional: topo.name(owner).to_owned(),
+        });
+    }
+    if let Some(&d) = deps.iter().find(|&&d| topo.scope(d) != scope) {
+        let inner = if scope != 0 { scope } else { topo.scope(d) };
+        let owner = topo.owner(inner).expect("a body has an owner");
+        return Err(BuildError::DependencyOutsideBody {
+            node: name.to_owned(),
+            dependency: topo.name(d).to_owned(),
+            conditional: topo.name(owner).to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// The driver nodes of the nodes `deps`: in `inline` when there are few, else in `spill`.
+#[inline(always)]
+fn raw_deps<'r>(
+    nodes: &[NodeRec],
+    deps: &[u32],
+    inline: &'r mut [RawNode; INLINE_DEPS],
+    spill: &'r mut Vec<RawNode>,
+) -> &'r [RawNode] {
+    if deps.len() <= INLINE_DEPS {
+        for (r, &d) in inline.iter_mut().zip(deps) {
+            *r = nodes[d as usize].raw;
+        }
+        &inline[..deps.len()]
+    } else {
+        spill.clear();
+        spill.extend(deps.iter().map(|&d| nodes[d as usize].raw));
+        spill
+    }
+}
+
+/// The first node `deps` holds twice, if any.
+#[inline]
+fn repeated(deps: &[u32]) -> Option<u32> {
+    if deps.len() <= INLINE_DEPS {
+        (1..deps.len()).find_map(|i| deps[..i].contains(&deps[i]).then_some(deps[i]))
+    } else {
+        let mut seen = std::collections::HashSet::with_capacity(deps.len());
+        deps.iter().copied().find(|&i| !seen.insert(i))
+    }
+}
+
+/// The error of a dependency on node `index` of a graph of `len` nodes (kept out of line).
+#[cold]
+#[inline(never)]
+fn unknown_dependency(node: &str, index: u32, len: u32) -> BuildError {
+    BuildError::UnknownDependency {
+        node: node.to_owned(),
+        index,
+        len: len as usize,
     }
 }

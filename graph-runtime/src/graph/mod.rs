@@ -85,7 +85,8 @@ pub struct Graph<'a> {
     /// Bumped by every change of nodes or edges: an executable graph made at another version
     /// cannot be updated in place.
     pub(crate) version: u64,
-    /// Scratch for the dependencies of the node being added (indices, driver nodes).
+    /// Scratch for the dependencies of a node being added by handles (indices), and of one with
+    /// more than a few (driver nodes).
     deps: Vec<u32>,
     raw_deps: Vec<RawNode>,
 }
@@ -93,22 +94,33 @@ pub struct Graph<'a> {
 impl<'a> Graph<'a> {
     /// An empty graph on the context's device.
     pub fn new(ctx: &Arc<CudaContext>) -> Result<Self, BuildError> {
+        Self::new_static(ctx, "graph")
+    }
+
+    /// An empty graph named with a name that lives as long as the program (what `cuda_graph!`
+    /// gives: no copy is made).
+    #[doc(hidden)]
+    #[inline]
+    pub fn new_static(ctx: &Arc<CudaContext>, name: &'static str) -> Result<Self, BuildError> {
         let raw = RawGraph::new(ctx)?;
         let limits = driver::device_limits(ctx.cu_device())?;
         let id = GraphId::next();
+        // Every call made before the value is: it is then written where it is returned.
+        let panics = Arc::default();
+        let ctx = ctx.clone();
         Ok(Graph {
             id,
             raw,
-            ctx: ctx.clone(),
+            ctx,
             limits,
-            name: Cow::Borrowed("graph"),
+            name: Cow::Borrowed(name),
             topo: Topology::new(),
             nodes: Vec::new(),
             marked: Vec::new(),
-            stores: Stores::default(),
+            stores: Stores::new(),
             bindings: Bindings::new(id),
-            children: Children::default(),
-            panics: Arc::default(),
+            children: Children::new(),
+            panics,
             #[cfg(feature = "nccl")]
             comms: Vec::new(),
             version: 0,
@@ -132,12 +144,7 @@ impl<'a> Graph<'a> {
     /// edges (what `cuda_graph!` calls before adding a graph it knows the size of).
     #[doc(hidden)]
     pub fn reserve(&mut self, nodes: usize, kernels: usize, edges: usize) {
-        if self.deps.capacity() == 0 && nodes > 0 {
-            // The scratch lists of a node's dependencies: most nodes have a few.
-            self.deps.reserve(4);
-            self.raw_deps.reserve(4);
-        }
-        self.nodes.reserve(nodes);
+        cuda_graph_topology::room(&mut self.nodes, nodes);
         self.stores.kernel.reserve(kernels);
         self.topo.reserve(nodes, edges);
     }
@@ -145,14 +152,6 @@ impl<'a> Graph<'a> {
     /// Names the graph (used in DOT output).
     pub fn with_name(mut self, name: &str) -> Self {
         self.name = Cow::Owned(name.to_owned());
-        self
-    }
-
-    /// Names the graph with a name that lives as long as the program (what `cuda_graph!` gives:
-    /// no copy is made).
-    #[doc(hidden)]
-    pub fn with_static_name(mut self, name: &'static str) -> Self {
-        self.name = Cow::Borrowed(name);
         self
     }
 

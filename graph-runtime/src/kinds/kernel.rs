@@ -145,7 +145,32 @@ impl KernelShadow {
         bindings: &Bindings<'a>,
         limits: &Limits,
     ) -> Result<Self, BuildError> {
-        let mut k = KernelShadow {
+        Self::check_launch(&func, node, &cfg, limits)?;
+        let mut k = Self::unwritten(launch, func, cfg);
+        k.write_args(args, bindings)?;
+        Ok(k)
+    }
+
+    /// Checks the launch configuration `cfg` of a node `node` of a function with limits
+    /// `func` against them and the device's `limits`.
+    #[inline(always)]
+    pub fn check_launch(
+        func: &FuncLimits,
+        node: &str,
+        cfg: &LaunchConfig,
+        limits: &Limits,
+    ) -> Result<(), BuildError> {
+        func.check(cfg, limits)
+            .map_err(|limit| invalid_launch(node, limit))
+    }
+
+    /// The shadow of a launch whose configuration was checked
+    /// ([`check_launch`](Self::check_launch)), its arguments zero until
+    /// [`write_args`](Self::write_args): made where it is kept, a shadow (three cache lines) is
+    /// written once, not moved.
+    #[inline(always)]
+    pub fn unwritten(launch: Launchable, func: FuncLimits, cfg: LaunchConfig) -> Self {
+        KernelShadow {
             // The launch's own reference: a setter's layout check then holds by address.
             args: ArgBlock::new(launch.offsets()),
             launch,
@@ -154,14 +179,17 @@ impl KernelShadow {
             spare: None,
             enabled: true,
             limits: func,
-        };
-        k.check(&cfg, limits)
-            .map_err(|limit| BuildError::InvalidLaunch {
-                node: node.to_owned(),
-                limit,
-            })?;
-        args.write(bindings, &mut k.args)?;
-        Ok(k)
+        }
+    }
+
+    /// Writes the arguments of an [`unwritten`](Self::unwritten) shadow of a launch for `A`.
+    #[inline(always)]
+    pub fn write_args<'a, A: KernelArgs>(
+        &mut self,
+        args: A,
+        bindings: &Bindings<'a>,
+    ) -> Result<(), BuildError> {
+        Ok(args.write(bindings, &mut self.args)?)
     }
 
     /// Checks a launch configuration against the device's and the function's limits.
@@ -228,6 +256,16 @@ fn defer(cx: &mut NodeCtx<'_, '_, KernelShadow>, which: u64) {
     }
 }
 
+/// The error of a launch configuration over `limit` for node `node` (kept out of line).
+#[cold]
+#[inline(never)]
+fn invalid_launch(node: &str, limit: LaunchLimit) -> BuildError {
+    BuildError::InvalidLaunch {
+        node: node.to_owned(),
+        limit,
+    }
+}
+
 /// The error of a call the driver refused for node `name` (kept out of line: setters take the
 /// other path).
 #[cold]
@@ -280,6 +318,7 @@ impl Clone for KernelShadow {
 impl<'a> Shadow<'a> for KernelShadow {
     const KIND: NodeKind = NodeKind::Kernel;
 
+    #[inline(always)]
     fn add(&self, g: &mut RawGraph<'a>, deps: &[RawNode], _: &Children<'a>) -> CallResult<RawNode> {
         g.add_kernel(deps, &self.launch, &self.cfg, &self.args)
     }

@@ -176,14 +176,28 @@ pub struct ChildGraph<'a>(pub(crate) Box<dyn Subgraph<'a> + 'a>);
 
 /// The child graphs of a graph: those its child nodes were made with, and those swapped into
 /// them on its executable graph (the latest one per node).
-#[derive(Default)]
 pub(crate) struct Children<'a> {
     pub list: Vec<ChildGraph<'a>>,
     /// The work of captured nodes, kept to capture it again.
     pub works: Vec<captured::Stored<'a>>,
 }
 
+impl Default for Children<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl<'a> Children<'a> {
+    /// None yet.
+    #[inline]
+    pub const fn new() -> Self {
+        Children {
+            list: Vec::new(),
+            works: Vec::new(),
+        }
+    }
+
     pub fn push(&mut self, c: ChildGraph<'a>) -> u32 {
         self.list.push(c);
         (self.list.len() - 1) as u32

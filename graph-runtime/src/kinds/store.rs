@@ -36,18 +36,24 @@ impl<S: Clone> Clone for Store<S> {
 
 impl<S> Default for Store<S> {
     fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<S> Store<S> {
+    /// An empty store.
+    #[inline]
+    pub const fn new() -> Self {
         Store {
             items: Vec::new(),
             nodes: Vec::new(),
         }
     }
-}
 
-impl<S> Store<S> {
     /// Makes room for `n` more shadows.
     pub fn reserve(&mut self, n: usize) {
-        self.items.reserve(n);
-        self.nodes.reserve(n);
+        cuda_graph_topology::room(&mut self.items, n);
+        cuda_graph_topology::room(&mut self.nodes, n);
     }
 
     /// Adds the shadow of node `node`; its slot is returned.
@@ -56,6 +62,12 @@ impl<S> Store<S> {
         self.items.push(s);
         self.nodes.push(node);
         (self.items.len() - 1) as u32
+    }
+
+    /// Takes back the items from slot `len` on (nodes not made after all).
+    pub fn truncate(&mut self, len: usize) {
+        self.items.truncate(len);
+        self.nodes.truncate(len);
     }
 
     /// Takes back the last item pushed (a node the driver refused).
@@ -78,9 +90,23 @@ pub(crate) trait Stored<'a>: Sized {
 macro_rules! stores {
     ($($n:literal $field:ident: $shadow:ty,)*) => {
         /// One store per node kind.
-        #[derive(Clone, Default)]
+        #[derive(Clone)]
         pub(crate) struct Stores<'a> {
             $(pub $field: Store<$shadow>,)*
+        }
+
+        impl Default for Stores<'_> {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        impl Stores<'_> {
+            /// Every store empty.
+            #[inline]
+            pub const fn new() -> Self {
+                Stores { $($field: Store::new(),)* }
+            }
         }
 
         $(impl<'a> Stored<'a> for $shadow {
