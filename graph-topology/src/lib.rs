@@ -11,16 +11,20 @@
 #![deny(missing_docs)]
 
 mod dot;
+mod names;
 mod order;
 mod programmatic;
+mod reach;
 mod scope;
 mod width;
 
+pub use names::{NameHasher, NodeName};
 pub use programmatic::Port;
+pub use reach::Reach;
 pub use width::Capping;
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::sync::{Arc, OnceLock};
 
 /// What a node does.
@@ -226,45 +230,6 @@ pub struct Topology {
     bodies: Vec<scope::Body>,
     /// Carry edges of repeat blocks (see [`Topology::add_carry`]): drawn, not in `edges`.
     carries: Vec<(u32, u32)>,
-}
-
-/// A node's name: borrowed for the program's life (names written in `cuda_graph!`), or shared.
-#[doc(hidden)]
-#[derive(Debug, Clone)]
-pub enum NodeName {
-    Static(&'static str),
-    Shared(Arc<str>),
-}
-
-impl std::ops::Deref for NodeName {
-    type Target = str;
-    fn deref(&self) -> &str {
-        match self {
-            NodeName::Static(s) => s,
-            NodeName::Shared(s) => s,
-        }
-    }
-}
-
-impl std::borrow::Borrow<str> for NodeName {
-    fn borrow(&self) -> &str {
-        self
-    }
-}
-
-impl PartialEq for NodeName {
-    fn eq(&self, other: &Self) -> bool {
-        **self == **other
-    }
-}
-
-impl Eq for NodeName {}
-
-impl std::hash::Hash for NodeName {
-    // As `str` hashes, so lookups by `&str` find it.
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        (**self).hash(state)
-    }
 }
 
 impl Default for Topology {
@@ -557,127 +522,6 @@ impl Topology {
     /// Which nodes reach which.
     pub fn reach(&self) -> Reach {
         Reach::new(self)
-    }
-}
-
-/// A fast hash for node names (multiply-rotate over 8-byte words). Names come from the program,
-/// not from an adversary, so the default hasher's protection against crafted collisions buys
-/// nothing here, and it costs a large share of adding a node.
-#[derive(Default)]
-#[doc(hidden)]
-pub struct NameHasher(u64);
-
-impl NameHasher {
-    #[inline]
-    fn mix(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for NameHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.mix(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut last = [0u8; 8];
-            last[..rest.len()].copy_from_slice(rest);
-            self.mix(u64::from_le_bytes(last));
-        }
-    }
-
-    #[inline]
-    fn write_u8(&mut self, b: u8) {
-        self.mix(b as u64);
-    }
-
-    #[inline]
-    fn write_usize(&mut self, n: usize) {
-        self.mix(n as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// Which nodes reach which, as one bitset per node each way.
-///
-/// ```
-/// use cuda_graph_topology::{NodeKind, Topology};
-/// let mut t = Topology::new();
-/// let (a, b, c) = (
-///     t.add_node("a", NodeKind::Empty)?,
-///     t.add_node("b", NodeKind::Empty)?,
-///     t.add_node("c", NodeKind::Empty)?,
-/// );
-/// t.add_edge(a, b)?;
-/// let r = t.reach();
-/// assert!(r.ordered(a, b) && r.ordered(b, a));
-/// assert!(!r.ordered(a, c));
-/// # Ok::<(), cuda_graph_topology::TopologyError>(())
-/// ```
-pub struct Reach {
-    words: usize,
-    fwd: Vec<u64>,
-    bwd: Vec<u64>,
-}
-
-impl Reach {
-    fn new(t: &Topology) -> Self {
-        let n = t.len();
-        let words = n.div_ceil(64);
-        let (mut fwd, mut bwd) = (vec![0u64; n * words], vec![0u64; n * words]);
-        let succ = t.succ();
-        let order = t.order();
-        let or_into = |bits: &mut Vec<u64>, to: usize, from: usize| {
-            bits[to * words + from / 64] |= 1 << (from % 64);
-            for w in 0..words {
-                bits[to * words + w] |= bits[from * words + w];
-            }
-        };
-        for &v in order.iter().rev() {
-            for &s in &succ[v as usize] {
-                or_into(&mut fwd, v as usize, s as usize);
-            }
-        }
-        for &v in &order {
-            for &s in &succ[v as usize] {
-                or_into(&mut bwd, s as usize, v as usize);
-            }
-        }
-        Reach { words, fwd, bwd }
-    }
-
-    /// Words per bitset.
-    pub fn words(&self) -> usize {
-        self.words
-    }
-
-    /// The nodes `v` reaches, as a bitset.
-    pub fn forward(&self, v: u32) -> &[u64] {
-        let v = v as usize;
-        &self.fwd[v * self.words..(v + 1) * self.words]
-    }
-
-    /// The nodes that reach `v`, as a bitset.
-    pub fn backward(&self, v: u32) -> &[u64] {
-        let v = v as usize;
-        &self.bwd[v * self.words..(v + 1) * self.words]
-    }
-
-    /// Whether a path leads from `a` to `b`.
-    pub fn reaches(&self, a: u32, b: u32) -> bool {
-        self.forward(a)[b as usize / 64] & (1 << (b % 64)) != 0
-    }
-
-    /// Whether a path leads from `a` to `b` or from `b` to `a`.
-    pub fn ordered(&self, a: u32, b: u32) -> bool {
-        self.reaches(a, b) || self.reaches(b, a)
     }
 }
 
