@@ -139,3 +139,59 @@ fn if_else_and_switch_pick_their_body_from_a_param() {
     assert!(all(gpu.read(exec.a().unwrap()), 333));
     assert!(all(gpu.read(exec.b().unwrap()), 10));
 }
+
+cuda_graph! {
+    /// Two nodes of one kernel in order inside a body: `cuda_graph!` adds them together, the
+    /// second depending on the first before either is recorded.
+    graph Twice {
+        kernel decide(value: u32, c: Cond);
+        kernel fill(out: &mut [u32], value: u32, n: u32);
+        buffer mut a: u32;
+        param flag: u32;
+        param n: u32;
+        param half: u32;
+        cond c;
+
+        pick = decide<<<1, 1>>>(flag, c);
+        branch = if c {
+            first = fill<<<n.div_ceil(256), 256>>>(a, 5, n);
+            second = fill<<<half.div_ceil(256), 256>>>(a, 7, half);
+            first -> second;
+        }
+        pick -> branch;
+    }
+}
+
+/// The nodes of one kernel added together inside a body, one after the other: the graph
+/// builds, the second runs after the first (its values win where both write), and neither runs
+/// when the body does not.
+#[test]
+fn nodes_of_one_kernel_in_order_inside_a_body() {
+    let gpu = gpu_or_skip!();
+    const SRC: &str = include_str!("kernels/cond.cu");
+    let module = cuda_graph::compile(&gpu.ctx, SRC).unwrap();
+    let (n, half) = (3000u32, 1000u32);
+    let mut a = gpu.poisoned(n as usize);
+    let graph = Twice::build(
+        &module,
+        TwiceInputs {
+            a: &mut a,
+            flag: 0,
+            n,
+            half,
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        graph.graph().topology().scope(2),
+        graph.graph().topology().scope(3)
+    );
+    let mut exec = graph.instantiate().unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    assert!(gpu.read(exec.a().unwrap()).iter().all(|&v| v == POISON));
+    exec.set_flag(1).unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    let got = gpu.read(exec.a().unwrap());
+    let want: Vec<u32> = (0..n).map(|i| if i < half { 7 } else { 5 }).collect();
+    assert_eq!(got, want);
+}

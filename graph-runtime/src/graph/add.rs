@@ -509,7 +509,13 @@ fn check_scope(
             conditional: topo.name(owner).to_owned(),
         });
     }
-    if let Some(&d) = deps.iter().find(|&&d| topo.scope(d) != scope) {
+    // A dependency the topology does not hold yet is a node of the same batch (the nodes of one
+    // kernel, checked before any is recorded), made in this scope too.
+    let recorded = topo.len() as u32;
+    if let Some(&d) = deps
+        .iter()
+        .find(|&&d| d < recorded && topo.scope(d) != scope)
+    {
         let inner = if scope != 0 { scope } else { topo.scope(d) };
         let owner = topo.owner(inner).expect("a body has an owner");
         return Err(BuildError::DependencyOutsideBody {
