@@ -78,6 +78,12 @@ pub struct ArgBlock {
     bytes: Bytes,
 }
 
+/// Whether `size` bytes at byte `off` lie inside `words` words of 16 bytes (no overflow).
+#[inline(always)]
+fn in_bounds(off: usize, size: usize, words: usize) -> bool {
+    off.checked_add(size).is_some_and(|end| end <= words * 16)
+}
+
 /// The bytes of one [`ArgBlock`], written argument by argument at given offsets.
 pub(crate) struct ArgWriter<'b>(&'b mut [u128]);
 
@@ -85,7 +91,7 @@ impl ArgWriter<'_> {
     /// Writes `value` at byte `off`.
     #[inline(always)]
     pub(crate) fn put<R: Copy>(&mut self, off: usize, value: R) {
-        assert!(off + std::mem::size_of::<R>() <= self.0.len() * 16);
+        assert!(in_bounds(off, std::mem::size_of::<R>(), self.0.len()));
         // SAFETY: in bounds (asserted above: the offsets are the block's layout's, made from
         // the types written, so this never fires); `write_unaligned` needs no alignment.
         unsafe {
@@ -148,7 +154,7 @@ impl ArgBlock {
         debug_assert!(i < self.offsets.count);
         let off = self.offsets.at[i];
         let words = self.words_mut();
-        assert!(off + std::mem::size_of::<R>() <= words.len() * 16);
+        assert!(in_bounds(off, std::mem::size_of::<R>(), words.len()));
         // SAFETY: in bounds (asserted above: `KernelArgs::write` puts argument `i` with the type
         // its layout was made from, so this never fires); `write_unaligned` needs no alignment.
         unsafe {
@@ -170,7 +176,7 @@ impl ArgBlock {
         debug_assert!(i < self.offsets.count);
         let off = self.offsets.at[i];
         let words = self.words();
-        assert!(off + std::mem::size_of::<R>() <= words.len() * 16);
+        assert!(in_bounds(off, std::mem::size_of::<R>(), words.len()));
         // SAFETY: in bounds (asserted above); the bytes were written as an `R` by `put` (or are
         // zero, and the `R`s used here are plain scalars and device pointers).
         unsafe { std::ptr::read_unaligned((words.as_ptr() as *const u8).add(off) as *const R) }
@@ -269,6 +275,15 @@ impl ArgBlock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A write's bounds: inside the block's bytes, never wrapping past the end of memory.
+    #[test]
+    fn bounds_hold_at_the_edge_and_do_not_wrap() {
+        assert!(in_bounds(56, 8, 4));
+        assert!(!in_bounds(57, 8, 4));
+        assert!(!in_bounds(usize::MAX - 3, 8, 4));
+        assert!(in_bounds(0, 0, 0));
+    }
 
     /// The offsets of arguments of these sizes (each aligned to its size), kept for the test.
     fn offsets(sizes: &[usize]) -> &'static ArgOffsets {

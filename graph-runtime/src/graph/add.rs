@@ -19,7 +19,7 @@ use crate::kinds::kernel::{KernelNode, KernelShadow};
 use crate::kinds::limits::FuncLimits;
 use crate::kinds::memcpy::{MemcpyDst, MemcpyNode, MemcpyShadow, MemcpySrc};
 use crate::kinds::memset::{MemsetNode, MemsetShadow, MemsetValue};
-use crate::kinds::{IntoChild, NodeRec, Shadow, Slot, Stored};
+use crate::kinds::{IntoChild, NodeRec, Shadow, Slot, Store, Stored};
 use crate::module::{Kernel, KernelRef};
 use cuda_graph_topology::{NodeKind, NodeName};
 
@@ -76,16 +76,6 @@ impl<'a> Graph<'a> {
             });
         }
         Ok(out)
-    }
-
-    /// The error of a dependency given twice (kept out of line).
-    #[cold]
-    #[inline(never)]
-    fn repeated_dependency(&self, node: &str, dependency: u32) -> BuildError {
-        BuildError::RepeatedDependency {
-            node: node.to_owned(),
-            dependency: self.topo.name(dependency).to_owned(),
-        }
     }
 
     /// Checks the name and dependencies, makes the driver node from `shadow`, then records it.
@@ -212,25 +202,25 @@ impl<'a> Graph<'a> {
         let base = self.nodes.len() as u32;
         let scope = self.raw.scope();
         let from = self.stores.kernel.items.len();
-        self.stores.kernel.reserve(rows.len());
+        // Every row checked and its shadow written, before any driver call. Until `keep`, the
+        // shadows pushed go again when `unmade` drops: an error (or a panic) in any row leaves
+        // the store as it was.
+        let unmade = Unmade {
+            store: &mut self.stores.kernel,
+            from,
+        };
+        unmade.store.reserve(rows.len());
         for (j, &(name, deps)) in rows.iter().enumerate() {
             let (cfg, args) = node(nodes.len() + j);
-            let checked = self
-                .check_row(name, deps, base + j as u32, scope)
-                .and_then(|()| KernelShadow::check_launch(&limits, name, &cfg, &self.limits));
-            let store = &mut self.stores.kernel;
-            let written = checked.and_then(|()| {
-                let slot = store.push(
-                    base + j as u32,
-                    KernelShadow::unwritten(launch, limits, cfg),
-                );
-                store.items[slot as usize].write_args(args, &self.bindings)
-            });
-            if let Err(e) = written {
-                store.truncate(from);
-                return Err(e);
-            }
+            let index = base + j as u32;
+            check_row(&self.topo, rows, base, name, deps, index, scope)?;
+            KernelShadow::check_launch(&limits, name, &cfg, &self.limits)?;
+            let slot = unmade
+                .store
+                .push(index, KernelShadow::unwritten(launch, limits, cfg));
+            unmade.store.items[slot as usize].write_args(args, &self.bindings)?;
         }
+        unmade.keep();
         // The driver calls, back to back. A driver call pushes its caller's code and data out
         // of the CPU's nearest caches, so between two of them only what the next needs is
         // touched: its shadow, its dependencies' driver nodes, and its record, made here.
@@ -283,29 +273,9 @@ impl<'a> Graph<'a> {
                 slot: (from + j) as u32,
             }));
         }
-        self.version += 1;
-    }
-
-    /// Checks the dependencies `deps` of a node `name` that will be node `index`, in scope
-    /// `scope`: nodes before it, each once, in its scope.
-    #[inline]
-    fn check_row(
-        &self,
-        name: &str,
-        deps: &[u32],
-        index: u32,
-        scope: u32,
-    ) -> Result<(), BuildError> {
-        if let Some(&d) = deps.iter().find(|&&d| d >= index) {
-            return Err(unknown_dependency(name, d, index));
+        if !rows.is_empty() {
+            self.version += 1;
         }
-        if let Some(d) = repeated(deps) {
-            return Err(self.repeated_dependency(name, d));
-        }
-        if self.topo.body_count() > 0 {
-            check_scope(&self.topo, deps, name, NodeKind::Kernel, scope)?;
-        }
-        Ok(())
     }
 
     /// `kernel`'s parameter list and limits (read from the driver the first time, in this
@@ -566,5 +536,72 @@ fn unknown_dependency(node: &str, index: u32, len: u32) -> BuildError {
         node: node.to_owned(),
         index,
         len: len as usize,
+    }
+}
+
+/// Checks the dependencies `deps` of a node `name` of `batch` (the nodes of one kernel, the
+/// first to be node `base`) that will be node `index`, in scope `scope`: nodes before it, each
+/// once, in its scope.
+#[inline]
+fn check_row(
+    topo: &cuda_graph_topology::Topology,
+    batch: &[(&'static str, &[u32])],
+    base: u32,
+    name: &str,
+    deps: &[u32],
+    index: u32,
+    scope: u32,
+) -> Result<(), BuildError> {
+    if let Some(&d) = deps.iter().find(|&&d| d >= index) {
+        return Err(unknown_dependency(name, d, index));
+    }
+    if let Some(d) = repeated(deps) {
+        return Err(repeated_dependency(topo, batch, base, name, d));
+    }
+    if topo.body_count() > 0 {
+        check_scope(topo, deps, name, NodeKind::Kernel, scope)?;
+    }
+    Ok(())
+}
+
+/// The error of node `node` given `dependency` twice (kept out of line). A node of `batch`
+/// (the first of which is node `base`) is not recorded yet: its name is the batch's.
+#[cold]
+#[inline(never)]
+fn repeated_dependency(
+    topo: &cuda_graph_topology::Topology,
+    batch: &[(&'static str, &[u32])],
+    base: u32,
+    node: &str,
+    dependency: u32,
+) -> BuildError {
+    let name = if (dependency as usize) < topo.len() {
+        topo.name(dependency)
+    } else {
+        batch[(dependency - base) as usize].0
+    };
+    BuildError::RepeatedDependency {
+        node: node.to_owned(),
+        dependency: name.to_owned(),
+    }
+}
+
+/// Shadows pushed into the kernel store, from slot `from` on, for nodes not made yet: they go
+/// again when this drops, unless [`keep`](Self::keep) says the nodes are to be made.
+struct Unmade<'s> {
+    store: &'s mut Store<KernelShadow>,
+    from: usize,
+}
+
+impl Unmade<'_> {
+    /// The shadows stay.
+    fn keep(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for Unmade<'_> {
+    fn drop(&mut self) {
+        self.store.truncate(self.from);
     }
 }

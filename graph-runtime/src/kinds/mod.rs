@@ -73,7 +73,7 @@ use cuda_graph_topology::{NodeKind, Topology};
 
 pub(crate) use cx::{Mirror, NodeCtx, NodeRec, Pending};
 use host::PanicSlot;
-pub(crate) use store::{Stored, Stores};
+pub(crate) use store::{Store, Stored, Stores};
 
 pub(crate) mod sealed {
     pub trait Sealed {}
