@@ -588,6 +588,22 @@ fn a_mistake_in_any_row_of_a_kernel_adds_none_of_them() {
         "no row of the kernel was added"
     );
 
+    // A row given a node of the same batch twice: an error naming both (that node is not
+    // recorded yet).
+    let twice: [(&'static str, &[u32]); 2] = [("a", &[]), ("b", &[0, 0])];
+    let e = g
+        .add_kernels_after(&iota, &twice, &mut handles, |j| (ok, (yb, j as u32, n)))
+        .unwrap_err();
+    assert!(
+        matches!(&e, BuildError::RepeatedDependency { node, dependency } if node == "b" && dependency == "a"),
+        "{e}"
+    );
+    assert_eq!(
+        (g.len(), handles.len()),
+        (0, 0),
+        "no row of the kernel was added"
+    );
+
     // Each row overwrites what the one before it wrote: the last one's values stay.
     g.add_kernels_after(&iota, &rows, &mut handles, |j| (ok, (yb, 10 * j as u32, n)))
         .unwrap();
