@@ -105,7 +105,8 @@ impl<'a> Graph<'a> {
         let raw = RawGraph::new(ctx)?;
         let limits = driver::device_limits(ctx.cu_device())?;
         let id = GraphId::next();
-        // Every call made before the value is: it is then written where it is returned.
+        // Every call is made before the `Graph` value is built, so that it is built where it
+        // is returned rather than built and then copied there.
         let panics = Arc::default();
         let ctx = ctx.clone();
         Ok(Graph {
