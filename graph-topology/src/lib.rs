@@ -361,6 +361,50 @@ impl Topology {
         i
     }
 
+    /// Adds a node of kind `kind` in scope `scope` for each of `rows` (its name, which the
+    /// caller checked is not taken, and the nodes it follows: nodes added before it, none
+    /// twice), with an edge from each of those; the first one's index is returned. What
+    /// [`add_new_node_in`](Self::add_new_node_in) and
+    /// [`add_edges_into_new`](Self::add_edges_into_new) do row by row, with the tables grown
+    /// once.
+    #[doc(hidden)]
+    pub fn add_new_nodes_in(
+        &mut self,
+        rows: &[(&'static str, &[u32])],
+        kind: NodeKind,
+        scope: u32,
+    ) -> u32 {
+        let first = self.names.len() as u32;
+        if scope != 0 || !self.scopes.is_empty() || self.by_name.get().is_some() {
+            // Rare: a body, or an index built by a lookup. Row by row.
+            for (j, &(name, deps)) in rows.iter().enumerate() {
+                let i = self.add_new_node_in(NodeName::Static(name), kind, scope);
+                debug_assert_eq!(i, first + j as u32);
+                self.add_edges_into_new(deps, i);
+            }
+            return first;
+        }
+        self.names
+            .extend(rows.iter().map(|&(name, _)| NodeName::Static(name)));
+        self.kinds.extend(std::iter::repeat_n(kind, rows.len()));
+        let edges: usize = rows.iter().map(|(_, deps)| deps.len()).sum();
+        self.edges.reserve(edges);
+        for (j, &(_, deps)) in rows.iter().enumerate() {
+            let to = first + j as u32;
+            debug_assert!(deps.iter().all(|&d| d < to));
+            self.edges.extend(deps.iter().map(|&f| (f, to)));
+        }
+        if let Some(succ) = self.succ.get_mut() {
+            succ.resize(self.names.len(), Vec::new());
+            for (j, &(_, deps)) in rows.iter().enumerate() {
+                for &f in deps {
+                    succ[f as usize].push(first + j as u32);
+                }
+            }
+        }
+        first
+    }
+
     /// Adds `from -> to` for each of `from`, where `to` is a node just added (no successors,
     /// so no cycle) and `from` holds no repeats: no checks needed.
     #[doc(hidden)]

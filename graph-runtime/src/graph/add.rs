@@ -257,22 +257,18 @@ impl<'a> Graph<'a> {
         scope: u32,
         handles: &mut Vec<KernelNode<A>>,
     ) {
-        handles.reserve(rows.len());
-        for (j, &(name, deps)) in rows.iter().enumerate() {
-            let index = self
-                .topo
-                .add_new_node_in(NodeName::Static(name), NodeKind::Kernel, scope);
-            debug_assert_eq!(index, base + j as u32);
-            // A new node has no successors (no cycle possible) and `deps` holds no repeats.
-            self.topo.add_edges_into_new(deps, index);
-            handles.push(KernelNode::new(Slot {
+        let first = self.topo.add_new_nodes_in(rows, NodeKind::Kernel, scope);
+        debug_assert_eq!(first, base);
+        let graph = self.id;
+        handles.extend((0..rows.len()).map(|j| {
+            KernelNode::new(Slot {
                 id: NodeId {
-                    graph: self.id,
-                    index,
+                    graph,
+                    index: base + j as u32,
                 },
                 slot: (from + j) as u32,
-            }));
-        }
+            })
+        }));
         if !rows.is_empty() {
             self.version += 1;
         }

@@ -25,7 +25,7 @@ use crate::bind::{Bindings, Buf, BufMut, HostBuf, HostBufMut, PeerBuf, PeerBufMu
 use crate::driver::{self, Limits, RawExec, RawGraph, RawNode};
 use crate::error::{BuildError, EditError, HandleError, LaunchError};
 use crate::id::{Dep, GraphId, NodeId};
-use crate::kinds::host::PanicSlot;
+use crate::kinds::host::Panics;
 use crate::kinds::{
     ChildGraph, Children, IntoChild, Mirror, NodeHandle, NodeRec, Parts, Pending, Stores, Subgraph,
     Target,
@@ -78,7 +78,7 @@ pub struct Graph<'a> {
     pub(crate) stores: Stores<'a>,
     pub(crate) bindings: Bindings<'a>,
     pub(crate) children: Children<'a>,
-    pub(crate) panics: Arc<PanicSlot>,
+    pub(crate) panics: Panics,
     /// The communicators its collectives use: it refuses to launch once one is aborted.
     #[cfg(feature = "nccl")]
     pub(crate) comms: Vec<Arc<crate::comm::Health>>,
@@ -107,7 +107,6 @@ impl<'a> Graph<'a> {
         let id = GraphId::next();
         // Every call is made before the `Graph` value is built, so that it is built where it
         // is returned rather than built and then copied there.
-        let panics = Arc::default();
         let ctx = ctx.clone();
         Ok(Graph {
             id,
@@ -121,7 +120,7 @@ impl<'a> Graph<'a> {
             stores: Stores::new(),
             bindings: Bindings::new(id),
             children: Children::new(),
-            panics,
+            panics: Panics::new(),
             #[cfg(feature = "nccl")]
             comms: Vec::new(),
             version: 0,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use cudarc::driver::CudaContext;
 
-use super::host::PanicSlot;
+use super::host::Panics;
 use super::{Children, Target};
 use crate::bind::Bindings;
 use crate::driver::{CallResult, Limits, RawExec, RawNode};
@@ -105,7 +105,7 @@ pub(crate) struct NodeCtx<'v, 'a, S> {
     pub mirror: Option<Mirror<'v, S>>,
     pub bindings: &'v Bindings<'a>,
     pub limits: &'v Limits,
-    pub panics: &'v Arc<PanicSlot>,
+    pub panics: &'v Panics,
     pub children: &'v mut Children<'a>,
 }
 

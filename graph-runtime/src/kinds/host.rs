@@ -8,7 +8,7 @@
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::{kind, Children, Shadow, Target};
 use crate::driver::{CallResult, Callback, RawGraph, RawNode};
@@ -74,6 +74,30 @@ impl PanicSlot {
     }
 }
 
+/// Where the host callbacks of one graph record their first panic: made with the graph's
+/// first host node, so a graph without one allocates nothing for it.
+#[derive(Default)]
+pub(crate) struct Panics(OnceLock<Arc<PanicSlot>>);
+
+impl Panics {
+    /// None yet.
+    #[inline]
+    pub const fn new() -> Self {
+        Panics(OnceLock::new())
+    }
+
+    /// The slot, made the first time.
+    fn slot(&self) -> &Arc<PanicSlot> {
+        self.0.get_or_init(Arc::default)
+    }
+
+    /// The panic recorded since the last call, as an error (none without a host node).
+    #[inline]
+    pub fn take(&self) -> Option<LaunchError> {
+        self.0.get()?.take()
+    }
+}
+
 #[derive(Clone)]
 pub(crate) struct HostShadow<'a> {
     cb: Callback<'a>,
@@ -81,8 +105,8 @@ pub(crate) struct HostShadow<'a> {
 
 impl<'a> HostShadow<'a> {
     /// Node `node` running `f`; a panic in `f` is recorded in `panics`.
-    pub fn new<F: Fn() + Send + Sync + 'a>(f: F, node: &str, panics: &Arc<PanicSlot>) -> Self {
-        let (node, panics) = (node.to_owned(), panics.clone());
+    pub fn new<F: Fn() + Send + Sync + 'a>(f: F, node: &str, panics: &Panics) -> Self {
+        let (node, panics) = (node.to_owned(), panics.slot().clone());
         HostShadow {
             cb: Callback::new(Box::new(move || {
                 if let Err(payload) = catch_unwind(AssertUnwindSafe(&f)) {

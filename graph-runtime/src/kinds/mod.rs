@@ -72,7 +72,7 @@ use crate::id::{Dep, NodeId};
 use cuda_graph_topology::{NodeKind, Topology};
 
 pub(crate) use cx::{Mirror, NodeCtx, NodeRec, Pending};
-use host::PanicSlot;
+use host::Panics;
 pub(crate) use store::{Store, Stored, Stores};
 
 pub(crate) mod sealed {
@@ -235,7 +235,7 @@ pub struct Parts<'v, 'a> {
     pub(crate) mirror: Option<Mirror<'v, Stores<'a>>>,
     pub(crate) bindings: &'v Bindings<'a>,
     pub(crate) limits: &'v Limits,
-    pub(crate) panics: &'v Arc<PanicSlot>,
+    pub(crate) panics: &'v Panics,
     pub(crate) children: &'v mut Children<'a>,
 }
 
