@@ -138,8 +138,11 @@ here. `cuda_graph` rows come from `cuda_graph!` graphs of 10 to 10000 nodes, exc
 `GraphExec` that the generated graph derefs to: measured through the runtime API). \
 `cuda_graph` rows are instantiated with width capping (the default), the raw floor without: \
 on the fan-outs of 1000 and 10000 nodes that is why cuda-graph's `instantiate` and `launch` \
-are below 1. `build`, `instantiate`, `node_setter` and `param_setter` of the floor are measured \
-interleaved with cuda-graph's, on the same kernel function, so both see the same machine state.\n"
+are below 1. `build`, `instantiate`, `node_setter`, `param_setter` and `exec_update` of the floor \
+are measured interleaved with cuda-graph's, on the same kernel function, so both see the same \
+machine state; the setters and `exec_update` on two fresh pairs of executable graphs, one made \
+in each order, each pair in a process of its own (where the driver's records of a graph land \
+changes its cost).\n"
     );
     let _ = writeln!(md, "![launch time per node](launch.svg)\n");
 

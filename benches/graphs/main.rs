@@ -7,9 +7,10 @@
 //! `docs/bench/results.{json,md}` and the plot, and adds the run (its rows carry the GPU and the
 //! UTC time the run started) to the history of ratios to the floor that `results.md` shows GPU
 //! by GPU. Each cuda-graph row prints its ratio to the floor's row of the same cell. The
-//! setters of each size are measured in two child processes of this benchmark, one per order
-//! in which the two executable graphs are made (`CUDA_GRAPH_BENCH_SETTERS`), so that both sides
-//! start from the same fresh driver memory. cudarc's
+//! setters and the whole-graph update of each size are measured in two child processes of this
+//! benchmark, one per order in which the two executable graphs are made
+//! (`CUDA_GRAPH_BENCH_SETTERS`, `CUDA_GRAPH_BENCH_UPDATE`), so that both sides start from the
+//! same fresh driver memory. cudarc's
 //! stream-order tracking is off (it would add per-buffer event calls to every implementation
 //! alike).
 //!
@@ -452,6 +453,10 @@ fn main() {
     };
     if let Ok(spec) = std::env::var(SETTERS_ENV) {
         setters_child(&mut c, &spec);
+        return;
+    }
+    if let Ok(spec) = std::env::var(updates::UPDATE_ENV) {
+        updates::update_child(&mut c, &spec);
         return;
     }
     if let Ok(phase) = std::env::var(profile::PHASE_ENV) {

@@ -1,6 +1,7 @@
 //! The node setter and the graph-level setter beside the raw floor's, each order in which the
 //! two executable graphs are made measured in a child process of the benchmark (so both sides
-//! start from the same fresh driver memory).
+//! start from the same fresh driver memory); the child processes' plumbing, which the
+//! whole-graph update's measurement (`updates.rs`) uses too.
 
 use super::*;
 
@@ -72,19 +73,21 @@ macro_rules! setters {
 /// Where a child process measures the setters of one order: `SHAPE:NODES:RAW_FIRST`.
 pub(crate) const SETTERS_ENV: &str = "CUDA_GRAPH_BENCH_SETTERS";
 
-/// The setters' samples of both orders, each measured by a child process of this benchmark
-/// (so both start from the same fresh driver memory), or here with `measure` if a child
-/// cannot be run.
-pub(crate) fn setter_samples(
+/// The samples of both orders of one measurement (the setters, `SETTERS_ENV`, or the whole-graph
+/// update, `updates::UPDATE_ENV`), each taken by a child process of this benchmark started with
+/// `env` set (so both sides start from the same fresh driver memory), or here with `measure` if
+/// a child cannot be run.
+pub(crate) fn pooled_samples<const K: usize>(
+    env: &str,
     shape: Shape,
     n: usize,
-    mut measure: impl FnMut(bool) -> [Vec<f64>; 4],
-) -> [Vec<f64>; 4] {
-    let mut pooled: [Vec<f64>; 4] = Default::default();
+    mut measure: impl FnMut(bool) -> [Vec<f64>; K],
+) -> [Vec<f64>; K] {
+    let mut pooled: [Vec<f64>; K] = std::array::from_fn(|_| Vec::new());
     for raw_first in [false, true] {
-        let got = child_samples(shape, n, raw_first).unwrap_or_else(|why| {
+        let got = child_samples(env, shape, n, raw_first).unwrap_or_else(|why| {
             eprintln!(
-                "setters of {}{n} measured in this process: {why}",
+                "{env} of {}{n} measured in this process: {why}",
                 shape.name()
             );
             measure(raw_first)
@@ -96,14 +99,25 @@ pub(crate) fn setter_samples(
     pooled
 }
 
-/// Runs this benchmark again for the setters of one order, and reads the samples it prints.
-fn child_samples(shape: Shape, n: usize, raw_first: bool) -> Result<[Vec<f64>; 4], String> {
+/// The setters' samples of both orders (see `pooled_samples`).
+pub(crate) fn setter_samples(
+    shape: Shape,
+    n: usize,
+    measure: impl FnMut(bool) -> [Vec<f64>; 4],
+) -> [Vec<f64>; 4] {
+    pooled_samples(SETTERS_ENV, shape, n, measure)
+}
+
+/// Runs this benchmark again with `env` set for one order, and reads the samples it prints.
+fn child_samples<const K: usize>(
+    env: &str,
+    shape: Shape,
+    n: usize,
+    raw_first: bool,
+) -> Result<[Vec<f64>; K], String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let out = std::process::Command::new(exe)
-        .env(
-            SETTERS_ENV,
-            format!("{}:{n}:{}", shape.name(), u8::from(raw_first)),
-        )
+        .env(env, format!("{}:{n}:{}", shape.name(), u8::from(raw_first)))
         .stderr(std::process::Stdio::inherit())
         .output()
         .map_err(|e| e.to_string())?;
@@ -113,10 +127,14 @@ fn child_samples(shape: Shape, n: usize, raw_first: bool) -> Result<[Vec<f64>; 4
     let text = String::from_utf8_lossy(&out.stdout);
     let line = text
         .lines()
-        .find_map(|l| l.strip_prefix("SETTERS "))
+        .find_map(|l| l.strip_prefix("SAMPLES "))
         .ok_or("the child printed no samples")?;
-    let mut got: [Vec<f64>; 4] = Default::default();
-    for (slot, part) in got.iter_mut().zip(line.split(';')) {
+    let mut got: [Vec<f64>; K] = std::array::from_fn(|_| Vec::new());
+    let parts: Vec<&str> = line.split(';').collect();
+    if parts.len() != K {
+        return Err(format!("the child printed {} series, not {K}", parts.len()));
+    }
+    for (slot, part) in got.iter_mut().zip(parts) {
         *slot = part
             .split(',')
             .filter(|v| !v.is_empty())
@@ -129,21 +147,23 @@ fn child_samples(shape: Shape, n: usize, raw_first: bool) -> Result<[Vec<f64>; 4
     Ok(got)
 }
 
-/// The child's side of `child_samples`: measures one order and prints its samples.
-pub(crate) fn setters_child(c: &mut Ctx<'_>, spec: &str) {
+/// A child's order, from the `SHAPE:NODES:RAW_FIRST` that `env` holds.
+pub(crate) fn child_spec(env: &str, spec: &str) -> (Shape, usize, bool) {
     let mut it = spec.split(':');
     let shape = match it.next() {
         Some("chain") => Shape::Chain,
         Some("fanout") => Shape::Fanout,
-        other => panic!("{SETTERS_ENV}: unknown shape {other:?}"),
+        other => panic!("{env}: unknown shape {other:?}"),
     };
     let n: usize = it
         .next()
         .and_then(|v| v.parse().ok())
         .expect("a node count");
-    let raw_first = it.next() == Some("1");
-    let mut y = c.stream.alloc_zeros::<f32>(n * 32 + 32).unwrap();
-    let samples = dispatch!(shape, n, setters!(&mut *c, &mut y, shape, n, raw_first,));
+    (shape, n, it.next() == Some("1"))
+}
+
+/// What a child prints for `child_samples` to read.
+pub(crate) fn print_samples(samples: &[Vec<f64>]) {
     let series: Vec<String> = samples
         .iter()
         .map(|v| {
@@ -153,5 +173,13 @@ pub(crate) fn setters_child(c: &mut Ctx<'_>, spec: &str) {
                 .join(",")
         })
         .collect();
-    println!("SETTERS {}", series.join(";"));
+    println!("SAMPLES {}", series.join(";"));
+}
+
+/// The child's side of `setter_samples`: measures one order and prints its samples.
+pub(crate) fn setters_child(c: &mut Ctx<'_>, spec: &str) {
+    let (shape, n, raw_first) = child_spec(SETTERS_ENV, spec);
+    let mut y = c.stream.alloc_zeros::<f32>(n * 32 + 32).unwrap();
+    let samples = dispatch!(shape, n, setters!(&mut *c, &mut y, shape, n, raw_first,));
+    print_samples(&samples);
 }

@@ -36,6 +36,67 @@ pub(crate) fn build_runtime<'a>(
     (g, nodes)
 }
 
+/// Where a child process measures the whole-graph update of one order: `SHAPE:NODES:RAW_FIRST`.
+pub(crate) const UPDATE_ENV: &str = "CUDA_GRAPH_BENCH_UPDATE";
+
+/// One changed node and `cuGraphExecUpdate_v2`, raw and through the runtime API, paired, on a
+/// fresh pair of executable graphs, the raw one made first if `raw_first`: samples in
+/// microseconds, [raw, cuda-graph].
+fn update_samples(
+    c: &mut Ctx<'_>,
+    y: &mut CudaSlice<f32>,
+    shape: Shape,
+    n: usize,
+    raw_first: bool,
+) -> [Vec<f64>; 2] {
+    let (min, budget) = reps_for(n);
+    let ctx = c.stream.context().clone();
+    let names: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+    let kernel = c.kernel;
+    let (f, s, yp) = (c.f, c.stream.cu_stream(), device_ptr(y, &c.stream));
+    let early = raw_first.then(|| raw::make(f, yp, shape, n));
+    let (g, nodes) = build_runtime(&ctx, kernel, &names, &mut *y, shape);
+    let mut exec = g.instantiate().unwrap();
+    let (mut rg, re) = early.unwrap_or_else(|| raw::make(f, yp, shape, n));
+    exec.launch(&c.stream).unwrap();
+    raw::launch(re, s);
+    let (mid, rmid) = (nodes[n / 2], n / 2);
+    let samples = paired_samples(
+        min,
+        budget,
+        || {
+            let kp = rg.params[rmid].node(f, 0.5);
+            unsafe { raw::check(sys::cuGraphKernelNodeSetParams_v2(rg.nodes[rmid], &kp)) };
+            let t = Instant::now();
+            let mut info = unsafe { std::mem::zeroed::<sys::CUgraphExecUpdateResultInfo>() };
+            unsafe { raw::check(sys::cuGraphExecUpdate_v2(re, rg.g, &mut info)) };
+            t.elapsed()
+        },
+        || {
+            exec.graph_mut()
+                .node(mid)
+                .unwrap()
+                .set_arg::<2>(0.25)
+                .unwrap();
+            let t = Instant::now();
+            let path = exec.update().unwrap();
+            let d = t.elapsed();
+            assert_eq!(path, cuda_graph::exec::UpdatePath::InPlace);
+            d
+        },
+    );
+    drop(exec);
+    raw::destroy(rg, Some(re));
+    samples
+}
+
+/// The child's side of the update's `pooled_samples`: measures one order and prints its samples.
+pub(crate) fn update_child(c: &mut Ctx<'_>, spec: &str) {
+    let (shape, n, raw_first) = setters::child_spec(UPDATE_ENV, spec);
+    let mut y = c.stream.alloc_zeros::<f32>(n * 32 + 32).unwrap();
+    setters::print_samples(&update_samples(c, &mut y, shape, n, raw_first));
+}
+
 /// Whole-graph updates through the runtime API (the macro leaves template edits to
 /// `inner_mut()`): one changed node (`exec_update`), and a new node (`reinstantiate`).
 pub fn bench(c: &mut Ctx<'_>, y: &mut CudaSlice<f32>, shape: Shape, n: usize) {
@@ -43,47 +104,13 @@ pub fn bench(c: &mut Ctx<'_>, y: &mut CudaSlice<f32>, shape: Shape, n: usize) {
     let ctx = c.stream.context().clone();
     let names: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
     let kernel = c.kernel;
-    let (f, s, yp) = (c.f, c.stream.cu_stream(), device_ptr(y, &c.stream));
-    // Paired with the floor, on fresh executable graphs made in both orders (half the samples
-    // each), as the setters are: where the driver's records of a graph land changes its cost.
-    let mut samples: [Vec<f64>; 2] = Default::default();
-    for raw_first in [false, true] {
-        let early = raw_first.then(|| raw::make(f, yp, shape, n));
-        let (g, nodes) = build_runtime(&ctx, kernel, &names, &mut *y, shape);
-        let mut exec = g.instantiate().unwrap();
-        let (mut rg, re) = early.unwrap_or_else(|| raw::make(f, yp, shape, n));
-        exec.launch(&c.stream).unwrap();
-        raw::launch(re, s);
-        let (mid, rmid) = (nodes[n / 2], n / 2);
-        let [a, b] = paired_samples(
-            min,
-            budget,
-            || {
-                let kp = rg.params[rmid].node(f, 0.5);
-                unsafe { raw::check(sys::cuGraphKernelNodeSetParams_v2(rg.nodes[rmid], &kp)) };
-                let t = Instant::now();
-                let mut info = unsafe { std::mem::zeroed::<sys::CUgraphExecUpdateResultInfo>() };
-                unsafe { raw::check(sys::cuGraphExecUpdate_v2(re, rg.g, &mut info)) };
-                t.elapsed()
-            },
-            || {
-                exec.graph_mut()
-                    .node(mid)
-                    .unwrap()
-                    .set_arg::<2>(0.25)
-                    .unwrap();
-                let t = Instant::now();
-                let path = exec.update().unwrap();
-                let d = t.elapsed();
-                assert_eq!(path, cuda_graph::exec::UpdatePath::InPlace);
-                d
-            },
-        );
-        samples[0].extend(a);
-        samples[1].extend(b);
-        drop(exec);
-        raw::destroy(rg, Some(re));
-    }
+    // Paired with the floor, on fresh executable graphs made in both orders, each order in a
+    // process of its own (half the samples each), as the setters are: where the driver's
+    // records of a graph land changes its cost, and in one process that depends on what the
+    // benchmarks before it freed.
+    let samples = setters::pooled_samples(UPDATE_ENV, shape, n, |raw_first| {
+        update_samples(&mut *c, &mut *y, shape, n, raw_first)
+    });
     let [mr, mc] = samples.map(|v| {
         let k = v.len();
         (median(v), k)
