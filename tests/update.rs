@@ -370,6 +370,65 @@ fn a_panic_is_reported_by_the_next_launch() {
 }
 
 #[test]
+fn panics_of_a_child_graph_and_of_a_callback_set_on_the_executable_graph_are_reported() {
+    let gpu = gpu_or_skip!();
+    let iota_k = gpu.f("iota_u32");
+    let (inner_calls, set_calls) = (AtomicU32::new(0), AtomicU32::new(0));
+    let mut y = gpu.poisoned(N);
+    // The parent has no host node of its own (so no slot of its own for panics): a panic in
+    // its child's host node is reported all the same.
+    let mut g = Graph::new(&gpu.ctx).unwrap();
+    let yb = g.bind_mut(&mut y).unwrap();
+    let mut child = g.child_graph().unwrap();
+    child
+        .add_host("inner", &[], || {
+            if inner_calls.fetch_add(1, Ordering::SeqCst) == 0 {
+                panic!("in the child");
+            }
+        })
+        .unwrap();
+    let c = g.add_child("child", &[], child).unwrap();
+    g.add_kernel("after", &[&c], &iota_k, cfg(N), (yb, 3u32, N as u32))
+        .unwrap();
+    let mut exec = g.instantiate().unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    let e = exec.synchronize().unwrap_err();
+    assert!(
+        matches!(&e, LaunchError::HostCallbackPanicked { node, message }
+            if node == "inner" && message == "in the child"),
+        "{e}"
+    );
+    exec.launch(&gpu.stream).unwrap();
+    exec.synchronize().unwrap();
+    assert_eq!(gpu.read(exec.buffer(yb).unwrap()), iota(3, N));
+
+    // A closure set on an executable graph's view reports its panic under the node's name.
+    let mut g = Graph::new(&gpu.ctx).unwrap();
+    let h = g.add_host("tick", &[], || {}).unwrap();
+    let mut exec = g.instantiate().unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    exec.synchronize().unwrap();
+    exec.node(h)
+        .unwrap()
+        .set_callback(|| {
+            if set_calls.fetch_add(1, Ordering::SeqCst) == 0 {
+                panic!("set on the executable graph");
+            }
+        })
+        .unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    let e = exec.synchronize().unwrap_err();
+    assert!(
+        matches!(&e, LaunchError::HostCallbackPanicked { node, message }
+            if node == "tick" && message == "set on the executable graph"),
+        "{e}"
+    );
+    exec.launch(&gpu.stream).unwrap();
+    exec.synchronize().unwrap();
+    assert_eq!(set_calls.load(Ordering::SeqCst), 2);
+}
+
+#[test]
 fn too_short_memcpy_buffers_are_rejected_before_any_driver_call() {
     let gpu = gpu_or_skip!();
     let src = gpu.upload(&iota(0, N));

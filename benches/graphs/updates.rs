@@ -120,7 +120,7 @@ pub fn bench(c: &mut Ctx<'_>, y: &mut CudaSlice<f32>, shape: Shape, n: usize) {
         shape,
         n,
         "raw",
-        "driver, paired, both orders",
+        "driver, paired, both orders, a process each",
         mr,
     );
     c.push("exec_update", shape, n, "cuda_graph", "runtime API", mc);

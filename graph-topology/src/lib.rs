@@ -375,7 +375,11 @@ impl Topology {
         scope: u32,
     ) -> u32 {
         let first = self.names.len() as u32;
-        if scope != 0 || !self.scopes.is_empty() || self.by_name.get().is_some() {
+        debug_assert!(rows
+            .iter()
+            .enumerate()
+            .all(|(j, (_, deps))| deps.iter().all(|&d| d < first + j as u32)));
+        if scope != 0 || self.by_name.get().is_some() {
             // Rare: a body, or an index built by a lookup. Row by row.
             for (j, &(name, deps)) in rows.iter().enumerate() {
                 let i = self.add_new_node_in(NodeName::Static(name), kind, scope);
@@ -387,11 +391,14 @@ impl Topology {
         self.names
             .extend(rows.iter().map(|&(name, _)| NodeName::Static(name)));
         self.kinds.extend(std::iter::repeat_n(kind, rows.len()));
+        if !self.scopes.is_empty() {
+            // Bodies hold nodes: every node's scope is kept, these in scope 0.
+            self.scopes.resize(self.names.len(), 0);
+        }
         let edges: usize = rows.iter().map(|(_, deps)| deps.len()).sum();
         self.edges.reserve(edges);
         for (j, &(_, deps)) in rows.iter().enumerate() {
             let to = first + j as u32;
-            debug_assert!(deps.iter().all(|&d| d < to));
             self.edges.extend(deps.iter().map(|&f| (f, to)));
         }
         if let Some(succ) = self.succ.get_mut() {

@@ -30,12 +30,13 @@ const NAMES: [&str; 64] = {
 
 /// One step: a batch of rows (each row's dependencies as picks among the nodes before it,
 /// kept distinct), in scope 0 or a new body; a lookup by name (which builds the name index);
-/// or an edge check (which builds the successor lists).
+/// an edge check (which builds the successor lists); or a body that holds no node yet.
 #[derive(Debug, Clone)]
 enum Step {
     Batch { rows: Vec<Vec<u32>>, in_body: bool },
     Find,
     CheckEdge,
+    EmptyBody,
 }
 
 fn steps() -> impl Strategy<Value = Vec<Step>> {
@@ -43,7 +44,12 @@ fn steps() -> impl Strategy<Value = Vec<Step>> {
     let batch = (prop::collection::vec(row, 1..6), any::<bool>())
         .prop_map(|(rows, in_body)| Step::Batch { rows, in_body });
     prop::collection::vec(
-        prop_oneof![4 => batch, 1 => Just(Step::Find), 1 => Just(Step::CheckEdge)],
+        prop_oneof![
+            6 => batch,
+            1 => Just(Step::Find),
+            2 => Just(Step::CheckEdge),
+            1 => Just(Step::EmptyBody),
+        ],
         1..8,
     )
 }
@@ -57,6 +63,12 @@ fn run(steps: &[Step]) -> (Topology, Topology) {
             Step::Find => {
                 for t in [&mut batch, &mut rows_one] {
                     let _ = t.find("n00");
+                }
+            }
+            Step::EmptyBody => {
+                if !batch.is_empty() {
+                    let s = batch.add_body(0, "else");
+                    assert_eq!(rows_one.add_body(0, "else"), s);
                 }
             }
             Step::CheckEdge => {
@@ -114,20 +126,63 @@ fn run(steps: &[Step]) -> (Topology, Topology) {
     (batch, rows_one)
 }
 
+/// The fast path with the successor lists built, with nodes in a body before the batch (their
+/// scopes kept), and with a body that holds no node.
+#[test]
+fn a_batch_after_an_edge_check_and_a_body() {
+    let body_first = [
+        Step::Batch {
+            rows: vec![vec![], vec![0]],
+            in_body: false,
+        },
+        Step::Batch {
+            rows: vec![vec![], vec![0, 1]],
+            in_body: true,
+        },
+        Step::CheckEdge,
+        Step::Batch {
+            rows: vec![vec![0], vec![1, 5], vec![2, 3, 1]],
+            in_body: false,
+        },
+    ];
+    let empty_body = [
+        Step::Batch {
+            rows: vec![vec![]],
+            in_body: false,
+        },
+        Step::EmptyBody,
+        Step::CheckEdge,
+        Step::Batch {
+            rows: vec![vec![0], vec![1, 0]],
+            in_body: false,
+        },
+    ];
+    for steps in [&body_first[..], &empty_body[..]] {
+        let (batch, rows_one) = run(steps);
+        same(&batch, &rows_one).unwrap();
+    }
+}
+
+/// Whether two topologies hold the same nodes, scopes, edges, successors, lookups and DOT.
+fn same(a: &Topology, b: &Topology) -> Result<(), TestCaseError> {
+    prop_assert_eq!(a.len(), b.len());
+    prop_assert_eq!(a.edges(), b.edges());
+    for i in 0..a.len() as u32 {
+        prop_assert_eq!(a.name(i), b.name(i));
+        prop_assert_eq!(a.kind(i), b.kind(i));
+        prop_assert_eq!(a.scope(i), b.scope(i));
+        prop_assert_eq!(a.successors(i), b.successors(i));
+        prop_assert_eq!(a.find(b.name(i)), Some(i));
+    }
+    prop_assert_eq!(a.to_dot("g"), b.to_dot("g"));
+    prop_assert_eq!(a.differs_from(b), None);
+    Ok(())
+}
+
 proptest! {
     #[test]
     fn a_batch_records_what_its_rows_one_by_one_record(steps in steps()) {
         let (batch, rows_one) = run(&steps);
-        prop_assert_eq!(batch.len(), rows_one.len());
-        prop_assert_eq!(batch.edges(), rows_one.edges());
-        for i in 0..batch.len() as u32 {
-            prop_assert_eq!(batch.name(i), rows_one.name(i));
-            prop_assert_eq!(batch.kind(i), rows_one.kind(i));
-            prop_assert_eq!(batch.scope(i), rows_one.scope(i));
-            prop_assert_eq!(batch.successors(i), rows_one.successors(i));
-            prop_assert_eq!(batch.find(rows_one.name(i)), Some(i));
-        }
-        prop_assert_eq!(batch.to_dot("g"), rows_one.to_dot("g"));
-        prop_assert_eq!(batch.differs_from(&rows_one), None);
+        same(&batch, &rows_one)?;
     }
 }
