@@ -17,6 +17,16 @@ fn cfg(n: usize) -> LaunchConfig {
     LaunchConfig::for_num_elems(n as u32)
 }
 
+/// `e` is the panic of host node `node` with `message`.
+#[track_caller]
+fn assert_panicked(e: &LaunchError, node: &str, message: &str) {
+    assert!(
+        matches!(e, LaunchError::HostCallbackPanicked { node: n, message: m }
+            if n == node && m == message),
+        "{e}"
+    );
+}
+
 fn iota(base: u32, n: usize) -> Vec<u32> {
     (0..n as u32).map(|i| base + i).collect()
 }
@@ -337,11 +347,7 @@ fn panicking_host_callback_is_an_error_and_the_process_goes_on() {
     exec.launch(&gpu.stream).unwrap();
     exec.launch(&gpu.stream).unwrap();
     let e = exec.synchronize().unwrap_err();
-    assert!(
-        matches!(&e, LaunchError::HostCallbackPanicked { node, message }
-            if node == "boom" && message == "second call fails"),
-        "{e}"
-    );
+    assert_panicked(&e, "boom", "second call fails");
     assert_eq!(
         e.to_string(),
         "host callback `boom` panicked: second call fails"
@@ -393,11 +399,7 @@ fn panics_of_a_child_graph_and_of_a_callback_set_on_the_executable_graph_are_rep
     let mut exec = g.instantiate().unwrap();
     exec.launch(&gpu.stream).unwrap();
     let e = exec.synchronize().unwrap_err();
-    assert!(
-        matches!(&e, LaunchError::HostCallbackPanicked { node, message }
-            if node == "inner" && message == "in the child"),
-        "{e}"
-    );
+    assert_panicked(&e, "inner", "in the child");
     exec.launch(&gpu.stream).unwrap();
     exec.synchronize().unwrap();
     assert_eq!(gpu.read(exec.buffer(yb).unwrap()), iota(3, N));
@@ -418,11 +420,7 @@ fn panics_of_a_child_graph_and_of_a_callback_set_on_the_executable_graph_are_rep
         .unwrap();
     exec.launch(&gpu.stream).unwrap();
     let e = exec.synchronize().unwrap_err();
-    assert!(
-        matches!(&e, LaunchError::HostCallbackPanicked { node, message }
-            if node == "tick" && message == "set on the executable graph"),
-        "{e}"
-    );
+    assert_panicked(&e, "tick", "set on the executable graph");
     exec.launch(&gpu.stream).unwrap();
     exec.synchronize().unwrap();
     assert_eq!(set_calls.load(Ordering::SeqCst), 2);
