@@ -15,12 +15,14 @@ mod names;
 mod order;
 mod programmatic;
 mod reach;
+mod room;
 mod scope;
 mod width;
 
 pub use names::{NameHasher, NodeName};
 pub use programmatic::Port;
 pub use reach::Reach;
+pub use room::room;
 pub use width::Capping;
 
 use std::collections::HashMap;
@@ -573,17 +575,5 @@ impl Topology {
     /// Which nodes reach which.
     pub fn reach(&self) -> Reach {
         Reach::new(self)
-    }
-}
-
-/// Makes room for `n` more items in `v`: an empty list is made with that capacity (a shorter
-/// path than growing one).
-#[doc(hidden)]
-#[inline]
-pub fn room<T>(v: &mut Vec<T>, n: usize) {
-    if v.capacity() == 0 {
-        *v = Vec::with_capacity(n);
-    } else {
-        v.reserve(n);
     }
 }

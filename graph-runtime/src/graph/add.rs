@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaEvent, LaunchConfig};
 
+use super::deps::{check_row, check_scope, raw_deps, repeated, unknown_dependency, INLINE_DEPS};
 use super::Graph;
 use crate::args::KernelArgs;
 use crate::bind::BufMut;
@@ -33,9 +34,6 @@ pub(super) enum Deps<'d> {
         name: &'static str,
     },
 }
-
-/// How many dependencies a node's driver call takes from the stack, not the graph's scratch.
-const INLINE_DEPS: usize = 8;
 
 impl<'a> Graph<'a> {
     /// The node indices of `deps`, checked: handles of this graph, indices of nodes it has, no
@@ -447,138 +445,6 @@ impl<'a> Graph<'a> {
         };
         let at = self.add_node(name, Deps::Handles(deps), shadow)?;
         Ok(EventWaitNode::new(at))
-    }
-}
-
-/// Checks that a node of kind `kind` can go into scope `scope`, after `deps`.
-fn check_scope(
-    topo: &cuda_graph_topology::Topology,
-    deps: &[u32],
-    name: &str,
-    kind: NodeKind,
-    scope: u32,
-) -> Result<(), BuildError> {
-    if scope != 0
-        && matches!(
-            kind,
-            NodeKind::Host
-                | NodeKind::EventRecord
-                | NodeKind::EventWait
-                | NodeKind::MemAlloc
-                | NodeKind::MemFree
-        )
-    {
-        let owner = topo.owner(scope).expect("a body has an owner");
-        return Err(BuildError::NotInBody {
-            node: name.to_owned(),
-            kind: kind.as_str(),
-            conditional: topo.name(owner).to_owned(),
-        });
-    }
-    // A dependency the topology does not hold yet is a node of the same batch (the nodes of one
-    // kernel, checked before any is recorded), made in this scope too.
-    let recorded = topo.len() as u32;
-    if let Some(&d) = deps
-        .iter()
-        .find(|&&d| d < recorded && topo.scope(d) != scope)
-    {
-        let inner = if scope != 0 { scope } else { topo.scope(d) };
-        let owner = topo.owner(inner).expect("a body has an owner");
-        return Err(BuildError::DependencyOutsideBody {
-            node: name.to_owned(),
-            dependency: topo.name(d).to_owned(),
-            conditional: topo.name(owner).to_owned(),
-        });
-    }
-    Ok(())
-}
-
-/// The driver nodes of the nodes `deps`: in `inline` when there are few, else in `spill`.
-#[inline(always)]
-fn raw_deps<'r>(
-    nodes: &[NodeRec],
-    deps: &[u32],
-    inline: &'r mut [RawNode; INLINE_DEPS],
-    spill: &'r mut Vec<RawNode>,
-) -> &'r [RawNode] {
-    if deps.len() <= INLINE_DEPS {
-        for (r, &d) in inline.iter_mut().zip(deps) {
-            *r = nodes[d as usize].raw;
-        }
-        &inline[..deps.len()]
-    } else {
-        spill.clear();
-        spill.extend(deps.iter().map(|&d| nodes[d as usize].raw));
-        spill
-    }
-}
-
-/// The first node `deps` holds twice, if any.
-#[inline]
-fn repeated(deps: &[u32]) -> Option<u32> {
-    if deps.len() <= INLINE_DEPS {
-        (1..deps.len()).find_map(|i| deps[..i].contains(&deps[i]).then_some(deps[i]))
-    } else {
-        let mut seen = std::collections::HashSet::with_capacity(deps.len());
-        deps.iter().copied().find(|&i| !seen.insert(i))
-    }
-}
-
-/// The error of a dependency on node `index` of a graph of `len` nodes (kept out of line).
-#[cold]
-#[inline(never)]
-fn unknown_dependency(node: &str, index: u32, len: u32) -> BuildError {
-    BuildError::UnknownDependency {
-        node: node.to_owned(),
-        index,
-        len: len as usize,
-    }
-}
-
-/// Checks the dependencies `deps` of a node `name` of `batch` (the nodes of one kernel, the
-/// first to be node `base`) that will be node `index`, in scope `scope`: nodes before it, each
-/// once, in its scope.
-#[inline]
-fn check_row(
-    topo: &cuda_graph_topology::Topology,
-    batch: &[(&'static str, &[u32])],
-    base: u32,
-    name: &str,
-    deps: &[u32],
-    index: u32,
-    scope: u32,
-) -> Result<(), BuildError> {
-    if let Some(&d) = deps.iter().find(|&&d| d >= index) {
-        return Err(unknown_dependency(name, d, index));
-    }
-    if let Some(d) = repeated(deps) {
-        return Err(repeated_dependency(topo, batch, base, name, d));
-    }
-    if topo.body_count() > 0 {
-        check_scope(topo, deps, name, NodeKind::Kernel, scope)?;
-    }
-    Ok(())
-}
-
-/// The error of node `node` given `dependency` twice (kept out of line). A node of `batch`
-/// (the first of which is node `base`) is not recorded yet: its name is the batch's.
-#[cold]
-#[inline(never)]
-fn repeated_dependency(
-    topo: &cuda_graph_topology::Topology,
-    batch: &[(&'static str, &[u32])],
-    base: u32,
-    node: &str,
-    dependency: u32,
-) -> BuildError {
-    let name = if (dependency as usize) < topo.len() {
-        topo.name(dependency)
-    } else {
-        batch[(dependency - base) as usize].0
-    };
-    BuildError::RepeatedDependency {
-        node: node.to_owned(),
-        dependency: name.to_owned(),
     }
 }
 

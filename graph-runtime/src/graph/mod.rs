@@ -7,9 +7,11 @@ mod body;
 mod captured;
 #[cfg(feature = "nccl")]
 mod collective;
+mod deps;
 #[cfg(feature = "cublas")]
 mod gemm;
 mod mem;
+mod spare;
 mod width;
 
 pub use width::{DEFAULT_CAP_ABOVE, DEFAULT_LANES};
@@ -91,6 +93,14 @@ pub struct Graph<'a> {
     raw_deps: Vec<RawNode>,
 }
 
+/// The graph's node records, kernel shadows and topology tables go, emptied, to the thread's
+/// next graph (`spare.rs`).
+impl Drop for Graph<'_> {
+    fn drop(&mut self) {
+        spare::keep(&mut self.nodes, &mut self.stores.kernel, &mut self.topo);
+    }
+}
+
 impl<'a> Graph<'a> {
     /// An empty graph on the context's device.
     pub fn new(ctx: &Arc<CudaContext>) -> Result<Self, BuildError> {
@@ -108,16 +118,20 @@ impl<'a> Graph<'a> {
         // Every call is made before the `Graph` value is built, so that it is built where it
         // is returned rather than built and then copied there.
         let ctx = ctx.clone();
+        let spare = spare::take().unwrap_or_default();
         Ok(Graph {
             id,
             raw,
             ctx,
             limits,
             name: Cow::Borrowed(name),
-            topo: Topology::new(),
-            nodes: Vec::new(),
+            topo: spare.topo,
+            nodes: spare.nodes,
             marked: Vec::new(),
-            stores: Stores::new(),
+            stores: Stores {
+                kernel: spare.kernel,
+                ..Stores::new()
+            },
             bindings: Bindings::new(id),
             children: Children::new(),
             panics: Panics::new(),

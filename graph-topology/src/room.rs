@@ -1,0 +1,59 @@
+//! The room a topology's tables take: made ahead for a known number of nodes and edges, and
+//! kept when a topology is emptied for another graph.
+
+use crate::Topology;
+
+/// Makes room for `n` more items in `v`: an empty list is made with that capacity (a shorter
+/// path than growing one).
+#[doc(hidden)]
+#[inline]
+pub fn room<T>(v: &mut Vec<T>, n: usize) {
+    if v.capacity() == 0 {
+        *v = Vec::with_capacity(n);
+    } else {
+        v.reserve(n);
+    }
+}
+
+impl Topology {
+    /// An empty topology that keeps the room this one's node and edge tables had: what a
+    /// program that builds graph after graph reuses instead of allocating the tables again.
+    ///
+    /// ```
+    /// use cuda_graph_topology::{NodeKind, Topology};
+    /// let mut t = Topology::new();
+    /// t.reserve(16, 16);
+    /// let a = t.add_node("a", NodeKind::Kernel)?;
+    /// let b = t.add_node("b", NodeKind::Kernel)?;
+    /// t.add_edge(a, b)?;
+    /// let t = t.emptied();
+    /// assert!(t.is_empty() && t.edges().is_empty() && t.find("a").is_none());
+    /// assert!(t.room() >= (16, 16));
+    /// # Ok::<(), cuda_graph_topology::TopologyError>(())
+    /// ```
+    pub fn emptied(self) -> Topology {
+        let Topology {
+            mut names,
+            mut kinds,
+            mut edges,
+            ..
+        } = self;
+        names.clear();
+        kinds.clear();
+        edges.clear();
+        Topology {
+            names,
+            kinds,
+            edges,
+            ..Topology::new()
+        }
+    }
+
+    /// How many nodes and edges the tables hold without growing.
+    pub fn room(&self) -> (usize, usize) {
+        (
+            self.names.capacity().min(self.kinds.capacity()),
+            self.edges.capacity(),
+        )
+    }
+}
