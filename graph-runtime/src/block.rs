@@ -231,9 +231,14 @@ impl ArgBlock {
     }
 
     /// Copies `source` into this block, reusing its storage when the layouts match.
+    #[inline]
     pub(crate) fn assign(&mut self, source: &Self) {
         if std::ptr::eq(self.offsets, source.offsets) || self.offsets == source.offsets {
-            self.words_mut().copy_from_slice(source.words());
+            match (&mut self.bytes, &source.bytes) {
+                // A fixed-size copy: no call.
+                (Bytes::Inline(mine), Bytes::Inline(theirs)) => *mine = *theirs,
+                _ => self.words_mut().copy_from_slice(source.words()),
+            }
         } else {
             *self = source.clone();
         }

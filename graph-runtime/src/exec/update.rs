@@ -11,7 +11,8 @@ use super::{Core, GraphExec};
 use crate::driver::{flags, InstantiateFailure, RawExec};
 use crate::error::{DriverFailure, InstantiateError, UpdateError, UpdateRefusal};
 use crate::graph::{Graph, DEFAULT_CAP_ABOVE, DEFAULT_LANES};
-use crate::kinds::Pending;
+use crate::kinds::kernel::KernelShadow;
+use crate::kinds::{Pending, Stored};
 
 /// Options for [`Graph::instantiate_with`].
 ///
@@ -234,7 +235,14 @@ impl<'a> GraphExec<'a> {
             let n = &mut graph.nodes[i as usize];
             n.marked = false;
             if std::mem::take(&mut n.stale) && (i as usize) < core.len {
-                core.stores.at_mut(n.store).adopt_one(n.slot, &graph.stores);
+                if n.store == <KernelShadow as Stored>::STORE {
+                    // Most edited nodes launch kernels: their shadows are copied without the
+                    // store table's dispatch.
+                    let slot = n.slot as usize;
+                    core.stores.kernel.items[slot].clone_from(&graph.stores.kernel.items[slot]);
+                } else {
+                    core.stores.at_mut(n.store).adopt_one(n.slot, &graph.stores);
+                }
             }
         }
         if core.len != graph.nodes.len() {
