@@ -427,7 +427,7 @@ every run.",
 same for both within the run-to-run noise ({:.2}-{:.2}x here, both ways). Building a graph of 10 or 100 nodes \
 costs {:.2}-{:.2} µs more than the floor's bare driver calls: the shadows, the names and edges cuda-graph keeps \
 (for DOT output, error messages and later edits), the argument and launch-limit checks, and per graph the \
-template's tables (their allocations, one of them cache-line aligned). The nodes of one kernel are checked and \
+template's tables (allocated for a thread's first graph, then taken from the last one it dropped, up to 1024 nodes). The nodes of one kernel are checked and \
 their shadows written first, then made by driver calls back to back, then recorded: a driver call pushes its \
 caller's code and data out of the CPU's nearest caches, and the less cuda-graph touches between two of them, the \
 less it pays again. Where instantiation is cheap (chains of up to 1000 nodes) what is left shows; where it is dear \
