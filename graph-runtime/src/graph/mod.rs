@@ -93,14 +93,6 @@ pub struct Graph<'a> {
     raw_deps: Vec<RawNode>,
 }
 
-/// The graph's node records, kernel shadows and topology tables go, emptied, to the thread's
-/// next graph (`spare.rs`).
-impl Drop for Graph<'_> {
-    fn drop(&mut self) {
-        spare::keep(&mut self.nodes, &mut self.stores.kernel, &mut self.topo);
-    }
-}
-
 impl<'a> Graph<'a> {
     /// An empty graph on the context's device.
     pub fn new(ctx: &Arc<CudaContext>) -> Result<Self, BuildError> {

@@ -13,6 +13,7 @@
 
 use std::cell::Cell;
 
+use super::Graph;
 use crate::kinds::kernel::KernelShadow;
 use crate::kinds::{NodeRec, Store};
 use cuda_graph_topology::Topology;
@@ -36,6 +37,14 @@ thread_local! {
 #[inline]
 pub(super) fn take() -> Option<Spare> {
     SPARE.try_with(Cell::take).ok().flatten()
+}
+
+/// A graph's node records, kernel shadows and topology tables go, emptied, to the thread's
+/// next graph.
+impl Drop for Graph<'_> {
+    fn drop(&mut self) {
+        keep(&mut self.nodes, &mut self.stores.kernel, &mut self.topo);
+    }
 }
 
 /// Keeps a dropped graph's tables, emptied, for the thread's next graph (unless they are
