@@ -427,8 +427,10 @@ every run.",
 same for both within the run-to-run noise ({:.2}-{:.2}x here, both ways). Building a graph of 10 or 100 nodes \
 costs {:.2}-{:.2} µs more than the floor's bare driver calls: the shadows, the names and edges cuda-graph keeps \
 (for DOT output, error messages and later edits), the argument and launch-limit checks, and per graph the \
-template's tables (allocated for a thread's first graph, then taken from the last one it dropped, up to 1024 nodes). The nodes of one kernel are checked and \
-their shadows written first, then made by driver calls back to back, then recorded: a driver call pushes its \
+template's bindings, lists and tables. Its node records, kernel shadows and topology tables come from the last \
+graph the thread dropped (up to 1024 nodes), as they do in this benchmark's loop; a thread's first graph, or one \
+built while the last is still alive, allocates them (about 1 µs more at 10 nodes). The nodes of one kernel are \
+checked and their shadows written first, then made by driver calls back to back, then recorded: a driver call pushes its \
 caller's code and data out of the CPU's nearest caches, and the less cuda-graph touches between two of them, the \
 less it pays again. Where instantiation is cheap (chains of up to 1000 nodes) what is left shows; where it is dear \
 (fan-outs) it disappears. `docs/bench/live-edits.md` counts a build's own instructions and cache misses.",
@@ -442,10 +444,27 @@ less it pays again. Where instantiation is cheap (chains of up to 1000 nodes) wh
         let _ = writeln!(
             m,
             "- **`instantiate` of the 10-node fan-out ({r:.1} µs raw, {c:.1} µs cuda-graph here)** swings from run to run \
-by 1.5x either way: in the two last runs of this session cuda-graph read 1.6x the floor, then 0.6x. Measured \
+by 1.5x either way: the history below has it from 0.6x to 1.7x the floor with the same code. Measured \
 apart from each other (not interleaved), both instantiate in the same time (a diagnostic run: 41.7 µs cuda-graph, \
 40.9 µs raw, 40.5 µs for cuda-graph's graph instantiated by a raw call). It is the driver's call on the same graph, \
 so the ratio of this cell says nothing about cuda-graph."
+        );
+    }
+    let launches: Vec<String> = cells()
+        .filter_map(|(s, n)| {
+            let r = ratio("launch", s, n)?;
+            (r > 1.05).then(|| format!("{s} {n}: {r:.2}x"))
+        })
+        .collect();
+    if !launches.is_empty() {
+        let _ = writeln!(
+            m,
+            "- **`launch` ({}).** The launch and the stream's synchronize are measured one after the other, \
+not in pairs with the floor's, and the floor does not cap widths (which changes nothing at 10 or 100 nodes): a \
+small graph's launch moves by several percent between runs (the 10-node fan-out read 0.90-1.06x in eight H200 runs \
+of 2026-11-28, with two versions of the code). cuda-graph's launch is the one `cuGraphLaunch` call after a \
+check that the stream is of the graph's context.",
+            launches.join(", ")
         );
     }
     let pc = ratio("param_setter", "chain", 1000);

@@ -8,7 +8,9 @@ use crate::Topology;
 #[doc(hidden)]
 #[inline]
 pub fn room<T>(v: &mut Vec<T>, n: usize) {
-    if v.capacity() == 0 {
+    if v.is_empty() && v.capacity() < n {
+        // Nothing to keep: a table too small for `n` is replaced, not grown (growing copies
+        // its whole capacity).
         *v = Vec::with_capacity(n);
     } else {
         v.reserve(n);
@@ -28,7 +30,8 @@ impl Topology {
     /// t.add_edge(a, b)?;
     /// let t = t.emptied();
     /// assert!(t.is_empty() && t.edges().is_empty() && t.find("a").is_none());
-    /// assert!(t.room() >= (16, 16));
+    /// let (nodes, edges) = t.capacity();
+    /// assert!(nodes >= 16 && edges >= 16);
     /// # Ok::<(), cuda_graph_topology::TopologyError>(())
     /// ```
     pub fn emptied(self) -> Topology {
@@ -49,10 +52,10 @@ impl Topology {
         }
     }
 
-    /// How many nodes and edges the tables hold without growing.
-    pub fn room(&self) -> (usize, usize) {
+    /// The room the tables take: node rows (of the larger node table) and edges.
+    pub fn capacity(&self) -> (usize, usize) {
         (
-            self.names.capacity().min(self.kinds.capacity()),
+            self.names.capacity().max(self.kinds.capacity()),
             self.edges.capacity(),
         )
     }

@@ -73,7 +73,7 @@ pub(super) fn raw_deps<'r>(
 }
 
 /// A node `deps` holds twice, if any. Dependencies in increasing order (what `cuda_graph!`
-/// gives) take one comparison each; a few are compared pairwise; many others are sorted in a
+/// gives when edges are declared in node order) take one comparison each; a few are compared pairwise; many others are sorted in a
 /// copy (no hashing: a fan-in of a thousand nodes checked so took longer than its driver call).
 #[inline]
 pub(super) fn repeated(deps: &[u32]) -> Option<u32> {
