@@ -73,8 +73,9 @@ pub(super) fn raw_deps<'r>(
 }
 
 /// A node `deps` holds twice, if any. Dependencies in increasing order (what `cuda_graph!`
-/// gives when edges are declared in node order) take one comparison each; a few are compared pairwise; many others are sorted in a
-/// copy (no hashing: a fan-in of a thousand nodes checked so took longer than its driver call).
+/// gives when edges are declared in node order) take one comparison each; a few are compared
+/// pairwise; many in another order are sorted in a copy. No hashing: a fan-in's check of a
+/// thousand dependencies through a hash set cost more than the rest of its node's bookkeeping.
 #[inline]
 pub(super) fn repeated(deps: &[u32]) -> Option<u32> {
     if deps.windows(2).all(|w| w[0] < w[1]) {
