@@ -78,10 +78,15 @@ pub struct ArgBlock {
     bytes: Bytes,
 }
 
-/// Whether `size` bytes at byte `off` lie inside `words` words of 16 bytes (no overflow).
+/// Whether `size` bytes at byte `off` lie inside a block of `words` words of 16 bytes (no
+/// overflow). Every block has at least `INLINE_WORDS` words (a longer list than that goes to
+/// the heap, see `ArgBlock::new`), so a value inside the first 64 bytes is in bounds whatever
+/// the length: with a constant offset and size, as a tuple's own are, the check folds away.
 #[inline(always)]
 fn in_bounds(off: usize, size: usize, words: usize) -> bool {
-    off.checked_add(size).is_some_and(|end| end <= words * 16)
+    debug_assert!(words >= INLINE_WORDS);
+    off.checked_add(size)
+        .is_some_and(|end| end <= INLINE_WORDS * 16 || end <= words * 16)
 }
 
 /// The bytes of one [`ArgBlock`], written argument by argument at given offsets.
@@ -149,10 +154,17 @@ impl ArgBlock {
     }
 
     /// Writes argument `i`.
-    #[inline(always)]
+    #[cfg(test)]
     pub(crate) fn put<R: Copy>(&mut self, i: usize, value: R) {
         debug_assert!(i < self.offsets.count);
-        let off = self.offsets.at[i];
+        self.put_at(self.offsets.at[i], value)
+    }
+
+    /// Writes the argument at byte `off` of this block's layout (a constant where the
+    /// argument tuple's type is known: its `KernelArgs::OFFSETS`).
+    #[inline(always)]
+    pub(crate) fn put_at<R: Copy>(&mut self, off: usize, value: R) {
+        debug_assert!(self.offsets.at[..self.offsets.count].contains(&off));
         let words = self.words_mut();
         assert!(in_bounds(off, std::mem::size_of::<R>(), words.len()));
         // SAFETY: in bounds (asserted above: `KernelArgs::write` puts argument `i` with the type
@@ -171,10 +183,16 @@ impl ArgBlock {
     }
 
     /// Reads argument `i` (as written by [`put`](Self::put) with the same type).
-    #[inline(always)]
+    #[cfg(test)]
     pub(crate) fn get<R: Copy>(&self, i: usize) -> R {
         debug_assert!(i < self.offsets.count);
-        let off = self.offsets.at[i];
+        self.get_at(self.offsets.at[i])
+    }
+
+    /// Reads the argument at byte `off` of this block's layout (see [`put_at`](Self::put_at)).
+    #[inline(always)]
+    pub(crate) fn get_at<R: Copy>(&self, off: usize) -> R {
+        debug_assert!(self.offsets.at[..self.offsets.count].contains(&off));
         let words = self.words();
         assert!(in_bounds(off, std::mem::size_of::<R>(), words.len()));
         // SAFETY: in bounds (asserted above); the bytes were written as an `R` by `put` (or are
@@ -231,8 +249,21 @@ impl ArgBlock {
     }
 
     /// Copies `source` into this block, reusing its storage when the layouts match.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn assign(&mut self, source: &Self) {
+        // The usual case, inlined: one layout, both blocks in place (a fixed-size copy).
+        if std::ptr::eq(self.offsets, source.offsets) {
+            if let (Bytes::Inline(mine), Bytes::Inline(theirs)) = (&mut self.bytes, &source.bytes) {
+                *mine = *theirs;
+                return;
+            }
+        }
+        self.assign_other(source)
+    }
+
+    /// [`assign`](Self::assign) of a long block, or of another layout.
+    #[inline(never)]
+    fn assign_other(&mut self, source: &Self) {
         if std::ptr::eq(self.offsets, source.offsets) || self.offsets == source.offsets {
             match (&mut self.bytes, &source.bytes) {
                 // A fixed-size copy: no call.
@@ -287,7 +318,9 @@ mod tests {
         assert!(in_bounds(56, 8, 4));
         assert!(!in_bounds(57, 8, 4));
         assert!(!in_bounds(usize::MAX - 3, 8, 4));
-        assert!(in_bounds(0, 0, 0));
+        assert!(in_bounds(0, 0, 4));
+        assert!(in_bounds(72, 8, 5));
+        assert!(!in_bounds(73, 8, 5));
     }
 
     /// The offsets of arguments of these sizes (each aligned to its size), kept for the test.
@@ -378,5 +411,27 @@ mod tests {
             ArgBlock::new(offsets(&[8, 4])).bytes,
             Bytes::Inline(_)
         ));
+    }
+
+    #[test]
+    fn every_block_has_the_inline_words_so_the_short_bounds_check_is_the_full_one() {
+        // The check's shortcut (inside the first 64 bytes) stands on this.
+        for n in 0..=MAX_ARGS {
+            for size in [1, 2, 4, 8, 16] {
+                let b = ArgBlock::new(offsets(&vec![size; n]));
+                assert!(
+                    b.words().len() >= INLINE_WORDS,
+                    "{n} arguments of {size} bytes"
+                );
+            }
+        }
+        for words in INLINE_WORDS..12 {
+            for off in 0..words * 16 + 24 {
+                for size in [0, 1, 2, 4, 8, 16, usize::MAX - off] {
+                    let full = off.checked_add(size).is_some_and(|e| e <= words * 16);
+                    assert_eq!(in_bounds(off, size, words), full, "{off} {size} {words}");
+                }
+            }
+        }
     }
 }

@@ -27,7 +27,7 @@ use crate::block::{ArgBlock, ArgLayout, ArgOffsets, ArgPtrs};
 /// (`extra`, `CU_LAUNCH_PARAM_BUFFER_POINTER`): the driver copies one buffer instead of one
 /// value per pointer, and no pointer array is built per call. Otherwise it gets one pointer
 /// per argument (`kernelParams`).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 pub(crate) struct Launchable {
     func: CUfunction,
     offsets: &'static ArgOffsets,

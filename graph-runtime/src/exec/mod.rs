@@ -136,7 +136,16 @@ impl<'a> GraphExec<'a> {
     /// The template's shadows take the kernel edits the setters made here and noted only
     /// (`KernelShadow::behind`), merged argument by argument with the template's own; those
     /// nodes are marked for sending to the template's driver graph. Costs per node edited.
+    #[inline]
     pub(crate) fn catch_up(&mut self) {
+        if !self.core.pending.behind.is_empty() {
+            self.catch_up_behind();
+        }
+    }
+
+    /// [`catch_up`](Self::catch_up) when the list is not empty.
+    #[inline(never)]
+    fn catch_up_behind(&mut self) {
         let (core, graph) = (&mut self.core, &mut self.graph);
         let (mine, theirs) = (&mut core.stores.kernel, &mut graph.stores.kernel);
         for slot in core.pending.behind.drain(..) {

@@ -190,20 +190,29 @@ impl<'a> GraphExec<'a> {
     pub fn update(&mut self) -> Result<UpdatePath, UpdateError> {
         self.catch_up();
         self.graph.flush()?;
-        let refused = if self.core.version != self.graph.version {
+        if self.core.version != self.graph.version {
             // Nodes or edges changed: the driver would refuse; go straight to instantiation.
-            Some((UpdateRefusal::TopologyChanged, None))
-        } else {
-            match self.core.raw.update_from(&self.graph.raw) {
-                Ok(()) => None,
-                Err(f) => Some((f.refusal, self.graph.node_name(f.node))),
-            }
-        };
-        let Some((reason, node)) = refused else {
-            self.adopt_template();
-            self.reapply()?;
-            return Ok(UpdatePath::InPlace);
-        };
+            return self.reinstantiate(UpdateRefusal::TopologyChanged, None);
+        }
+        if let Err(f) = self.core.raw.update_from(&self.graph.raw) {
+            let node = self.graph.node_name(f.node);
+            return self.reinstantiate(f.refusal, node);
+        }
+        self.adopt_template();
+        self.reapply()?;
+        Ok(UpdatePath::InPlace)
+    }
+
+    /// The second rung of [`update`](Self::update): the driver refused the update in place (or
+    /// would have), so the template is instantiated anew; if that fails too, the executable
+    /// graph is put back as it was.
+    #[cold]
+    #[inline(never)]
+    fn reinstantiate(
+        &mut self,
+        reason: UpdateRefusal,
+        node: Option<String>,
+    ) -> Result<UpdatePath, UpdateError> {
         // CUDA lets a graph with allocation nodes have one executable graph at a time.
         if !self.graph.stores.alloc.items.is_empty() {
             self.restore()?;
@@ -229,34 +238,53 @@ impl<'a> GraphExec<'a> {
     /// After an update: the executable graph now holds the template's parameters. Its shadows
     /// take those of the nodes edited on the template side (marked `stale`; `flush` sent the
     /// `dirty` ones) and of the nodes added since.
+    #[inline]
     fn adopt_template(&mut self) {
         let (core, graph) = (&mut self.core, &mut self.graph);
-        for i in graph.marked.drain(..) {
+        for &i in &graph.marked {
             let n = &mut graph.nodes[i as usize];
             n.marked = false;
             if std::mem::take(&mut n.stale) && (i as usize) < core.len {
                 if n.store == <KernelShadow as Stored>::STORE {
-                    // Most edited nodes launch kernels: their shadows are copied without the
-                    // store table's dispatch.
+                    // Most edited nodes launch kernels: their shadows take the template's
+                    // without the store table's dispatch.
                     let slot = n.slot as usize;
-                    core.stores.kernel.items[slot].clone_from(&graph.stores.kernel.items[slot]);
+                    core.stores.kernel.items[slot].adopt(&graph.stores.kernel.items[slot]);
                 } else {
                     core.stores.at_mut(n.store).adopt_one(n.slot, &graph.stores);
                 }
             }
         }
+        graph.marked.clear();
         if core.len != graph.nodes.len() {
-            for s in core.stores.all_mut() {
-                s.adopt_new(&graph.stores);
-            }
-            core.len = graph.nodes.len();
+            Self::adopt_new(core, graph);
         }
+    }
+
+    /// The executable graph's shadows take those of the nodes added to the template since it
+    /// was made or last updated.
+    #[cold]
+    fn adopt_new(core: &mut Core<'a>, graph: &Graph<'a>) {
+        for s in core.stores.all_mut() {
+            s.adopt_new(&graph.stores);
+        }
+        core.len = graph.nodes.len();
     }
 
     /// What an update or instantiation does not carry over: disabled nodes, and child graphs
     /// swapped or edited on the executable graph (the nodes on `Pending::sticky`; those that
     /// need nothing any more leave the list).
+    #[inline]
     fn reapply(&mut self) -> Result<(), DriverFailure> {
+        if self.core.pending.sticky.is_empty() {
+            return Ok(());
+        }
+        self.reapply_sticky()
+    }
+
+    /// [`reapply`](Self::reapply) when the list is not empty.
+    #[inline(never)]
+    fn reapply_sticky(&mut self) -> Result<(), DriverFailure> {
         let (core, graph) = (&mut self.core, &mut self.graph);
         let sticky = &mut core.pending.sticky;
         let mut k = 0;

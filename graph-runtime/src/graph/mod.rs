@@ -12,6 +12,7 @@ mod deps;
 mod gemm;
 mod mem;
 mod spare;
+mod views;
 mod width;
 
 pub use width::{DEFAULT_CAP_ABOVE, DEFAULT_LANES};
@@ -24,14 +25,11 @@ use std::sync::Arc;
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DeviceRepr};
 
 use crate::bind::{Bindings, Buf, BufMut, HostBuf, HostBufMut, PeerBuf, PeerBufMut, Tracking};
-use crate::driver::{self, Limits, RawExec, RawGraph, RawNode};
-use crate::error::{BuildError, EditError, HandleError, LaunchError};
+use crate::driver::{self, Limits, RawGraph, RawNode};
+use crate::error::{BuildError, HandleError, LaunchError};
 use crate::id::{Dep, GraphId, NodeId};
 use crate::kinds::host::Panics;
-use crate::kinds::{
-    ChildGraph, Children, IntoChild, Mirror, NodeHandle, NodeRec, Parts, Pending, Stores, Subgraph,
-    Target,
-};
+use crate::kinds::{ChildGraph, Children, IntoChild, NodeRec, Parts, Stores, Subgraph};
 use crate::stack::{Stack, StackMut};
 use cuda_graph_topology::Topology;
 
@@ -133,8 +131,8 @@ impl<'a> Graph<'a> {
             #[cfg(feature = "nccl")]
             comms: Vec::new(),
             version: 0,
-            deps: Vec::new(),
-            raw_deps: Vec::new(),
+            deps: spare.deps,
+            raw_deps: spare.raw_deps,
         })
     }
 
@@ -440,93 +438,6 @@ impl<'a> Graph<'a> {
         }
         self.version += 1;
         Ok(self.topo.remove_edge(a, b)?)
-    }
-
-    /// The setter view of a node of this template. Edits here reach an executable graph made
-    /// earlier only through [`GraphExec::update`](crate::GraphExec::update).
-    pub fn node<H: NodeHandle>(&mut self, h: H) -> Result<H::OnTemplate<'_, 'a>, EditError> {
-        let i = self.index_of(&h)?;
-        Ok(h.on_template(self.parts(i, None)))
-    }
-
-    /// What a setter view of node `i` borrows: on this template (`exec: None`), or on an
-    /// executable graph made from it (its driver graph, its stores, and what it owes the
-    /// template; the template's side then keeps in step, see `Mirror`).
-    #[inline(always)]
-    pub(crate) fn parts<'v>(
-        &'v mut self,
-        i: u32,
-        exec: Option<(&'v mut RawExec<'a>, &'v mut Stores<'a>, &'v mut Pending)>,
-    ) -> Parts<'v, 'a> {
-        let Graph {
-            raw,
-            ctx,
-            limits,
-            topo,
-            nodes,
-            marked,
-            stores,
-            bindings,
-            children,
-            panics,
-            ..
-        } = self;
-        let rec = &mut nodes[i as usize];
-        let node = rec.raw;
-        let (target, stores, mirror) = match exec {
-            Some((e, mine, pending)) => (
-                Target::Exec(e),
-                mine,
-                Some(Mirror {
-                    template: stores,
-                    rec,
-                    marked,
-                    pending,
-                }),
-            ),
-            None => {
-                // The template's parameters may now differ from the executable graph's.
-                rec.stale = true;
-                rec.mark(marked, i);
-                (Target::Template(raw), stores, None)
-            }
-        };
-        Parts {
-            target,
-            node,
-            ctx,
-            topo,
-            index: i,
-            stores,
-            mirror,
-            bindings,
-            limits,
-            panics,
-            children,
-        }
-    }
-
-    /// The name of the node with driver handle `raw`, if it is one of ours.
-    pub(crate) fn node_name(&self, raw: Option<RawNode>) -> Option<String> {
-        let raw = raw?;
-        let i = self.nodes.iter().position(|n| n.raw == raw)?;
-        Some(self.topo.name(i as u32).to_owned())
-    }
-
-    /// Sends shadow edits made through an executable graph to the template's driver graph
-    /// (the marked nodes that are `dirty`).
-    pub(crate) fn flush(&mut self) -> Result<(), crate::error::DriverFailure> {
-        for &i in &self.marked {
-            let rec = &mut self.nodes[i as usize];
-            if rec.dirty {
-                self.stores
-                    .at(rec.store)
-                    .flush_one(rec.slot, &mut self.raw, rec.raw)
-                    .map_err(|e| e.at(Some(self.topo.name(i))))?;
-                rec.dirty = false;
-            }
-        }
-        Ok(())
     }
 
     /// The first host-callback panic of this graph or its children since the last report.

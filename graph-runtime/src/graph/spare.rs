@@ -1,9 +1,9 @@
 //! The tables of the thread's last dropped template, emptied and kept for its next graph: its
-//! node records, its kernel shadows (cache-line aligned, which costs the allocator most) and its
-//! topology's node and edge tables. A program that builds graph after graph (a graph per shape,
+//! node records, its kernel shadows (cache-line aligned, which costs the allocator most), its
+//! topology's node and edge tables, and its scratch lists of a node's dependencies. A program that builds graph after graph (a graph per shape,
 //! per request) allocates them once per thread; one that builds a single graph allocates them
-//! as before. Tables with room for more than [`MAX_NODES`] nodes (or four times as many edges)
-//! are not kept, so a thread holds at most about 300 KB this way.
+//! as before. Tables with room for more than [`MAX_NODES`] nodes (or four times as many edges
+//! or dependencies) are not kept, so a thread holds at most about 350 KB this way.
 //!
 //! Measured on an H200 (`docs/bench/live-edits.md`, tenth section), graphs built and dropped in
 //! a loop: a 10-node chain's build spent about 1 us of its own besides the driver's calls; with
@@ -15,6 +15,7 @@
 use std::cell::Cell;
 
 use super::Graph;
+use crate::driver::RawNode;
 use crate::kinds::kernel::KernelShadow;
 use crate::kinds::{NodeRec, Store};
 use cuda_graph_topology::Topology;
@@ -28,6 +29,23 @@ pub(super) struct Spare {
     pub nodes: Vec<NodeRec>,
     pub kernel: Store<KernelShadow>,
     pub topo: Topology,
+    /// A node's dependencies as indices, and as driver nodes when there are many (a fan-in).
+    pub deps: Vec<u32>,
+    pub raw_deps: Vec<RawNode>,
+}
+
+impl Spare {
+    /// Whether every table is small enough to keep.
+    fn within_limits(&self) -> bool {
+        let (nodes, edges) = self.topo.capacity();
+        self.nodes.capacity() <= MAX_NODES
+            && self.kernel.items.capacity() <= MAX_NODES
+            && self.kernel.nodes.capacity() <= MAX_NODES
+            && nodes <= MAX_NODES
+            && edges <= 4 * MAX_NODES
+            && self.deps.capacity() <= 4 * MAX_NODES
+            && self.raw_deps.capacity() <= 4 * MAX_NODES
+    }
 }
 
 thread_local! {
@@ -40,36 +58,31 @@ pub(super) fn take() -> Option<Spare> {
     SPARE.try_with(Cell::take).ok().flatten()
 }
 
-/// A graph's node records, kernel shadows and topology tables go, emptied, to the thread's
-/// next graph.
+/// A graph's node records, kernel shadows, topology tables and scratch lists go, emptied, to
+/// the thread's next graph.
 impl Drop for Graph<'_> {
     fn drop(&mut self) {
-        keep(&mut self.nodes, &mut self.stores.kernel, &mut self.topo);
+        keep(Spare {
+            nodes: std::mem::take(&mut self.nodes),
+            kernel: std::mem::take(&mut self.stores.kernel),
+            topo: std::mem::take(&mut self.topo),
+            deps: std::mem::take(&mut self.deps),
+            raw_deps: std::mem::take(&mut self.raw_deps),
+        });
     }
 }
 
-/// Keeps a dropped graph's tables, emptied, for the thread's next graph (unless they are
-/// larger than [`MAX_NODES`] or the thread is ending).
-pub(super) fn keep(
-    nodes: &mut Vec<NodeRec>,
-    kernel: &mut Store<KernelShadow>,
-    topo: &mut Topology,
-) {
-    if nodes.capacity() > MAX_NODES
-        || kernel.items.capacity() > MAX_NODES
-        || kernel.nodes.capacity() > MAX_NODES
-        || topo.capacity().0 > MAX_NODES
-        || topo.capacity().1 > 4 * MAX_NODES
-    {
+/// Keeps a dropped graph's tables, emptied, for the thread's next graph (unless one is larger
+/// than its limit, see [`MAX_NODES`], or the thread is ending).
+pub(super) fn keep(mut spare: Spare) {
+    if !spare.within_limits() {
         return;
     }
-    let mut spare = Spare {
-        nodes: std::mem::take(nodes),
-        kernel: std::mem::take(kernel),
-        topo: std::mem::take(topo).emptied(),
-    };
     spare.nodes.clear();
     spare.kernel.truncate(0);
+    spare.topo = spare.topo.emptied();
+    spare.deps.clear();
+    spare.raw_deps.clear();
     // A thread being torn down keeps nothing.
     let _ = SPARE.try_with(|s| s.set(Some(spare)));
 }
@@ -80,7 +93,7 @@ mod tests {
     use crate::driver::RawNode;
     use cuda_graph_topology::NodeKind;
 
-    fn tables(n: usize) -> (Vec<NodeRec>, Store<KernelShadow>, Topology) {
+    fn tables(n: usize) -> Spare {
         let mut nodes = Vec::with_capacity(n);
         nodes.push(NodeRec::new(RawNode::NULL, 1, 0));
         let mut kernel = Store::new();
@@ -91,15 +104,24 @@ mod tests {
         let a = topo.add_node("a", NodeKind::Kernel).unwrap();
         let b = topo.add_node("b", NodeKind::Kernel).unwrap();
         topo.add_edge(a, b).unwrap();
-        (nodes, kernel, topo)
+        let mut deps = Vec::with_capacity(n);
+        deps.push(0);
+        let mut raw_deps = Vec::with_capacity(n);
+        raw_deps.push(RawNode::NULL);
+        Spare {
+            nodes,
+            kernel,
+            topo,
+            deps,
+            raw_deps,
+        }
     }
 
     /// A dropped graph's tables come back empty, with their room; tables over the limit are
     /// not kept, and what was kept before goes.
     #[test]
     fn tables_come_back_empty_with_their_room_and_large_ones_are_not_kept() {
-        let (mut nodes, mut kernel, mut topo) = tables(32);
-        keep(&mut nodes, &mut kernel, &mut topo);
+        keep(tables(32));
         let s = take().expect("kept");
         assert!(s.nodes.is_empty() && s.nodes.capacity() >= 32);
         assert!(s.kernel.items.is_empty() && s.kernel.items.capacity() >= 32);
@@ -107,34 +129,36 @@ mod tests {
         assert!(s.topo.is_empty() && s.topo.edges().is_empty() && s.topo.find("a").is_none());
         let (n, e) = s.topo.capacity();
         assert!(n >= 32 && e >= 32);
+        assert!(s.deps.is_empty() && s.deps.capacity() >= 32);
+        assert!(s.raw_deps.is_empty() && s.raw_deps.capacity() >= 32);
         assert!(take().is_none(), "taken once");
 
-        let (mut nodes, mut kernel, mut topo) = tables(8);
-        keep(&mut nodes, &mut kernel, &mut topo);
-        let (mut nodes, mut kernel, mut topo) = tables(MAX_NODES + 1);
-        keep(&mut nodes, &mut kernel, &mut topo);
-        assert_eq!(
-            nodes.len(),
-            1,
-            "tables over the limit stay with their graph"
-        );
+        keep(tables(8));
+        keep(tables(MAX_NODES + 1));
         let s = take().expect("the smaller tables stay kept");
         assert!(s.nodes.capacity() >= 8 && s.nodes.capacity() <= MAX_NODES);
 
         // One table over its limit is enough to keep nothing.
-        let (mut nodes, mut kernel, mut topo) = tables(8);
-        kernel.items.reserve(MAX_NODES + 1);
-        keep(&mut nodes, &mut kernel, &mut topo);
-        assert!(
-            take().is_none() && nodes.len() == 1,
-            "a kernel store over the limit"
-        );
-        let (mut nodes, mut kernel, mut topo) = tables(8);
-        topo.reserve(0, 4 * MAX_NODES + 1);
-        keep(&mut nodes, &mut kernel, &mut topo);
-        assert!(
-            take().is_none() && nodes.len() == 1,
-            "an edge table over the limit"
-        );
+        type Grow = fn(&mut Spare);
+        let over: [(&str, Grow); 6] = [
+            ("a node table", |s| s.nodes.reserve(MAX_NODES + 1)),
+            ("a kernel store", |s| s.kernel.items.reserve(MAX_NODES + 1)),
+            ("a topology's names", |s| s.topo.reserve(MAX_NODES + 1, 0)),
+            ("an edge table", |s| s.topo.reserve(0, 4 * MAX_NODES + 1)),
+            ("a dependency list", |s| s.deps.reserve(4 * MAX_NODES + 1)),
+            ("a driver dependency list", |s| {
+                s.raw_deps.reserve(4 * MAX_NODES + 1)
+            }),
+        ];
+        for (what, grow) in over {
+            let mut s = tables(8);
+            grow(&mut s);
+            keep(s);
+            assert!(take().is_none(), "{what} over the limit");
+        }
+        let mut s = tables(8);
+        s.deps.reserve(4 * MAX_NODES - 8);
+        keep(s);
+        assert!(take().is_some(), "a long dependency list within the limit");
     }
 }

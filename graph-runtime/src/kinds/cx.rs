@@ -101,8 +101,9 @@ pub(crate) struct NodeCtx<'v, 'a, S> {
     /// The shadow's slot in its kind's store.
     pub slot: u32,
     pub shadow: &'v mut S,
-    /// The template's side, when the view edits an executable graph.
-    pub mirror: Option<Mirror<'v, S>>,
+    /// The template's side, when the view edits an executable graph: its shadows of this kind
+    /// (the node's, in `slot`, is looked up only by an edit that writes it at once).
+    pub mirror: Option<Mirror<'v, Vec<S>>>,
     pub bindings: &'v Bindings<'a>,
     pub limits: &'v Limits,
     pub panics: &'v Panics,
@@ -129,7 +130,7 @@ impl<'v, 'a, S> NodeCtx<'v, 'a, S> {
     #[inline]
     pub fn mirror(&mut self, edit: impl FnOnce(&mut S)) {
         if let Some(m) = self.mirror.as_mut() {
-            edit(m.template);
+            edit(&mut m.template[self.slot as usize]);
             m.dirty(self.index);
         }
     }

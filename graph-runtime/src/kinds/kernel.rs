@@ -216,6 +216,18 @@ impl KernelShadow {
         behind != 0
     }
 
+    /// On an executable graph's shadow, after an update: takes what the template's shadow may
+    /// hold that this one does not (its arguments, launch configuration and enabled state).
+    /// The function and its limits are the node's for life, so they are not copied.
+    #[inline]
+    pub fn adopt(&mut self, template: &Self) {
+        debug_assert!(self.launch == template.launch && self.limits == template.limits);
+        self.cfg = template.cfg;
+        self.behind = 0;
+        self.args.assign(&template.args);
+        self.enabled = template.enabled;
+    }
+
     /// Runs `edit` on the arguments in place; if it fails, puts them back as they were.
     #[inline(always)]
     fn edit_in_place<E>(
@@ -261,6 +273,16 @@ fn defer(cx: &mut NodeCtx<'_, '_, KernelShadow>, which: u64) {
 #[inline(never)]
 fn invalid_launch(node: &str, limit: LaunchLimit) -> BuildError {
     BuildError::InvalidLaunch {
+        node: node.to_owned(),
+        limit,
+    }
+}
+
+/// The error of an edit whose launch configuration is over `limit` (kept out of line).
+#[cold]
+#[inline(never)]
+fn invalid_edit(node: &str, limit: LaunchLimit) -> EditError {
+    EditError::InvalidLaunch {
         node: node.to_owned(),
         limit,
     }
@@ -374,11 +396,13 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
         let cx = &mut self.cx;
         let raw = value.resolve(cx.bindings)?;
         let k = &mut *cx.shadow;
-        // Write in place, and put the old value back if the driver refuses.
-        let old: <<A as ArgAt<I>>::Arg as KernelArg>::Raw = k.args.get(I);
-        k.args.put(I, raw);
+        // Write in place, and put the old value back if the driver refuses. The block is laid
+        // out by `A`'s offsets (as `KernelArgs::write` relies on too): a constant here.
+        let off = <A as KernelArgs>::OFFSETS.at[I];
+        let old: <<A as ArgAt<I>>::Arg as KernelArg>::Raw = k.args.get_at(off);
+        k.args.put_at(off, raw);
         if let Err(e) = send(&mut cx.target, cx.node, &k.launch, &k.cfg, &k.args) {
-            k.args.put(I, old);
+            k.args.put_at(off, old);
             return Err(refused(e, cx.topo.name(cx.index)));
         }
         defer(cx, 1 << I);
@@ -423,7 +447,9 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
     ) -> Result<(), EditError> {
         let cx = &mut self.cx;
         let (target, node, bindings) = (&mut cx.target, cx.node, cx.bindings);
-        let name = || cx.topo.name(cx.index);
+        // The name's parts are copied out, so the view need not be kept in memory for it.
+        let (topo, index) = (cx.topo, cx.index);
+        let name = move || topo.name(index);
         cx.shadow.edit_in_place(|block, launch, own| {
             write(bindings, block)?;
             let cfg = cfg.as_ref().unwrap_or(own);
@@ -465,14 +491,14 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
         self.edit_cfg(|c| c.shared_mem_bytes = bytes)
     }
 
+    #[inline(always)]
     fn check(&self, cfg: &LaunchConfig) -> Result<(), EditError> {
-        self.cx
-            .shadow
-            .check(cfg, self.cx.limits)
-            .map_err(|limit| EditError::InvalidLaunch {
-                node: self.cx.name().to_owned(),
-                limit,
-            })
+        let cx = &self.cx;
+        // Inlined, and the error made out of line: a view passed by reference to a call would
+        // have to be kept in memory, which costs a graph-level setter a dozen stores a node.
+        cx.shadow
+            .check(cfg, cx.limits)
+            .map_err(|limit| invalid_edit(cx.topo.name(cx.index), limit))
     }
 
     /// Sends every argument of `args` with `cfg`.
@@ -498,13 +524,15 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
 impl<A: KernelArgs> super::SendAgain<(LaunchConfig, A)> for KernelMut<'_, '_, A, super::OnExec> {
     #[inline]
     fn send_again(&mut self, (c, a): (LaunchConfig, A), which: u64) -> Result<(), EditError> {
-        let all = (1u64 << A::COUNT) - 1;
-        match (which & super::CONFIG != 0, which & all == all) {
-            (true, true) => self.set(a, c),
-            (true, false) => self.set_where(a, which, c),
-            (false, true) => self.set_args(a),
-            (false, false) => self.set_args_where(a, which),
-        }
+        let cfg = if which & CONFIG != 0 {
+            self.check(&c)?;
+            Some(c)
+        } else {
+            None
+        };
+        // One path for any mix of parts (a graph-level setter's `which` is data, not a
+        // constant): the arguments `which` names are written, every one when it names all.
+        self.send_where(a, which, cfg)
     }
 }
 

@@ -8,7 +8,7 @@ use crate::error::LaunchLimit;
 
 /// A kernel function's own launch limits, copied out of its [`FuncInfo`] once for all of its
 /// nodes.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct FuncLimits {
     max_threads: u32,
     max_dynamic_smem: u32,

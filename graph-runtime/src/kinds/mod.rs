@@ -265,7 +265,7 @@ impl<'v, 'a> Parts<'v, 'a> {
             slot,
             shadow: &mut S::store_mut(stores).items[slot as usize],
             mirror: mirror.map(|m| Mirror {
-                template: &mut S::store_mut(m.template).items[slot as usize],
+                template: &mut S::store_mut(m.template).items,
                 rec: m.rec,
                 marked: m.marked,
                 pending: m.pending,
