@@ -5,6 +5,8 @@
 //! macro.
 #![deny(missing_docs)]
 
+mod kernels;
+
 pub use cuda_graph_macros::cuda_graph;
 pub use cuda_graph_runtime::{
     buffer, capture, compile, compile_cached, compile_cached_with, compile_with, context, cudarc,
@@ -67,12 +69,11 @@ pub mod __private {
         Buf, BufMut, BufferId, BufferSlot, CudaSlice, HostBuf, HostBufMut,
     };
     use cuda_graph_runtime::cudarc::driver::DeviceRepr;
-    use cuda_graph_runtime::error::{BuildError, EditError, ModuleError};
-    use cuda_graph_runtime::kernel::KernelArgs;
+    use cuda_graph_runtime::error::{BuildError, EditError};
     use cuda_graph_runtime::memcpy::{MemcpyDst, MemcpySrc};
-    use cuda_graph_runtime::node::{Dep, KernelNode, MemcpyNode, MemsetNode, MemsetValue, NodeId};
+    use cuda_graph_runtime::node::{Dep, MemcpyNode, MemsetNode, MemsetValue, NodeId};
     pub use cuda_graph_runtime::node::{SendAgain, CONFIG};
-    use cuda_graph_runtime::{Graph, GraphExec, Kernel, LaunchConfig, Module};
+    use cuda_graph_runtime::{Graph, GraphExec, LaunchConfig};
 
     /// Names the state a `cuda_graph!` graph and its executable graph carry (a struct the
     /// expansion defines where the caller cannot name it).
@@ -359,68 +360,7 @@ pub mod __private {
         commit(e, input, |e| e.restore_buffer(h, old))
     }
 
-    /// The nodes of a graph that launch one kernel function: the function, and their handles
-    /// (what the graph's state keeps, indexed like a slice).
-    pub struct Kernels<A> {
-        kernel: Kernel,
-        nodes: Vec<KernelNode<A>>,
-    }
-
-    impl<A: KernelArgs> Kernels<A> {
-        /// Room for `n` nodes of `kernel`.
-        pub fn new(kernel: Kernel, n: usize) -> Self {
-            Kernels {
-                kernel,
-                nodes: Vec::with_capacity(n),
-            }
-        }
-
-        /// Adds a node called `name` after `deps`, with the launch configuration and arguments
-        /// `made` (what graphs with repeat blocks use: their nodes' positions are known only
-        /// when they are built).
-        pub fn add_with_deps(
-            &mut self,
-            g: &mut Graph<'_>,
-            name: &str,
-            deps: &[NodeId],
-            made: (LaunchConfig, A),
-        ) -> Result<(), BuildError> {
-            let deps = super::__private::deps(deps);
-            let n = g.add_kernel(name, &deps, self.kernel.clone(), made.0, made.1)?;
-            self.nodes.push(n);
-            Ok(())
-        }
-
-        /// Adds nodes, each after the nodes at the positions listed, with the launch
-        /// configuration and arguments `node(j)` gives for its index among these nodes.
-        pub fn add(
-            &mut self,
-            g: &mut Graph<'_>,
-            rows: &[(&'static str, &[u32])],
-            node: impl Fn(usize) -> (LaunchConfig, A),
-        ) -> Result<(), BuildError> {
-            g.add_kernels_after(&self.kernel, rows, &mut self.nodes, node)
-        }
-    }
-
-    /// `module.kernels(name, n)`: room for `n` nodes of the module's kernel `name` (imported as
-    /// `_` by generated code).
-    pub trait ModuleKernels {
-        /// The kernel, and room for its nodes.
-        fn kernels<A: KernelArgs>(&self, name: &str, n: usize) -> Result<Kernels<A>, ModuleError>;
-    }
-    impl ModuleKernels for Module {
-        fn kernels<A: KernelArgs>(&self, name: &str, n: usize) -> Result<Kernels<A>, ModuleError> {
-            Ok(Kernels::new(self.function(name)?, n))
-        }
-    }
-
-    impl<A> ::core::ops::Deref for Kernels<A> {
-        type Target = [KernelNode<A>];
-        fn deref(&self) -> &[KernelNode<A>] {
-            &self.nodes
-        }
-    }
+    pub use crate::kernels::{Kernels, ModuleKernels};
 
     /// Adds memset and memcpy nodes from what their node functions made (imported as `_` by
     /// generated code, so `__cg_g.add_fill(...)` reads as a `Graph` method).
