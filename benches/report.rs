@@ -425,10 +425,13 @@ every run.",
         m,
         "- **`build` + `instantiate`** ({}). Instantiation is the driver's call on the same graph and costs the \
 same for both within the run-to-run noise ({:.2}-{:.2}x here, both ways). Building a graph of 10 or 100 nodes \
-costs {:.2}-{:.2} µs more than the floor's bare driver calls: the shadows, the names and edges cuda-graph keeps \
+costs {} the floor's bare driver calls (less in some runs: the floor's own code allocates a little per node, \
+and the driver takes the argument block cuda-graph hands it whole for a little less than the floor's pointer \
+array, `docs/notes/driver_entry_points.c`). Besides the driver's calls it makes the shadows, the names and edges cuda-graph keeps \
 (for DOT output, error messages and later edits), the argument and launch-limit checks, and per graph the \
-template's bindings, lists and tables. Its node records, kernel shadows and topology tables come from the last \
-graph the thread dropped (up to 1024 nodes), as they do in this benchmark's loop; a thread's first graph, or one \
+template's bindings, lists and tables. Its node records, kernel shadows, topology tables and scratch lists come \
+from the last graph the thread dropped (up to 1024 nodes), and a `cuda_graph!` graph's list of node handles from \
+the last of its argument types, as they do in this benchmark's loop; a thread's first graph, or one \
 built while the last is still alive, allocates them (about 1 µs more at 10 nodes). The nodes of one kernel are \
 checked and their shadows written first, then made by driver calls back to back, then recorded: a driver call pushes its \
 caller's code and data out of the CPU's nearest caches, and the less cuda-graph touches between two of them, the \
@@ -437,8 +440,7 @@ less it pays again. Where instantiation is cheap (chains of up to 1000 nodes) wh
         sums.join(", "),
         inst.0,
         inst.1,
-        build_us.0,
-        build_us.1
+        signed_span_us(build_us)
     );
     if let (Some(r), Some(c)) = fan10 {
         let _ = writeln!(
@@ -531,4 +533,16 @@ fn plot(rows: &[Row], path: &str) {
             .expect("legend");
     }
     root.present().expect("write the plot");
+}
+
+/// A span of differences in µs, said in words: "0.20-0.40 µs more than", "0.10-0.30 µs less
+/// than", or "between 0.10 µs less and 0.30 µs more than".
+fn signed_span_us((lo, hi): (f64, f64)) -> String {
+    if lo >= 0.0 {
+        format!("{lo:.2}-{hi:.2} µs more than")
+    } else if hi <= 0.0 {
+        format!("{:.2}-{:.2} µs less than", -hi, -lo)
+    } else {
+        format!("between {:.2} µs less and {hi:.2} µs more than", -lo)
+    }
 }

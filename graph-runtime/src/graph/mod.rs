@@ -40,7 +40,7 @@ use cuda_graph_topology::Topology;
 /// so none of them can be freed while it may still run.
 ///
 /// A dropped graph of up to 1024 nodes leaves its tables, emptied, to the thread's next graph
-/// (at most about 300 KB a thread): building graph after graph allocates them once.
+/// (at most about 350 KB a thread): building graph after graph allocates them once.
 ///
 /// ```no_run
 /// use cuda_graph_runtime::{compile, context, Graph};

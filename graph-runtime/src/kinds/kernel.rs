@@ -278,16 +278,6 @@ fn invalid_launch(node: &str, limit: LaunchLimit) -> BuildError {
     }
 }
 
-/// The error of an edit whose launch configuration is over `limit` (kept out of line).
-#[cold]
-#[inline(never)]
-fn invalid_edit(node: &str, limit: LaunchLimit) -> EditError {
-    EditError::InvalidLaunch {
-        node: node.to_owned(),
-        limit,
-    }
-}
-
 /// The error of a call the driver refused for node `name` (kept out of line: setters take the
 /// other path).
 #[cold]
@@ -491,14 +481,14 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
         self.edit_cfg(|c| c.shared_mem_bytes = bytes)
     }
 
-    #[inline(always)]
     fn check(&self, cfg: &LaunchConfig) -> Result<(), EditError> {
-        let cx = &self.cx;
-        // Inlined, and the error made out of line: a view passed by reference to a call would
-        // have to be kept in memory, which costs a graph-level setter a dozen stores a node.
-        cx.shadow
-            .check(cfg, cx.limits)
-            .map_err(|limit| invalid_edit(cx.topo.name(cx.index), limit))
+        self.cx
+            .shadow
+            .check(cfg, self.cx.limits)
+            .map_err(|limit| EditError::InvalidLaunch {
+                node: self.cx.name().to_owned(),
+                limit,
+            })
     }
 
     /// Sends every argument of `args` with `cfg`.
@@ -524,15 +514,17 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
 impl<A: KernelArgs> super::SendAgain<(LaunchConfig, A)> for KernelMut<'_, '_, A, super::OnExec> {
     #[inline]
     fn send_again(&mut self, (c, a): (LaunchConfig, A), which: u64) -> Result<(), EditError> {
-        let cfg = if which & CONFIG != 0 {
-            self.check(&c)?;
-            Some(c)
-        } else {
-            None
-        };
-        // One path for any mix of parts (a graph-level setter's `which` is data, not a
-        // constant): the arguments `which` names are written, every one when it names all.
-        self.send_where(a, which, cfg)
+        // One arm per mix of parts. Folding them into one inlined path (`send_where` for all,
+        // the launch check inlined) took a fifth of the instructions off a node on the
+        // stand-in driver, yet ran slower on an H200, side by side in one session (1.10x the
+        // floor against 1.07x): kept as it is (docs/bench/live-edits.md, eleventh section).
+        let all = (1u64 << A::COUNT) - 1;
+        match (which & super::CONFIG != 0, which & all == all) {
+            (true, true) => self.set(a, c),
+            (true, false) => self.set_where(a, which, c),
+            (false, true) => self.set_args(a),
+            (false, false) => self.set_args_where(a, which),
+        }
     }
 }
 
