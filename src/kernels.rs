@@ -19,10 +19,10 @@ use cuda_graph_runtime::{Graph, Kernel, LaunchConfig, Module};
 
 /// Lists with room for fewer handles than this are allocated as usual (small allocations
 /// come from the allocator's per-thread caches, cheaply).
-pub const KEPT_FROM: usize = 64;
+pub(crate) const KEPT_FROM: usize = 64;
 
 /// Lists with room for more handles than this are not kept (48 KB).
-pub const KEPT_UP_TO: usize = 4096;
+pub(crate) const KEPT_UP_TO: usize = 4096;
 
 /// How many argument types a thread keeps a list for (at most 16 × 48 KB).
 const KEPT_TYPES: usize = 16;
@@ -46,7 +46,7 @@ fn list<A: KernelArgs>(n: usize) -> Vec<KernelNode<A>> {
 #[inline(never)]
 fn kept_list<A: KernelArgs>(n: usize) -> Vec<KernelNode<A>> {
     let kept = KEPT.try_with(|k| {
-        let mut k = k.borrow_mut();
+        let mut k = k.try_borrow_mut().ok()?;
         let (_, list) = k.iter_mut().find(|(t, _)| *t == TypeId::of::<A>())?;
         let list = list.downcast_mut::<Vec<KernelNode<A>>>()?;
         (list.capacity() >= n).then(|| std::mem::take(list))
@@ -163,7 +163,7 @@ mod tests {
     /// are not kept.
     #[test]
     fn lists_come_back_empty_per_type_within_the_limits() {
-        let mut a: Vec<KernelNode<Small>> = list(100);
+        let a: Vec<KernelNode<Small>> = list(100);
         assert!(a.capacity() >= 100);
         let room = a.capacity();
         keep(a);

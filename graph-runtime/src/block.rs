@@ -65,6 +65,8 @@ const INLINE_WORDS: usize = 4;
 enum Bytes {
     /// Up to 64 bytes of arguments, inside the block (no allocation).
     Inline([u128; INLINE_WORDS]),
+    /// More than `INLINE_WORDS` words (see `ArgBlock::new`): every block has at least as many
+    /// words as one kept in place, which `in_bounds` relies on.
     Heap(Box<[u128]>),
 }
 

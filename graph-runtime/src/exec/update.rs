@@ -218,7 +218,11 @@ impl<'a> GraphExec<'a> {
             self.restore()?;
             return Err(UpdateError::MemoryNodes { reason });
         }
-        self.graph.cap(self.core.cap)?;
+        if let Err(e) = self.graph.cap(self.core.cap) {
+            // As below: a refused update may have changed some nodes.
+            self.restore()?;
+            return Err(e.into());
+        }
         match instantiate(&self.graph, self.core.flags, None) {
             Ok(raw) => {
                 self.core.raw.replace(raw);
