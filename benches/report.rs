@@ -436,7 +436,7 @@ built while the last is still alive, allocates them (about 1 µs more at 10 node
 checked and their shadows written first, then made by driver calls back to back, then recorded: a driver call pushes its \
 caller's code and data out of the CPU's nearest caches, and the less cuda-graph touches between two of them, the \
 less it pays again. Where instantiation is cheap (chains of up to 1000 nodes) what is left shows; where it is dear \
-(fan-outs) it disappears. `docs/bench/live-edits.md` counts a build's own instructions and cache misses.",
+(fan-outs) it disappears. `docs/bench/live-edits-sessions-7-12.md` counts a build's own instructions and cache misses.",
         sums.join(", "),
         inst.0,
         inst.1,

@@ -517,7 +517,8 @@ impl<A: KernelArgs> super::SendAgain<(LaunchConfig, A)> for KernelMut<'_, '_, A,
         // One arm per mix of parts. Folding them into one inlined path (`send_where` for all,
         // the launch check inlined) took a fifth of the instructions off a node on the
         // stand-in driver, yet ran slower on an H200, side by side in one session (1.10x the
-        // floor against 1.07x): kept as it is (docs/bench/live-edits.md, eleventh section).
+        // floor against 1.07x): kept as it is (docs/bench/live-edits-sessions-7-12.md,
+        // eleventh session).
         let all = (1u64 << A::COUNT) - 1;
         match (which & super::CONFIG != 0, which & all == all) {
             (true, true) => self.set(a, c),
