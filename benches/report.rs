@@ -18,11 +18,12 @@ mod report_pdl;
 mod report_workloads;
 
 const IMPLS: [&str; 5] = ["raw", "cuda_graph", "cudarc_capture", "stream", "pytorch"];
-const CASES: [&str; 8] = [
+const CASES: [&str; 9] = [
     "build",
     "instantiate",
     "launch",
     "node_setter",
+    "node_setter_same_exec",
     "param_setter",
     "exec_update",
     "reinstantiate",
@@ -341,6 +342,7 @@ changes its cost).\n"
 - `cudarc_capture`, `stream` and `pytorch` issue a fan-out on one stream, so it runs as a sequence; `raw` and `cuda_graph` build it as a real fan-out/fan-in graph.\n\
 - cudarc's per-buffer stream-order tracking is off in this benchmark (it adds event calls to cudarc's launches and to cuda-graph's launches alike).\n\
 - `param_setter` sets one argument on every node (k = all nodes): `cuda_graph` through the generated `set_a`, `raw` through one `cuGraphExecKernelNodeSetParams_v2` per node.\n\
+- `node_setter_same_exec` is the node setter again, beside the raw call on cuda-graph's own executable graph and node (`cu_graph_exec`, `cu_node`): the driver's records are the same for both, so the ratio is cuda-graph's own cost, not where each graph's records landed.\n\
 - `exec_update` changes one node in the template, then `cuGraphExecUpdate_v2`; `reinstantiate` adds a node to the template and updates (the driver refuses in place, so the graph is instantiated anew).\n\
 - `cudarc_capture`'s `change_one_scalar` re-captures and instantiates the whole graph; `stream` simply launches again with the new value.\n";
     md.push_str(notes);

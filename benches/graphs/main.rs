@@ -400,7 +400,7 @@ macro_rules! bench_macro {
         let samples = setter_samples($shape, $n, |raw_first| {
             setters!(&mut *c, &mut *y, $shape, $n, raw_first, $graph, $inputs, $mid)
         });
-        let [nr, nc, pr, pc] = samples.map(|v| {
+        let [nr, nc, pr, pc, sr, sc] = samples.map(|v| {
             let n = v.len();
             (median(v), n)
         });
@@ -422,6 +422,15 @@ macro_rules! bench_macro {
             pr,
         );
         c.push("param_setter", $shape, $n, "cuda_graph", "macro", pc);
+        c.push(
+            "node_setter_same_exec",
+            $shape,
+            $n,
+            "raw",
+            "driver, on cuda-graph's executable graph and node, paired, both orders, a process each",
+            sr,
+        );
+        c.push("node_setter_same_exec", $shape, $n, "cuda_graph", "macro", sc);
     }};
 }
 

@@ -115,8 +115,14 @@ pub fn launch(e: CUgraphExec, s: sys::CUstream) {
 }
 
 pub fn set(e: CUgraphExec, g: &mut RawGraph, f: sys::CUfunction, i: usize, a: f32) {
-    let kp = g.params[i].node(f, a);
-    unsafe { check(sys::cuGraphExecKernelNodeSetParams_v2(e, g.nodes[i], &kp)) };
+    set_node(e, g.nodes[i], f, &mut g.params[i], a);
+}
+
+/// Sets kernel node `node` of executable graph `e` (the floor's, or cuda-graph's through its
+/// raw handles) to launch `f` with `p`, its scalar now `a`.
+pub fn set_node(e: CUgraphExec, node: CUgraphNode, f: sys::CUfunction, p: &mut Params, a: f32) {
+    let kp = p.node(f, a);
+    unsafe { check(sys::cuGraphExecKernelNodeSetParams_v2(e, node, &kp)) };
 }
 
 /// Edits node `i` of the template (its scalar to `a`), then updates the executable graph from it.

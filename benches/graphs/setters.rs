@@ -7,7 +7,8 @@ use super::*;
 
 /// The node setter and the graph-level setter of graph `$graph` (node `$mid`) beside the raw
 /// floor's, on fresh executable graphs, the raw one made first if `$raw_first`: samples in
-/// microseconds, [raw node, cuda-graph node, raw graph-level, cuda-graph graph-level].
+/// microseconds, [raw node, cuda-graph node, raw graph-level, cuda-graph graph-level, raw node
+/// on cuda-graph's executable graph, cuda-graph node beside it].
 macro_rules! setters {
     ($c:expr, $y:expr, $shape:expr, $n:expr, $raw_first:expr, $graph:ident, $inputs:ident, $mid:ident) => {{
         let c: &mut Ctx<'_> = $c;
@@ -21,7 +22,7 @@ macro_rules! setters {
             .cuda_function()
             .cu_function();
         let stream = c.stream.clone();
-        let mut samples: [Vec<f64>; 4] = Default::default();
+        let mut samples: [Vec<f64>; 6] = Default::default();
         let (mut flip, mut flop) = (0usize, 0usize);
         let raw_first: bool = $raw_first;
         {
@@ -63,6 +64,18 @@ macro_rules! setters {
             );
             samples[2].extend(a);
             samples[3].extend(b);
+            // The floor on cuda-graph's own executable graph and node (its raw handles): the
+            // driver's records the same on both sides, what is left is cuda-graph's own cost.
+            let (own, node) = (exec.cu_graph_exec(), exec.$mid().unwrap().cu_node());
+            let mut p = raw::Params::new(yp, $shape.offset($n / 2, $n), 1.0);
+            let [a, b] = paired_samples(
+                min,
+                budget,
+                || batched(200, |i| raw::set_node(own, node, f, &mut p, scalar(i))),
+                || batched(200, |i| exec.$mid().unwrap().set_a(scalar(i)).unwrap()),
+            );
+            samples[4].extend(a);
+            samples[5].extend(b);
             drop(exec);
             raw::destroy(rg, Some(re));
         }
@@ -103,8 +116,8 @@ pub(crate) fn pooled_samples<const K: usize>(
 pub(crate) fn setter_samples(
     shape: Shape,
     n: usize,
-    measure: impl FnMut(bool) -> [Vec<f64>; 4],
-) -> [Vec<f64>; 4] {
+    measure: impl FnMut(bool) -> [Vec<f64>; 6],
+) -> [Vec<f64>; 6] {
     pooled_samples(SETTERS_ENV, shape, n, measure)
 }
 

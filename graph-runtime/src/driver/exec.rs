@@ -142,6 +142,12 @@ impl<'a> RawExec<'a> {
         }
     }
 
+    /// The driver's handle.
+    #[inline]
+    pub(crate) fn handle(&self) -> CUgraphExec {
+        self.raw
+    }
+
     #[inline(always)]
     pub(super) fn call(&self, call: &'static str, f: impl Fn() -> sys::CUresult) -> CallResult<()> {
         in_context(self.ctx.cu_ctx(), || check(call, f()))

@@ -29,6 +29,12 @@ pub(crate) struct RawNode(pub(super) CUgraphNode);
 impl RawNode {
     /// No node: fills arrays of nodes before they are written.
     pub const NULL: RawNode = RawNode(ptr::null_mut());
+
+    /// The driver's handle.
+    #[inline]
+    pub(crate) fn handle(self) -> CUgraphNode {
+        self.0
+    }
 }
 
 // SAFETY: a node handle is an identifier the driver lets any thread use; it is only passed to
@@ -340,7 +346,7 @@ impl<'a> RawGraph<'a> {
         })
     }
 
-    pub(super) fn raw(&self) -> CUgraph {
+    pub(crate) fn raw(&self) -> CUgraph {
         self.raw
     }
 }

@@ -324,6 +324,29 @@ impl<'a> GraphExec<'a> {
             .map(drop)
     }
 
+    /// The driver's handle of the executable graph, for driver calls cuda-graph does not make;
+    /// a node view's [`cu_node`](crate::node::KernelMut::cu_node) names its node to them.
+    /// It stays valid while this lives: an [`update`](Self::update) that re-instantiates
+    /// swaps the driver's executable graph, and with it the handle. cuda-graph does not see
+    /// what is done through it: parameters set that way last until cuda-graph sets the node
+    /// again (a setter, an update that sends the node, a re-instantiation).
+    ///
+    /// ```no_run
+    /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>,
+    /// #         step: cuda_graph_runtime::node::KernelNode<(f32, u32)>) -> cuda_graph_runtime::Result<()> {
+    /// let node = exec.node(step)?.cu_node();
+    /// let mut on = 0u32;
+    /// // SAFETY: both handles are live and of one executable graph; `on` is a valid out-pointer.
+    /// let r = unsafe {
+    ///     cudarc::driver::sys::cuGraphNodeGetEnabled(exec.cu_graph_exec(), node, &mut on)
+    /// };
+    /// assert_eq!(r, cudarc::driver::sys::CUresult::CUDA_SUCCESS);
+    /// # Ok(()) }
+    /// ```
+    pub fn cu_graph_exec(&self) -> cudarc::driver::sys::CUgraphExec {
+        self.core.raw.handle()
+    }
+
     /// The context of the device the graph runs on.
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.graph.ctx

@@ -172,6 +172,15 @@ impl<'a> Graph<'a> {
         &self.ctx
     }
 
+    /// The driver's handle of the template graph, for driver calls cuda-graph does not make
+    /// (`cuGraphDebugDotPrint`, `cuGraphGetNodes`, ...). It stays valid while the graph lives.
+    /// cuda-graph does not see what is done through it: nodes or edges added that way are not
+    /// in its topology or its checks, and parameters set that way last until cuda-graph sets
+    /// the node again.
+    pub fn cu_graph(&self) -> cudarc::driver::sys::CUgraph {
+        self.raw.raw()
+    }
+
     /// This graph's identity.
     pub fn id(&self) -> GraphId {
         self.id

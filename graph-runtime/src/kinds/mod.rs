@@ -376,6 +376,15 @@ macro_rules! kind {
             pub fn name(&self) -> &str {
                 self.cx.name()
             }
+            /// The driver's handle of the node, for driver calls cuda-graph does not make (on
+            /// an executable graph's view, the node handle that `cuGraphExec*` calls take,
+            /// with [`GraphExec::cu_graph_exec`](crate::GraphExec::cu_graph_exec)). It stays
+            /// valid while the graph lives. cuda-graph does not see what is done through it:
+            /// parameters set that way last until cuda-graph sets the node again (a setter of
+            /// the node, an update that sends it, a re-instantiation).
+            pub fn cu_node(&self) -> ::cudarc::driver::sys::CUgraphNode {
+                self.cx.node.handle()
+            }
         }
     };
 }
