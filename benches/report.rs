@@ -18,13 +18,14 @@ mod report_pdl;
 mod report_workloads;
 
 const IMPLS: [&str; 5] = ["raw", "cuda_graph", "cudarc_capture", "stream", "pytorch"];
-const CASES: [&str; 9] = [
+const CASES: [&str; 10] = [
     "build",
     "instantiate",
     "launch",
     "node_setter",
     "node_setter_same_exec",
     "param_setter",
+    "param_setter_same_exec",
     "exec_update",
     "reinstantiate",
     "change_one_scalar",
@@ -343,6 +344,7 @@ changes its cost).\n"
 - cudarc's per-buffer stream-order tracking is off in this benchmark (it adds event calls to cudarc's launches and to cuda-graph's launches alike).\n\
 - `param_setter` sets one argument on every node (k = all nodes): `cuda_graph` through the generated `set_a`, `raw` through one `cuGraphExecKernelNodeSetParams_v2` per node.\n\
 - `node_setter_same_exec` is the node setter again, beside the raw call on cuda-graph's own executable graph and node (`cu_graph_exec`, `cu_node`): the driver's records are the same for both, so the ratio is cuda-graph's own cost, not where each graph's records landed.\n\
+- `param_setter_same_exec` is the graph-level setter again, beside one raw call per kernel node of cuda-graph's own executable graph (its template's nodes as `cuGraphGetNodes` lists them): cuda-graph's own cost a node.\n\
 - `exec_update` changes one node in the template, then `cuGraphExecUpdate_v2`; `reinstantiate` adds a node to the template and updates (the driver refuses in place, so the graph is instantiated anew).\n\
 - `cudarc_capture`'s `change_one_scalar` re-captures and instantiates the whole graph; `stream` simply launches again with the new value.\n";
     md.push_str(notes);

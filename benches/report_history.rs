@@ -15,10 +15,11 @@ use serde_json::{json, Map, Value};
 
 /// The cases followed, and the target of each (cuda-graph's median over the floor's, in the
 /// same run; none for `instantiate`, the driver's own call on the same graph).
-pub const TRACKED: [(&str, Option<f64>); 6] = [
+pub const TRACKED: [(&str, Option<f64>); 7] = [
     ("node_setter", Some(1.05)),
     ("node_setter_same_exec", Some(1.05)),
     ("param_setter", Some(1.10)),
+    ("param_setter_same_exec", Some(1.10)),
     ("build", Some(1.10)),
     ("instantiate", None),
     ("exec_update", Some(1.10)),
@@ -190,7 +191,7 @@ pub fn render(history: &[Run]) -> String {
     let mut md = String::from("\n## Live edits against the floor, run by run\n\n");
     let _ = writeln!(
         md,
-        "Each cell: cuda-graph's median over the raw driver floor's in the same run of `benches/graphs` (the floor measured interleaved with it). `node_setter_same_exec` is the node setter over the raw call on cuda-graph's own executable graph and node (its raw handles), so the driver's records are the same on both sides and the ratio is cuda-graph's own cost. Targets: `node_setter` and `node_setter_same_exec` ≤ 1.05, `param_setter`, `build` and `exec_update` ≤ 1.10; a cell over its target is in bold. Every run of the benchmark adds a column (`docs/bench/raw/history/graphs.json` keeps them); `undated` is a run from before the rows carried the time they were taken."
+        "Each cell: cuda-graph's median over the raw driver floor's in the same run of `benches/graphs` (the floor measured interleaved with it). `node_setter_same_exec` is the node setter over the raw call on cuda-graph's own executable graph and node (its raw handles), so the driver's records are the same on both sides and the ratio is cuda-graph's own cost; `param_setter_same_exec` is the same for the graph-level setter (a raw call per kernel node of cuda-graph's executable graph). Targets: `node_setter` and `node_setter_same_exec` ≤ 1.05, `param_setter`, `param_setter_same_exec`, `build` and `exec_update` ≤ 1.10; a cell over its target is in bold. Every run of the benchmark adds a column (`docs/bench/raw/history/graphs.json` keeps them); `undated` is a run from before the rows carried the time they were taken."
     );
     let mut gpus: Vec<&str> = history.iter().map(|r| r.gpu.as_str()).collect();
     gpus.dedup();

@@ -1,6 +1,7 @@
 //! Faults and races a user can cause without a bug in cuda-graph, each with the outcome it
-//! must have: a stream of another context, dropping an executable graph with launches queued,
-//! and a host callback that blocks while another thread sets parameters. (A kernel fault is in
+//! must have: a stream of another context, another context made current behind cuda-graph's
+//! back between two edits, dropping an executable graph with launches queued, and a host
+//! callback that blocks while another thread sets parameters. (A kernel fault is in
 //! `fault_trap.rs`: it needs a process of its own.)
 
 mod common;
@@ -9,7 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
-use cuda_graph::cudarc::driver::CudaContext;
+use cuda_graph::cudarc::driver::{sys, CudaContext};
 use cuda_graph::{error::LaunchError, Graph, LaunchConfig};
 
 const N: usize = 1024;
@@ -43,6 +44,35 @@ fn a_stream_of_another_context_is_refused_and_the_graph_goes_on() {
     exec.launch(&gpu.stream).unwrap();
     let got = gpu.read(exec.buffer(yb).unwrap());
     assert!(got.iter().enumerate().all(|(i, &v)| v == 10 + i as u32));
+}
+
+/// Other code makes another context current on this thread between two edits, behind
+/// cuda-graph's back: the setter still edits the graph (its fast path trusts the context the
+/// last call left current, and must notice), and the next launch uses the new value.
+#[test]
+fn a_setter_after_another_context_was_made_current_still_edits_the_graph() {
+    let gpu = gpu_or_skip!();
+    let iota = gpu.f("iota_u32");
+    let mut y = gpu.poisoned(N);
+    let mut g = Graph::new(&gpu.ctx).unwrap();
+    let yb = g.bind_mut(&mut y).unwrap();
+    let fill = g
+        .add_kernel("fill", &[], &iota, cfg(N), (yb, 10u32, N as u32))
+        .unwrap();
+    let mut exec = g.instantiate().unwrap();
+    // A first edit: this thread now has the graph's context current, and cuda-graph knows it.
+    exec.node(fill).unwrap().set_arg::<1>(20).unwrap();
+    let other = CudaContext::new_non_primary(0, 0).expect("a second context");
+    // SAFETY: `other` is a live context; making it current is what other code may do.
+    let r = unsafe { sys::cuCtxSetCurrent(other.cu_ctx()) };
+    assert_eq!(r, sys::CUresult::CUDA_SUCCESS);
+    exec.node(fill).unwrap().set_arg::<1>(30).unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    let got = gpu.read(exec.buffer(yb).unwrap());
+    assert!(
+        got.iter().enumerate().all(|(i, &v)| v == 30 + i as u32),
+        "the edit made while another context was current reaches the launch"
+    );
 }
 
 /// Dropping an executable graph while launches are queued waits for them: every queued

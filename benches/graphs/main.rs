@@ -400,7 +400,7 @@ macro_rules! bench_macro {
         let samples = setter_samples($shape, $n, |raw_first| {
             setters!(&mut *c, &mut *y, $shape, $n, raw_first, $graph, $inputs, $mid)
         });
-        let [nr, nc, pr, pc, sr, sc] = samples.map(|v| {
+        let [nr, nc, pr, pc, sr, sc, gr, gc] = samples.map(|v| {
             let n = v.len();
             (median(v), n)
         });
@@ -431,6 +431,15 @@ macro_rules! bench_macro {
             sr,
         );
         c.push("node_setter_same_exec", $shape, $n, "cuda_graph", "macro", sc);
+        c.push(
+            "param_setter_same_exec",
+            $shape,
+            $n,
+            "raw",
+            "driver, on cuda-graph's executable graph and nodes, paired, both orders, a process each",
+            gr,
+        );
+        c.push("param_setter_same_exec", $shape, $n, "cuda_graph", "macro", gc);
     }};
 }
 

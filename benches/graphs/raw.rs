@@ -125,6 +125,21 @@ pub fn set_node(e: CUgraphExec, node: CUgraphNode, f: sys::CUfunction, p: &mut P
     unsafe { check(sys::cuGraphExecKernelNodeSetParams_v2(e, node, &kp)) };
 }
 
+/// The kernel nodes of graph `g` (a template), in the order the driver lists them.
+pub fn kernel_nodes(g: CUgraph) -> Vec<CUgraphNode> {
+    let mut count = 0usize;
+    unsafe { check(sys::cuGraphGetNodes(g, ptr::null_mut(), &mut count)) };
+    let mut all = vec![ptr::null_mut(); count];
+    unsafe { check(sys::cuGraphGetNodes(g, all.as_mut_ptr(), &mut count)) };
+    all.truncate(count);
+    all.retain(|&node| {
+        let mut ty = sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
+        unsafe { check(sys::cuGraphNodeGetType(node, &mut ty)) };
+        ty == sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_KERNEL
+    });
+    all
+}
+
 /// Edits node `i` of the template (its scalar to `a`), then updates the executable graph from it.
 pub fn update(e: CUgraphExec, g: &mut RawGraph, f: sys::CUfunction, i: usize, a: f32) {
     let kp = g.params[i].node(f, a);

@@ -8,7 +8,8 @@ use super::*;
 /// The node setter and the graph-level setter of graph `$graph` (node `$mid`) beside the raw
 /// floor's, on fresh executable graphs, the raw one made first if `$raw_first`: samples in
 /// microseconds, [raw node, cuda-graph node, raw graph-level, cuda-graph graph-level, raw node
-/// on cuda-graph's executable graph, cuda-graph node beside it].
+/// on cuda-graph's executable graph, cuda-graph node beside it, raw graph-level on cuda-graph's
+/// executable graph, cuda-graph graph-level beside it].
 macro_rules! setters {
     ($c:expr, $y:expr, $shape:expr, $n:expr, $raw_first:expr, $graph:ident, $inputs:ident, $mid:ident) => {{
         let c: &mut Ctx<'_> = $c;
@@ -22,7 +23,7 @@ macro_rules! setters {
             .cuda_function()
             .cu_function();
         let stream = c.stream.clone();
-        let mut samples: [Vec<f64>; 6] = Default::default();
+        let mut samples: [Vec<f64>; 8] = Default::default();
         let (mut flip, mut flop) = (0usize, 0usize);
         let raw_first: bool = $raw_first;
         {
@@ -76,6 +77,32 @@ macro_rules! setters {
             );
             samples[4].extend(a);
             samples[5].extend(b);
+            // The same for the graph-level setter: the raw calls on every kernel node of
+            // cuda-graph's executable graph, in the order the template holds them.
+            let nodes = raw::kernel_nodes(exec.graph().cu_graph());
+            let mut ps: Vec<Box<raw::Params>> = (0..nodes.len())
+                .map(|i| raw::Params::new(yp, $shape.offset(i, $n), 1.0))
+                .collect();
+            let [a, b] = paired_samples(
+                min,
+                budget,
+                || {
+                    flip += 1;
+                    let t = Instant::now();
+                    for (&node, p) in nodes.iter().zip(ps.iter_mut()) {
+                        raw::set_node(own, node, f, p, scalar(flip));
+                    }
+                    t.elapsed()
+                },
+                || {
+                    flop += 1;
+                    let t = Instant::now();
+                    exec.set_a(scalar(flop)).unwrap();
+                    t.elapsed()
+                },
+            );
+            samples[6].extend(a);
+            samples[7].extend(b);
             drop(exec);
             raw::destroy(rg, Some(re));
         }
@@ -116,8 +143,8 @@ pub(crate) fn pooled_samples<const K: usize>(
 pub(crate) fn setter_samples(
     shape: Shape,
     n: usize,
-    measure: impl FnMut(bool) -> [Vec<f64>; 6],
-) -> [Vec<f64>; 6] {
+    measure: impl FnMut(bool) -> [Vec<f64>; 8],
+) -> [Vec<f64>; 8] {
     pooled_samples(SETTERS_ENV, shape, n, measure)
 }
 

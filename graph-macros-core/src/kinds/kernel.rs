@@ -1,243 +1,16 @@
-//! Kernel nodes: `step = saxpy<<<grid, block, smem>>>(args)`.
+//! Kernel nodes: `step = saxpy<<<grid, block, smem>>>(args)`, as code: argument types, node
+//! functions, views and setters (the launch is checked against its declaration in
+//! `kernel_lower.rs`).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident};
 
-use crate::ast::{self, ParamTy};
+use crate::ast::ParamTy;
 use crate::gen::{rt, Cx};
-use crate::lower::{camel_case, check_elem, hint, primitive, snake_case, Lower};
-use crate::model::{Arg, Graph, InputKind, Launch, Uses, Value};
-
-/// Checks a launch against the kernel's declaration: the kernel exists, the argument count
-/// matches, buffers go to slice parameters (writable ones to `&mut`), values to scalars.
-pub(super) fn lower(cx: &mut Lower<'_>, l: ast::Launch, uses: &mut Uses) -> Option<Launch> {
-    let Some(k) = cx.kernels.iter().position(|k| k.name == l.kernel) else {
-        let names = cx.kernels.iter().map(|k| k.name.to_string()).collect();
-        let fallback = format!("; declare it with `kernel {}(...);`", l.kernel);
-        cx.errors.once(
-            format!("no-kernel:{}", l.kernel),
-            l.kernel.span(),
-            format!(
-                "no kernel named `{}` is declared{}",
-                l.kernel,
-                hint(&l.kernel.to_string(), names, &fallback),
-            ),
-        );
-        return None;
-    };
-    cx.kernels[k].used = true;
-    if cx.kernels[k].broken {
-        // Its declaration's error is reported; more here would be noise.
-        return None;
-    }
-    let grid = cx.value(uses, l.grid, "launch dimensions");
-    let block = cx.value(uses, l.block, "launch dimensions");
-    let smem = l.smem.map(|e| cx.value(uses, e, "launch dimensions"));
-    let decl = &cx.kernels[k];
-    if decl.params.len() != l.args.len() {
-        let sig: Vec<String> = decl
-            .params
-            .iter()
-            .map(|(n, t)| format!("{n}: {}", param_ty_text(t)))
-            .collect();
-        let (want, given) = (decl.params.len(), l.args.len());
-        let msg = format!(
-            "kernel `{}` takes {want} argument{} ({}) but {given} {} given",
-            decl.name,
-            if want == 1 { "" } else { "s" },
-            sig.join(", "),
-            if given == 1 { "was" } else { "were" }
-        );
-        cx.errors.at(l.args_span, msg);
-        return None;
-    }
-    let params: Vec<(String, ParamTy)> = decl
-        .params
-        .iter()
-        .map(|(n, t)| (n.to_string(), t.clone()))
-        .collect();
-    let kernel = decl.name.to_string();
-    let mut args = Vec::new();
-    let mut ok = true;
-    for ((pname, ty), arg) in params.into_iter().zip(l.args) {
-        match lower_arg(cx, uses, &kernel, &pname, ty, arg) {
-            Some(a) => args.push(a),
-            None => ok = false,
-        }
-    }
-    Some(Launch {
-        kernel: k,
-        args,
-        grid: grid?,
-        block: block?,
-        smem: smem.map_or(Some(None), |s| s.map(Some))?,
-    })
-    .filter(|_| ok)
-}
-
-fn lower_arg(
-    cx: &mut Lower<'_>,
-    uses: &mut Uses,
-    kernel: &str,
-    pname: &str,
-    ty: ParamTy,
-    arg: Expr,
-) -> Option<Arg> {
-    // `Some((writes, element))` for a slice parameter.
-    let slice = match &ty {
-        ParamTy::Slice { mutable, elem, .. } => Some((*mutable, elem.clone())),
-        ParamTy::Scalar(_) => None,
-    };
-    if let Expr::Index(ix) = &arg {
-        if let Expr::Path(p) = &*ix.expr {
-            if let (None, Some(id)) = (&p.qself, p.path.get_ident()) {
-                return super::stack::lower_arg(cx, uses, kernel, pname, &ty, id, ix);
-            }
-        }
-    }
-    let named: Option<Ident> = match &arg {
-        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
-        _ => None,
-    };
-    if let Some(c) = named.as_ref().and_then(|id| cx.find_cond(id)) {
-        let id = named.expect("a condition was found by name");
-        if slice.is_some() {
-            cx.errors.at(
-                id.span(),
-                format!("kernel `{kernel}` takes a device buffer for `{pname}`, but `{id}` is a condition handle"),
-            );
-            return None;
-        }
-        uses.conds.insert(c);
-        return Some(Arg::Cond {
-            cond: c,
-            span: id.span(),
-        });
-    }
-    let input = named.as_ref().and_then(|id| cx.find(id));
-    let buffer = input.and_then(|i| {
-        let b = cx.inputs[i].kind.buffer()?;
-        Some((i, b.host, b.mutable, b.elem.clone()))
-    });
-    if let Some((i, ..)) = buffer {
-        if cx.inputs[i]
-            .kind
-            .buffer()
-            .is_some_and(|b| b.stack.is_some())
-        {
-            let id = named.expect("an input was found by name");
-            let var = cx
-                .iter
-                .as_ref()
-                .map_or("l".to_owned(), |it| it.var.to_string());
-            cx.errors.at(
-                id.span(),
-                format!("`{id}` is a stack of buffers (`buffer {id}[..]`), and kernel `{kernel}` takes one buffer for `{pname}`; pass one of them, `{id}[{var}]`"),
-            );
-            return None;
-        }
-    }
-    match (slice, buffer) {
-        (Some((writes, want)), Some((i, host, mutable, elem))) => {
-            let id = named.expect("an input was found by name");
-            if cx.inputs[i].kind.buffer().is_some_and(|b| b.peer) {
-                let what = format!("kernel `{kernel}`");
-                cx.errors.once(
-                    format!("peer:{id}"),
-                    id.span(),
-                    crate::lower::peer_misuse(&id, &what),
-                );
-                return None;
-            }
-            if host {
-                cx.errors.once(
-                    format!("host:{id}"),
-                    id.span(),
-                    format!(
-                        "`{id}` is a host buffer; kernel `{kernel}` takes a device buffer for `{pname}`; copy it to a `buffer` with a `memcpy` node first"
-                    ),
-                );
-                return None;
-            }
-            if writes && !mutable {
-                cx.errors.once(
-                    format!("read-only:{id}"),
-                    id.span(),
-                    format!(
-                        "buffer `{id}` is read-only but kernel `{kernel}` writes its parameter `{pname}`; declare it `buffer mut {id}: ...;`"
-                    ),
-                );
-                return None;
-            }
-            check_elem(cx, &id, kernel, pname, writes, &want, &elem)?;
-            cx.inputs[i].used = true;
-            if writes {
-                uses.writes.insert(i);
-            } else {
-                uses.reads.insert(i);
-            }
-            Some(Arg::Buffer {
-                input: i,
-                read: mutable && !writes,
-                span: id.span(),
-                index: None,
-            })
-        }
-        (Some((writes, _)), None) => {
-            let (m, kw) = if writes { ("mut ", " mut") } else { ("", "") };
-            cx.errors.at(
-                arg.span(),
-                format!(
-                    "kernel `{kernel}` takes a device buffer for `{pname}` (`&{m}[...]`); pass the name of a declared `buffer{kw}`"
-                ),
-            );
-            None
-        }
-        (None, Some(_)) => {
-            let id = named.expect("found by name");
-            cx.errors.at(
-                arg.span(),
-                format!("kernel `{kernel}` takes a value for `{pname}`, but `{id}` is a buffer"),
-            );
-            None
-        }
-        (None, None) => {
-            // A param passed as it is, whose declared type differs from the parameter's: said
-            // once per param, in the declarations' words.
-            if let (ParamTy::Scalar(want), Some(i)) = (&ty, input) {
-                if let InputKind::Param(have) = &cx.inputs[i].kind {
-                    if let (Some(w), Some(h)) = (primitive(want), primitive(have)) {
-                        if w != h {
-                            let id = named.expect("an input was found by name");
-                            cx.errors.once(
-                                format!("type:{id}:{w}"),
-                                id.span(),
-                                format!(
-                                    "kernel `{kernel}` takes `{w}` for `{pname}`, but param `{id}` is `{h}`; declare `param {id}: {w};`, or pass `{id} as {w}`"
-                                ),
-                            );
-                            return None;
-                        }
-                    }
-                }
-            }
-            cx.value(uses, arg, "kernel arguments").map(Arg::Value)
-        }
-    }
-}
-
-fn param_ty_text(t: &ParamTy) -> String {
-    match t {
-        ParamTy::Scalar(ty) => ty.to_token_stream().to_string(),
-        ParamTy::Slice { mutable, elem, .. } => format!(
-            "&{}[{}]",
-            if *mutable { "mut " } else { "" },
-            elem.to_token_stream()
-        ),
-    }
-}
+use crate::lower::{camel_case, primitive, snake_case};
+use crate::model::{Arg, Graph, InputKind, Launch, Value};
 
 /// The type a kernel parameter takes in the node's argument tuple: the scalar itself, or a
 /// buffer handle (`Buf` for `&[T]`, `BufMut` for `&mut [T]`), with the library at `rt`.
@@ -546,6 +319,23 @@ impl super::Kind for Run<'_> {
     fn node_fn(&self, cx: &Cx<'_>, gi: usize) -> Option<(TokenStream, Vec<TokenStream>)> {
         Some((node_ret(cx, self.0.kernel), node_arms(cx, gi)))
     }
+    /// A setter that changes one argument of the group's nodes (one bit in `which`) sends it
+    /// as the node's own setter does (`set_arg`): the argument written in place, nothing else
+    /// of the node read or copied. Anything else (several arguments, the launch
+    /// configuration) sends what changed of the whole node (`send_again`).
+    fn resend(&self, cx: &Cx<'_>, gi: usize) -> Option<TokenStream> {
+        let (f, nf) = (Cx::group_field(gi), Cx::node_fn(gi));
+        let arms = single_args(cx, gi).into_iter().map(|i| {
+            let bit = proc_macro2::Literal::u64_unsuffixed(1 << i);
+            let at = syn::Index::from(i);
+            quote!(#bit => e.node(st.nodes.#f[j])?.set_arg::<#at>(st.inputs.#nf(j).1.#at))
+        });
+        // The view is made in each arm, so the one-argument arms keep it in registers.
+        Some(quote!(match which {
+            #(#arms,)*
+            _ => e.node(st.nodes.#f[j])?.send_again(st.inputs.#nf(j), which),
+        }))
+    }
     fn add(
         &self,
         _: &Cx<'_>,
@@ -575,4 +365,18 @@ impl super::Kind for Run<'_> {
         });
         Some(super::Use { cfg, parts })
     }
+}
+
+/// The arguments of kernel group `gi` that an input changes alone (its only use in a node of
+/// the group, outside the launch configuration): the setters that send one argument.
+fn single_args(cx: &Cx<'_>, gi: usize) -> Vec<usize> {
+    let mut args: Vec<usize> = cx.groups.members[gi]
+        .iter()
+        .flat_map(|&ni| (0..cx.g.inputs.len()).filter_map(move |i| super::uses(cx, ni, i)))
+        .filter(|u| !u.cfg && u.parts.count_ones() == 1)
+        .map(|u| u.parts.trailing_zeros() as usize)
+        .collect();
+    args.sort_unstable();
+    args.dedup();
+    args
 }

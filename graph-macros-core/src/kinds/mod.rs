@@ -11,6 +11,7 @@ mod empty;
 mod event;
 mod host;
 mod kernel;
+mod kernel_lower;
 mod memcpy;
 mod memset;
 mod repeat;
@@ -43,7 +44,7 @@ pub(crate) fn lower(cx: &mut Lower<'_>, op: Op, uses: &mut Uses, node: usize) ->
             writes,
         } => captured::lower(cx, work, reads, writes, uses).map(NodeOp::Captured),
         Op::Collective(c) => collective::lower(cx, c, uses).map(NodeOp::Collective),
-        Op::Launch(l) => kernel::lower(cx, l, uses).map(NodeOp::Launch),
+        Op::Launch(l) => kernel_lower::lower(cx, l, uses).map(NodeOp::Launch),
         Op::Memset { dst, value } => memset::lower(cx, dst, value, uses).map(NodeOp::Memset),
         Op::Memcpy { dst, src } => memcpy::lower(cx, dst, src, uses).map(NodeOp::Memcpy),
         Op::Host(f) => host::lower(cx, f).map(NodeOp::Host),

@@ -210,16 +210,28 @@ pub(crate) fn in_context<T>(ctx: CUcontext, call: impl Fn() -> CallResult<T>) ->
 #[cold]
 #[inline(never)]
 fn again<T>(ctx: CUcontext, call: impl Fn() -> CallResult<T>) -> CallResult<T> {
-    CURRENT.with(|c| c.set(ptr::null_mut()));
+    forget_current();
     make_current(ctx)?;
     call()
+}
+
+/// Whether `ctx` is current on this thread, as the last call through [`make_current`] left it.
+#[inline(always)]
+pub(crate) fn is_current(ctx: CUcontext) -> bool {
+    CURRENT.with(|c| c.get()) == ctx
+}
+
+/// Forgets which context this thread has current (the driver said it was not the one
+/// remembered): the next call checks for real.
+pub(crate) fn forget_current() {
+    CURRENT.with(|c| c.set(ptr::null_mut()));
 }
 
 /// Makes `ctx` current on this thread if it is not already. Unlike cudarc's `bind_to_thread`,
 /// it does not report (and clear) errors cudarc recorded earlier.
 #[inline]
 pub(crate) fn make_current(ctx: CUcontext) -> CallResult<()> {
-    if CURRENT.with(|c| c.get()) == ctx {
+    if is_current(ctx) {
         return Ok(());
     }
     make_current_checked(ctx)

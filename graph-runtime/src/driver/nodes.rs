@@ -11,7 +11,11 @@ use cuda_graph_topology::NodeKind;
 
 use super::graph::nodes;
 use super::params::{EventRef, Launchable, Memcpy, Memset};
+use super::{forget_current, is_current, CallError, DriverError};
 use super::{CallResult, Callback, RawExec, RawGraph, RawNode};
+
+/// The driver call that sets a kernel node of an executable graph.
+const SET_KERNEL: &str = "cuGraphExecKernelNodeSetParams_v2";
 
 /// Adding each kind of node to a template, and setting its parameters there.
 impl<'a> RawGraph<'a> {
@@ -157,8 +161,57 @@ impl<'a> RawGraph<'a> {
 
 /// Setting each kind of node's parameters on an executable graph.
 impl<'a> RawExec<'a> {
+    /// The setters' path: one driver call when this thread's context is the graph's (as the
+    /// last call left it) and the driver accepts. Everything else (another context current, a
+    /// refusal) goes out of line, so the hot path keeps its values in registers: the checked
+    /// path ([`call`](Self::call)) needs them in memory, which cost a dozen stores a call.
     #[inline(always)]
     pub fn set_kernel(
+        &mut self,
+        n: RawNode,
+        l: &Launchable,
+        cfg: &LaunchConfig,
+        args: &ArgBlock,
+    ) -> CallResult<()> {
+        if !is_current(self.ctx.cu_ctx()) {
+            return self.set_kernel_checked(n, l, cfg, args);
+        }
+        let mut ptrs = ArgPtrs::new();
+        let p = l.params(cfg, args, &mut ptrs);
+        // SAFETY: as in `set_kernel_checked`.
+        let r = unsafe { sys::cuGraphExecKernelNodeSetParams_v2(self.raw, n.0, &p) };
+        if r == sys::CUresult::CUDA_SUCCESS {
+            return Ok(());
+        }
+        self.set_kernel_refused(n, l, cfg, args, r)
+    }
+
+    /// `set_kernel` after the driver answered `r`: again in the graph's context if the
+    /// driver said the context was not current (other code switched it), else the error.
+    #[cold]
+    #[inline(never)]
+    fn set_kernel_refused(
+        &mut self,
+        n: RawNode,
+        l: &Launchable,
+        cfg: &LaunchConfig,
+        args: &ArgBlock,
+        r: sys::CUresult,
+    ) -> CallResult<()> {
+        if r != sys::CUresult::CUDA_ERROR_INVALID_CONTEXT {
+            return Err(CallError {
+                call: SET_KERNEL,
+                code: DriverError(r),
+            });
+        }
+        forget_current();
+        self.set_kernel_checked(n, l, cfg, args)
+    }
+
+    /// `set_kernel` with the graph's context made current first.
+    #[cold]
+    #[inline(never)]
+    fn set_kernel_checked(
         &mut self,
         n: RawNode,
         l: &Launchable,
@@ -171,7 +224,7 @@ impl<'a> RawExec<'a> {
         // SAFETY: `n` is a kernel node of the graph this was made from; `p` points into `args`
         // and `ptrs`, one value per parameter (`Launchable`); the function is kept (the
         // template kept it, and this graph copied the template's list).
-        self.call("cuGraphExecKernelNodeSetParams_v2", || unsafe {
+        self.call(SET_KERNEL, || unsafe {
             sys::cuGraphExecKernelNodeSetParams_v2(e, n.0, &p)
         })
     }
