@@ -437,10 +437,12 @@ template's bindings, lists and tables. Its node records, kernel shadows, topolog
 from the last graph the thread dropped (up to 1024 nodes), and a `cuda_graph!` graph's list of node handles from \
 the last of its argument types, as they do in this benchmark's loop; a thread's first graph, or one \
 built while the last is still alive, allocates them (about 1 µs more at 10 nodes). The nodes of one kernel are \
-checked and their shadows written first, then made by driver calls back to back, then recorded: a driver call pushes its \
+checked and their shadows written first (each in its slot, not built aside and copied there), then made by driver calls \
+back to back (the next node's shadow asked for ahead of each call), then recorded: a driver call pushes its \
 caller's code and data out of the CPU's nearest caches, and the less cuda-graph touches between two of them, the \
 less it pays again. Where instantiation is cheap (chains of up to 1000 nodes) what is left shows; where it is dear \
-(fan-outs) it disappears. `docs/bench/live-edits-sessions-7-12.md` counts a build's own instructions and cache misses.",
+(fan-outs) it disappears. `docs/bench/live-edits-sessions-7-12.md` counts a build's own instructions and cache misses; \
+`live-edits-sessions-15.md` measures the shadow written in place.",
         sums.join(", "),
         inst.0,
         inst.1,

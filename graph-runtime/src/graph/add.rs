@@ -215,19 +215,24 @@ impl<'a> Graph<'a> {
             KernelShadow::check_launch(&limits, name, &cfg, &self.limits)?;
             let slot = unmade
                 .store
-                .push(index, KernelShadow::unwritten(launch, limits, cfg));
-            unmade.store.items[slot as usize].write_args(args, &self.bindings)?;
+                .push_with(index, || KernelShadow::unwritten(launch, limits));
+            unmade.store.items[slot as usize].write(cfg, args, &self.bindings)?;
         }
         unmade.keep();
         // The driver calls, back to back. A driver call pushes its caller's code and data out
         // of the CPU's nearest caches, so between two of them only what the next needs is
-        // touched: its shadow, its dependencies' driver nodes, and its record, made here.
+        // touched: its shadow, its dependencies' driver nodes, and its record, made here; and
+        // the next node's shadow is asked for before the call (on an H200, a 10-node fan-out's
+        // build spent 0.24 us of its own with it, 0.35 us without).
         self.nodes.reserve(rows.len());
         for (j, &(name, deps)) in rows.iter().enumerate() {
             let slot = (from + j) as u32;
             let mut inline = [RawNode::NULL; INLINE_DEPS];
             let raw_deps = raw_deps(&self.nodes, deps, &mut inline, &mut self.raw_deps);
             let store = &mut self.stores.kernel;
+            if let Some(next) = store.items.get(slot as usize + 1) {
+                driver::prefetch(next);
+            }
             match store.items[slot as usize].add(&mut self.raw, raw_deps, &self.children) {
                 Ok(raw) => self
                     .nodes
