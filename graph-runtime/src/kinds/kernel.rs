@@ -185,8 +185,8 @@ impl KernelShadow {
     /// the arguments of an [`unwritten`](Self::unwritten) shadow of a launch for `A`. The
     /// configuration is copied here, once, from where the caller made it: built into the
     /// shadow's value and the value then copied to its slot, its 28 bytes were read back
-    /// across two writes just made, a stall the CPU pays on every node (a tenth of a build's
-    /// own time, measured).
+    /// across two writes just made, a stall the CPU paid on every node
+    /// (`docs/bench/live-edits-sessions-15.md`).
     #[inline(always)]
     pub fn write<'a, A: KernelArgs>(
         &mut self,

@@ -67,7 +67,7 @@ impl<S> Store<S> {
     /// Adds the shadow `make` gives of node `node`, made where it is kept: room is made first,
     /// so the shadow is written once in its slot instead of built aside and copied in (a
     /// copy of a value written just before reads it back before the writes have landed,
-    /// which stalls: a tenth of a 10-node build's own time, measured). Its slot is returned.
+    /// which stalls: `docs/bench/live-edits-sessions-15.md`). Its slot is returned.
     #[inline(always)]
     pub fn push_with(&mut self, node: u32, make: impl FnOnce() -> S) -> u32 {
         let slot = self.items.len();
