@@ -142,9 +142,10 @@ here. `cuda_graph` rows come from `cuda_graph!` graphs of 10 to 10000 nodes, exc
 on the fan-outs of 1000 and 10000 nodes that is why cuda-graph's `instantiate` and `launch` \
 are below 1. `build`, `instantiate`, `node_setter`, `param_setter` and `exec_update` of the floor \
 are measured interleaved with cuda-graph's, on the same kernel function, so both see the same \
-machine state; the setters and `exec_update` on two fresh pairs of executable graphs, one made \
-in each order, each pair in a process of its own (where the driver's records of a graph land \
-changes its cost).\n"
+machine state: `build` and `instantiate` each in a loop of its own (a graph built and dropped; \
+built, then instantiated and dropped), either side going first every other time; the setters \
+and `exec_update` on two fresh pairs of executable graphs, one made in each order, each pair in \
+a process of its own (where the driver's records of a graph land changes its cost).\n"
     );
     let _ = writeln!(md, "![launch time per node](launch.svg)\n");
 
@@ -441,7 +442,10 @@ checked and their shadows written first (each in its slot, not built aside and c
 back to back (the next node's shadow asked for ahead of each call), then recorded: a driver call pushes its \
 caller's code and data out of the CPU's nearest caches, and the less cuda-graph touches between two of them, the \
 less it pays again. Where instantiation is cheap (chains of up to 1000 nodes) what is left shows; where it is dear \
-(fan-outs) it disappears. `docs/bench/live-edits-sessions-7-12.md` counts a build's own instructions and cache misses; \
+(fan-outs) it disappears. `build` is timed in a loop of its own, apart from `instantiate`: a 1000-wide fan-out's \
+instantiation by the floor takes 20-30 ms, and timed in one loop with it the build had a few dozen samples, each \
+after one side's executable graph was torn down (`live-edits-sessions-16.md`). \
+`docs/bench/live-edits-sessions-7-12.md` counts a build's own instructions and cache misses; \
 `live-edits-sessions-15.md` measures the shadow written in place.",
         sums.join(", "),
         inst.0,
