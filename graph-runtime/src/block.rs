@@ -205,7 +205,15 @@ impl ArgBlock {
     /// Whether this block is laid out by `offsets`.
     #[inline]
     pub(crate) fn has_layout(&self, offsets: &ArgOffsets) -> bool {
-        std::ptr::eq(self.offsets, offsets) || *self.offsets == *offsets
+        std::ptr::eq(self.offsets, offsets) || Self::same_layout(self.offsets, offsets)
+    }
+
+    /// Two layouts at different addresses compared field by field (kept out of line: a block
+    /// is sent with the very layout its launch was checked with, which the address shows).
+    #[cold]
+    #[inline(never)]
+    fn same_layout(a: &ArgOffsets, b: &ArgOffsets) -> bool {
+        *a == *b
     }
 
     /// A copy of the bytes of a block kept in place (64 bytes or less), to give back to
@@ -279,7 +287,9 @@ impl ArgBlock {
 
     /// Points `ptrs` at each argument of this block. The pointers are valid while the block is
     /// neither moved nor dropped: build them right before the driver call that reads them.
-    #[inline(always)]
+    /// Kept out of line: most launches hand the driver the block whole (`packed`), and the loop
+    /// inlined would sit in the middle of every setter's path.
+    #[inline(never)]
     pub(crate) fn pointers(&self, ptrs: &mut ArgPtrs) {
         let base = self.words().as_ptr() as *mut u8;
         let o = self.offsets;

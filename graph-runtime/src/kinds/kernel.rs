@@ -379,6 +379,7 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
     /// exec.node(step)?.set_args((3.0, 1024))?;
     /// # Ok(()) }
     /// ```
+    #[inline(always)]
     pub fn set_args(&mut self, args: A) -> Result<(), EditError> {
         self.send_staged(args, None)
     }
@@ -391,7 +392,7 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
     /// exec.node(step)?.set_arg::<0>(2.5)?;
     /// # Ok(()) }
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn set_arg<const I: usize>(&mut self, value: <A as ArgAt<I>>::Arg) -> Result<(), EditError>
     where
         A: ArgAt<I>,
@@ -505,6 +506,7 @@ impl<A: KernelArgs, S> KernelMut<'_, '_, A, S> {
     }
 
     /// Sends every argument of `args` with `cfg`.
+    #[inline(always)]
     fn send_staged(&mut self, args: A, cfg: Option<LaunchConfig>) -> Result<(), EditError> {
         let all = (1u64 << A::COUNT) - 1;
         self.send_in_place(cfg, all, |b, block| args.write(b, block))
