@@ -125,7 +125,9 @@ impl Topology {
     /// for a narrower graph.
     pub fn capping(&self, lanes: usize, above: usize, concurrent: &dyn Fn(u32) -> bool) -> Capping {
         let n = self.len();
-        if lanes == 0 || self.width() <= lanes.max(above) {
+        // No graph is wider than it has nodes: a small one needs no look at its levels (this
+        // runs before every instantiation).
+        if lanes == 0 || n <= lanes.max(above) || self.width() <= lanes.max(above) {
             return Capping::default();
         }
         let words = n.div_ceil(64);

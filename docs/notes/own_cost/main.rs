@@ -1,5 +1,6 @@
-//! Own-work profile of `cuda_graph!` build, node setter, graph-level setter and whole-graph
-//! update against the same driver calls made raw, on the stand-in driver of `cuda.c` (no GPU).
+//! Own-work profile of `cuda_graph!` build, instantiation, node setter, graph-level setter and
+//! whole-graph update against the same driver calls made raw, on the stand-in driver of `cuda.c`
+//! (no GPU).
 //!
 //! Build it as a scratch crate outside the workspace:
 //!
@@ -104,6 +105,20 @@ fn main() {
             let t = Instant::now(); let g = Chain10::build(&module, Chain10Inputs { y: &mut y, a: 1.0 }).unwrap(); to += t.elapsed(); black_box(&g); drop(g);
         }
         println!("build only: raw {:.1} ns, ours {:.1} ns", tr.as_nanos() as f64 / iters as f64, to.as_nanos() as f64 / iters as f64);
+        }
+    }
+    if all || which == "inst_only" {
+        // Instantiation alone: the graph is built untimed, the executable graph dropped untimed.
+        for _ in 0..3 {
+            let (mut tr, mut to) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+            for _ in 0..iters {
+                let r = raw_build(f, yp, 10);
+                let t = Instant::now(); let mut e = ptr::null_mut(); unsafe { sys::cuGraphInstantiateWithFlags(&mut e, r.g, 0) }; tr += t.elapsed(); black_box(e);
+                unsafe { sys::cuGraphExecDestroy(e); sys::cuGraphDestroy(r.g) }; drop(r);
+                let g = Chain10::build(&module, Chain10Inputs { y: &mut y, a: 1.0 }).unwrap();
+                let t = Instant::now(); let e = g.instantiate().unwrap(); to += t.elapsed(); black_box(&e); drop(e);
+            }
+            println!("inst only: raw {:.1} ns, ours {:.1} ns", tr.as_nanos() as f64 / iters as f64, to.as_nanos() as f64 / iters as f64);
         }
     }
     if all || which == "build_raw" {

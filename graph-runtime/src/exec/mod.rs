@@ -70,6 +70,14 @@ struct Core<'a> {
     cap: Option<(usize, usize)>,
 }
 
+/// The copies of the kernel shadows go, emptied, to the thread's next instantiation (the
+/// driver copied every argument it was given, so nothing of them is in use).
+impl Drop for Core<'_> {
+    fn drop(&mut self) {
+        crate::graph::keep_copy(std::mem::take(&mut self.stores.kernel));
+    }
+}
+
 impl Core<'_> {
     /// Waits for every launch (see `RawExec::wait`).
     fn wait(&mut self) -> Result<Idle<'_>, DriverFailure> {

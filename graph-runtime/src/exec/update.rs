@@ -10,9 +10,9 @@ use cudarc::driver::CudaStream;
 use super::{Core, GraphExec};
 use crate::driver::{flags, InstantiateFailure, RawExec};
 use crate::error::{DriverFailure, InstantiateError, UpdateError, UpdateRefusal};
-use crate::graph::{Graph, DEFAULT_CAP_ABOVE, DEFAULT_LANES};
+use crate::graph::{take_copy, Graph, DEFAULT_CAP_ABOVE, DEFAULT_LANES};
 use crate::kinds::kernel::KernelShadow;
-use crate::kinds::{Pending, Stored};
+use crate::kinds::{Pending, Shadow, Stored, Stores};
 
 /// Options for [`Graph::instantiate_with`].
 ///
@@ -155,18 +155,30 @@ impl<'a> GraphExec<'a> {
         // A template given back by `into_graph` may hold disabled nodes and swapped children:
         // one look at every node finds them; updates then keep the list.
         let mut pending = Pending::default();
+        let kernels = &graph.stores.kernel.items;
         for (i, n) in graph.nodes.iter_mut().enumerate() {
-            n.sticky = graph.stores.at(n.store).needs_reapply(n.slot);
+            n.sticky = if n.store == <KernelShadow as Stored>::STORE {
+                // Most nodes launch kernels: their shadows are read without the store table's
+                // dispatch.
+                kernels[n.slot as usize].needs_reapply()
+            } else {
+                graph.stores.at(n.store).needs_reapply(n.slot)
+            };
             if n.sticky {
                 pending.sticky.push(i as u32);
             }
         }
+        // The copy goes into the room the thread's last executable graph left (no allocation
+        // when the graphs are alike).
+        let mut stores = Stores::new();
+        stores.kernel = take_copy();
+        stores.clone_from(&graph.stores);
         let mut exec = GraphExec {
             core: Core {
                 raw,
                 version: graph.version,
                 len: graph.nodes.len(),
-                stores: graph.stores.clone(),
+                stores,
                 pending,
                 flags,
                 cap: opts.cap,

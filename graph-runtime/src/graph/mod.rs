@@ -15,6 +15,7 @@ mod spare;
 mod views;
 mod width;
 
+pub(crate) use spare::{keep_copy, take_copy};
 pub use width::{DEFAULT_CAP_ABOVE, DEFAULT_LANES};
 
 use std::borrow::Cow;

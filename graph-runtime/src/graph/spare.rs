@@ -11,6 +11,9 @@
 //! Most of the difference is the allocator's, not the instructions': an aligned allocation
 //! splits a chunk, and a large one first merges every small chunk freed since (a user's own
 //! code frees many between two builds).
+//!
+//! An executable graph's copy of its template's kernel shadows is kept the same way, apart, for
+//! the thread's next instantiation.
 
 use std::cell::Cell;
 
@@ -50,6 +53,32 @@ impl Spare {
 
 thread_local! {
     static SPARE: Cell<Option<Spare>> = const { Cell::new(None) };
+    /// The kernel shadows of the thread's last dropped executable graph, emptied: the room its
+    /// next instantiation copies the template's into.
+    static SPARE_COPY: Cell<Option<Store<KernelShadow>>> = const { Cell::new(None) };
+}
+
+/// Room for an executable graph's copy of its template's kernel shadows: the thread's last
+/// dropped executable graph's, or none yet. Copied into with `clone_from`, it costs no
+/// allocation (a cache-line aligned one is the allocator's dearest) when the graphs are alike.
+#[inline]
+pub(crate) fn take_copy() -> Store<KernelShadow> {
+    SPARE_COPY
+        .try_with(Cell::take)
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
+
+/// Keeps a dropped executable graph's kernel shadows, emptied, for the thread's next
+/// instantiation (unless the store has room for more than [`MAX_NODES`], or the thread is
+/// ending).
+pub(crate) fn keep_copy(mut kernel: Store<KernelShadow>) {
+    if kernel.items.capacity() > MAX_NODES || kernel.nodes.capacity() > MAX_NODES {
+        return;
+    }
+    kernel.truncate(0);
+    let _ = SPARE_COPY.try_with(|s| s.set(Some(kernel)));
 }
 
 /// The thread's spare tables, if a graph left some.
@@ -160,5 +189,31 @@ mod tests {
         s.deps.reserve(4 * MAX_NODES - 8);
         keep(s);
         assert!(take().is_some(), "a long dependency list within the limit");
+    }
+
+    /// An executable graph's copy of the kernel shadows comes back empty with its room, once;
+    /// a store with room for more than the limit is not kept.
+    #[test]
+    fn an_executable_graphs_kernel_copy_comes_back_empty_once() {
+        // Whatever an earlier test on this thread left goes first.
+        drop(take_copy());
+        assert_eq!(
+            take_copy().items.capacity(),
+            0,
+            "nothing kept: an empty store"
+        );
+        let mut k: Store<KernelShadow> = Store::new();
+        k.reserve(16);
+        k.nodes.push(3);
+        keep_copy(k);
+        let back = take_copy();
+        assert!(back.items.is_empty() && back.nodes.is_empty());
+        assert!(back.items.capacity() >= 16 && back.nodes.capacity() >= 16);
+        assert_eq!(take_copy().items.capacity(), 0, "taken once");
+
+        let mut big: Store<KernelShadow> = Store::new();
+        big.reserve(MAX_NODES + 1);
+        keep_copy(big);
+        assert_eq!(take_copy().items.capacity(), 0, "over the limit: not kept");
     }
 }

@@ -32,6 +32,12 @@ impl<S: Clone> Clone for Store<S> {
             nodes: self.nodes.clone(),
         }
     }
+
+    /// Reuses this store's room (and each shadow's, see `KernelShadow::clone_from`).
+    fn clone_from(&mut self, source: &Self) {
+        self.items.clone_from(&source.items);
+        self.nodes.clone_from(&source.nodes);
+    }
 }
 
 impl<S> Default for Store<S> {
@@ -104,9 +110,19 @@ pub(crate) trait Stored<'a>: Sized {
 macro_rules! stores {
     ($($n:literal $field:ident: $shadow:ty,)*) => {
         /// One store per node kind.
-        #[derive(Clone)]
         pub(crate) struct Stores<'a> {
             $(pub $field: Store<$shadow>,)*
+        }
+
+        impl Clone for Stores<'_> {
+            fn clone(&self) -> Self {
+                Stores { $($field: self.$field.clone(),)* }
+            }
+
+            /// Reuses every store's room (an executable graph's copy made into kept tables).
+            fn clone_from(&mut self, source: &Self) {
+                $(self.$field.clone_from(&source.$field);)*
+            }
         }
 
         impl Default for Stores<'_> {
