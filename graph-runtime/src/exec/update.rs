@@ -12,7 +12,7 @@ use crate::driver::{flags, InstantiateFailure, RawExec};
 use crate::error::{DriverFailure, InstantiateError, UpdateError, UpdateRefusal};
 use crate::graph::{take_copy, Graph, DEFAULT_CAP_ABOVE, DEFAULT_LANES};
 use crate::kinds::kernel::KernelShadow;
-use crate::kinds::{Pending, Shadow, Stored, Stores};
+use crate::kinds::{Pending, Stored, Stores};
 
 /// Options for [`Graph::instantiate_with`].
 ///
@@ -155,15 +155,8 @@ impl<'a> GraphExec<'a> {
         // A template given back by `into_graph` may hold disabled nodes and swapped children:
         // one look at every node finds them; updates then keep the list.
         let mut pending = Pending::default();
-        let kernels = &graph.stores.kernel.items;
         for (i, n) in graph.nodes.iter_mut().enumerate() {
-            n.sticky = if n.store == <KernelShadow as Stored>::STORE {
-                // Most nodes launch kernels: their shadows are read without the store table's
-                // dispatch.
-                kernels[n.slot as usize].needs_reapply()
-            } else {
-                graph.stores.at(n.store).needs_reapply(n.slot)
-            };
+            n.sticky = graph.stores.needs_reapply(n.store, n.slot);
             if n.sticky {
                 pending.sticky.push(i as u32);
             }

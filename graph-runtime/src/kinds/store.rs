@@ -194,6 +194,20 @@ stores! {
     11 captured: CapturedShadow,
 }
 
+impl Stores<'_> {
+    /// Whether the shadow in `slot` of store `store` holds what instantiation and whole-graph
+    /// update do not carry over ([`StoreOps::needs_reapply`]). Most nodes launch kernels: theirs
+    /// is read without the table's dispatch.
+    #[inline]
+    pub fn needs_reapply(&self, store: u8, slot: u32) -> bool {
+        if store == <KernelShadow as Stored>::STORE {
+            self.kernel.items[slot as usize].needs_reapply()
+        } else {
+            self.at(store).needs_reapply(slot)
+        }
+    }
+}
+
 /// What a graph does with every store alike, whatever its kind: to one shadow (by its slot),
 /// or, rarely, to all.
 pub(crate) trait StoreOps<'a> {
