@@ -38,6 +38,10 @@ pub struct Module {
     /// Kernels handed out so far: asking again gives a clone, which shares the limits read
     /// from the driver once (a graph built from this module again asks the driver nothing).
     loaded: Mutex<Vec<Kernel>>,
+    /// The kernel first handed out for each of `entries`, read without the lock: a graph built
+    /// again (`cuda_graph!`'s `build` asks for its kernels by name each time) finds its kernels
+    /// with no atomic operation but the clone's.
+    first: Box<[OnceLock<Kernel>]>,
 }
 
 impl Clone for Module {
@@ -55,6 +59,7 @@ impl Clone for Module {
             lowered: self.lowered.clone(),
             entries: self.entries.clone(),
             loaded: Mutex::new(loaded),
+            first: self.first.clone(),
         }
     }
 }
@@ -73,12 +78,14 @@ impl Module {
                 node: None,
                 source,
             })?;
+        let entries = entry_names(ptx);
         Ok(Module {
             ctx: ctx.clone(),
             inner,
             params,
             lowered: HashMap::new(),
-            entries: entry_names(ptx),
+            first: entries.iter().map(|_| OnceLock::new()).collect(),
+            entries,
             loaded: Mutex::new(Vec::new()),
         })
     }
@@ -124,8 +131,23 @@ impl Module {
     /// finds the one entry of that name; a template instance or an overload among several is
     /// found by its mangled name only.
     pub fn function(&self, name: &str) -> Result<Kernel, ModuleError> {
+        if let Some(k) = self
+            .first
+            .iter()
+            .filter_map(OnceLock::get)
+            .find(|k| &*k.0.name == name)
+        {
+            return Ok(k.clone());
+        }
+        self.load(name)
+    }
+
+    /// [`function`](Self::function) for a name not asked for before under that name.
+    #[cold]
+    #[inline(never)]
+    fn load(&self, name: &str) -> Result<Kernel, ModuleError> {
         let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(k) = loaded.iter().find(|k| &*k.name == name) {
+        if let Some(k) = loaded.iter().find(|k| &*k.0.name == name) {
             return Ok(k.clone());
         }
         let entry = self.entry(name)?;
@@ -143,12 +165,16 @@ impl Module {
                 name: name.to_owned(),
                 source,
             })?;
-        let k = Kernel {
+        let k = Kernel(Arc::new(KernelInner {
             func,
             name: Arc::from(name),
             params: self.params.get(&entry).cloned(),
-            info: Arc::default(),
-        };
+            info: OnceLock::new(),
+        }));
+        if let Some(at) = self.entries.iter().position(|e| *e == entry) {
+            // The first name a kernel is asked for by; another name for it takes the lock.
+            let _ = self.first[at].set(k.clone());
+        }
         loaded.push(k.clone());
         Ok(k)
     }
@@ -178,39 +204,44 @@ impl Module {
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]
-pub struct Kernel {
+pub struct Kernel(Arc<KernelInner>);
+
+/// What the clones of a [`Kernel`] share (one reference count: a clone is one atomic
+/// operation).
+struct KernelInner {
     func: CudaFunction,
     name: Arc<str>,
     params: Option<Arc<[usize]>>,
-    /// What graphs check nodes against, read from the driver once (shared by clones).
-    info: Arc<OnceLock<FuncInfo>>,
+    /// What graphs check nodes against, read from the driver once.
+    info: OnceLock<FuncInfo>,
 }
 
 impl Kernel {
     /// The kernel's name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.0.name
     }
 
     /// Sizes in bytes of the kernel's parameters, when read from its PTX.
     pub fn param_sizes(&self) -> Option<&[usize]> {
-        self.params.as_deref()
+        self.0.params.as_deref()
     }
 
     /// The cudarc function.
     pub fn cuda_function(&self) -> &CudaFunction {
-        &self.func
+        &self.0.func
     }
 
     /// Parameter sizes (from PTX, else probed) and launch limits, asked of the driver on first
     /// use only. (The dynamic shared memory limit is read then: raise it with cudarc before the
     /// kernel's first node.) The caller makes the kernel's context current.
     pub(crate) fn info(&self) -> CallResult<&FuncInfo> {
-        if let Some(info) = self.info.get() {
+        let k = &*self.0;
+        if let Some(info) = k.info.get() {
             return Ok(info);
         }
-        let info = driver::func_info(&self.func, self.params.as_deref())?;
-        Ok(self.info.get_or_init(|| info))
+        let info = driver::func_info(&k.func, k.params.as_deref())?;
+        Ok(k.info.get_or_init(|| info))
     }
 }
 
@@ -239,12 +270,12 @@ impl From<CudaFunction> for Kernel {
     /// A kernel whose parameter list is unknown: adding it to a graph asks the driver, probing
     /// one index past the last parameter (compute-sanitizer reports that probe as an API error).
     fn from(func: CudaFunction) -> Self {
-        Kernel {
+        Kernel(Arc::new(KernelInner {
             func,
             name: Arc::from("<kernel>"),
             params: None,
-            info: Arc::default(),
-        }
+            info: OnceLock::new(),
+        }))
     }
 }
 

@@ -248,13 +248,19 @@ pub fn graph(g: &Graph) -> TokenStream {
                 /// Builds the template: binds the inputs and adds every node, loading the
                 /// kernels from `module` by name.
                 pub fn build(__cg_module: &#rt::Module, inputs: #inputs_name #inputs_lt) -> #rt::Result<Self> {
-                    // The graph is made where it stays and filled through a reference: a
-                    // template is over a kilobyte, and every move of it is a copy.
-                    let mut __cg_graph = #rt::Graph::new_static(__cg_module.context(), #name_str)?;
-                    let __cg_g = &mut __cg_graph;
+                    // The graph is filled where `new_static` made it, through a reference, and
+                    // moved once, into the value returned: a template is about a kilobyte, and
+                    // every move of it is a copy (`?` on the graph made two).
+                    let mut __cg_made = #rt::Graph::new_static(__cg_module.context(), #name_str);
+                    let __cg_g = match &mut __cg_made {
+                        ::core::result::Result::Ok(g) => g,
+                        ::core::result::Result::Err(_) => {
+                            return __cg_made.map(|_| ::core::unreachable!()).map_err(::core::convert::Into::into)
+                        }
+                    };
                     let __cg_args = #child_name { #(#from_inputs,)* __cg_borrow: ::core::marker::PhantomData };
                     let __cg = Self::__cg_new(__cg_g, __cg_module, __cg_args)?;
-                    ::core::result::Result::Ok(Self { __cg_graph, __cg })
+                    ::core::result::Result::Ok(Self { __cg_graph: __cg_made?, __cg })
                 }
 
                 /// Makes the executable graph.

@@ -156,11 +156,10 @@ impl<'a> GraphExec<'a> {
     fn catch_up_behind(&mut self) {
         let (core, graph) = (&mut self.core, &mut self.graph);
         let (mine, theirs) = (&mut core.stores.kernel, &mut graph.stores.kernel);
-        for slot in core.pending.behind.drain(..) {
-            let slot = slot as usize;
+        for i in core.pending.behind.drain(..) {
+            let rec = &mut graph.nodes[i as usize];
+            let slot = rec.slot as usize;
             if mine.items[slot].catch_up(&mut theirs.items[slot]) {
-                let i = theirs.nodes[slot];
-                let rec = &mut graph.nodes[i as usize];
                 rec.dirty = true;
                 rec.mark(&mut graph.marked, i);
             }

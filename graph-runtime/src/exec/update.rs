@@ -317,9 +317,8 @@ impl<'a> GraphExec<'a> {
     /// Sends every node's shadow to the executable graph again.
     fn restore(&mut self) -> Result<(), DriverFailure> {
         let (core, graph) = (&mut self.core, &self.graph);
-        for s in core.stores.all() {
-            s.restore(&mut core.raw, &graph.nodes, &graph.topo)?;
-        }
+        core.stores
+            .restore(&mut core.raw, &graph.nodes, &graph.topo)?;
         self.reapply()
     }
 }

@@ -109,7 +109,7 @@ impl<'a> Graph<'a> {
         // a refused node leaves the store as it was.
         let index = self.topo.len() as u32;
         let store = S::store_mut(&mut self.stores);
-        let slot = store.push(index, shadow);
+        let slot = store.push(shadow);
         let raw = match store.items[slot as usize].add(&mut self.raw, raw_deps, &self.children) {
             Ok(raw) => raw,
             Err(e) => {
@@ -215,7 +215,7 @@ impl<'a> Graph<'a> {
             KernelShadow::check_launch(&limits, name, &cfg, &self.limits)?;
             let slot = unmade
                 .store
-                .push_with(index, || KernelShadow::unwritten(launch, limits));
+                .push_with(|| KernelShadow::unwritten(launch, limits));
             unmade.store.items[slot as usize].write(cfg, args, &self.bindings)?;
         }
         unmade.keep();

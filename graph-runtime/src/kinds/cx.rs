@@ -64,7 +64,7 @@ impl NodeRec {
 /// graphs swapped or edited).
 #[derive(Default)]
 pub(crate) struct Pending {
-    /// Slots in the kernel store whose shadow is ahead of the template's (`KernelShadow::behind`).
+    /// Kernel nodes whose shadow is ahead of the template's (`KernelShadow::behind`).
     pub behind: Vec<u32>,
     /// Node indices (`NodeRec::sticky`).
     pub sticky: Vec<u32>,

@@ -262,13 +262,13 @@ impl KernelShadow {
 }
 
 /// Where a view of an executable graph notes what the template's shadow has not taken yet
-/// (`which`: argument bits and [`CONFIG`]): the bits on the shadow, its slot on the executable
+/// (`which`: argument bits and [`CONFIG`]): the bits on the shadow, the node on the executable
 /// graph's list the first time.
 #[inline(always)]
 fn defer(cx: &mut NodeCtx<'_, '_, KernelShadow>, which: u64) {
     if let Some(m) = cx.mirror.as_mut() {
         if cx.shadow.behind == 0 {
-            m.pending.behind.push(cx.slot);
+            m.pending.behind.push(cx.index);
         }
         cx.shadow.behind |= which;
     }

@@ -18,25 +18,22 @@ use crate::driver::{CallResult, RawExec, RawGraph, RawNode};
 use crate::error::DriverFailure;
 use cuda_graph_topology::Topology;
 
-/// The shadows of one kind, and which node each belongs to.
+/// The shadows of one kind, by slot. Which node a shadow belongs to is the node's record's
+/// (`NodeRec::store`, `NodeRec::slot`): the store keeps no map back.
 pub(crate) struct Store<S> {
     pub items: Vec<S>,
-    /// Node index of each item.
-    pub nodes: Vec<u32>,
 }
 
 impl<S: Clone> Clone for Store<S> {
     fn clone(&self) -> Self {
         Store {
             items: self.items.clone(),
-            nodes: self.nodes.clone(),
         }
     }
 
     /// Reuses this store's room (and each shadow's, see `KernelShadow::clone_from`).
     fn clone_from(&mut self, source: &Self) {
         self.items.clone_from(&source.items);
-        self.nodes.clone_from(&source.nodes);
     }
 }
 
@@ -50,50 +47,42 @@ impl<S> Store<S> {
     /// An empty store.
     #[inline]
     pub const fn new() -> Self {
-        Store {
-            items: Vec::new(),
-            nodes: Vec::new(),
-        }
+        Store { items: Vec::new() }
     }
 
     /// Makes room for `n` more shadows.
     pub fn reserve(&mut self, n: usize) {
         cuda_graph_topology::room(&mut self.items, n);
-        cuda_graph_topology::room(&mut self.nodes, n);
     }
 
-    /// Adds the shadow of node `node`; its slot is returned.
+    /// Adds a shadow; its slot is returned.
     #[inline]
-    pub fn push(&mut self, node: u32, s: S) -> u32 {
+    pub fn push(&mut self, s: S) -> u32 {
         self.items.push(s);
-        self.nodes.push(node);
         (self.items.len() - 1) as u32
     }
 
-    /// Adds the shadow `make` gives of node `node`, made where it is kept: room is made first,
-    /// so the shadow is written once in its slot instead of built aside and copied in (a
-    /// copy of a value written just before reads it back before the writes have landed,
-    /// which stalls: `docs/bench/live-edits-sessions-15.md`). Its slot is returned.
+    /// Adds the shadow `make` gives, made where it is kept: room is made first, so the shadow
+    /// is written once in its slot instead of built aside and copied in (a copy of a value
+    /// written just before reads it back before the writes have landed, which stalls:
+    /// `docs/bench/live-edits-sessions-15.md`). Its slot is returned.
     #[inline(always)]
-    pub fn push_with(&mut self, node: u32, make: impl FnOnce() -> S) -> u32 {
+    pub fn push_with(&mut self, make: impl FnOnce() -> S) -> u32 {
         let slot = self.items.len();
         let mut make = Some(make);
         self.items
             .resize_with(slot + 1, || make.take().expect("one item made")());
-        self.nodes.push(node);
         slot as u32
     }
 
     /// Takes back the items from slot `len` on (nodes not made after all).
     pub fn truncate(&mut self, len: usize) {
         self.items.truncate(len);
-        self.nodes.truncate(len);
     }
 
     /// Takes back the last item pushed (a node the driver refused).
     pub fn pop(&mut self) {
         self.items.pop();
-        self.nodes.pop();
     }
 }
 
@@ -106,7 +95,7 @@ pub(crate) trait Stored<'a>: Sized {
 }
 
 /// The table of node kinds: per kind, its store's field and its shadow. Makes [`Stores`], each
-/// shadow's [`Stored`] and the lists of every store (`Stores::all`, `Stores::all_mut`).
+/// shadow's [`Stored`] and the list of every store (`Stores::all_mut`).
 macro_rules! stores {
     ($($n:literal $field:ident: $shadow:ty,)*) => {
         /// One store per node kind.
@@ -150,12 +139,7 @@ macro_rules! stores {
         })*
 
         impl<'a> Stores<'a> {
-            /// Every store, for what is done to all kinds alike.
-            pub fn all(&self) -> impl Iterator<Item = &dyn StoreOps<'a>> {
-                [$(&self.$field as &dyn StoreOps<'a>),*].into_iter()
-            }
-
-            /// Every store, mutable.
+            /// Every store, mutable, for what is done to all kinds alike.
             pub fn all_mut(&mut self) -> impl Iterator<Item = &mut dyn StoreOps<'a>> {
                 [$(&mut self.$field as &mut dyn StoreOps<'a>),*].into_iter()
             }
@@ -208,18 +192,31 @@ impl Stores<'_> {
     }
 }
 
+impl<'a> Stores<'a> {
+    /// Sends every node's shadow to the executable graph (after a failed update), node by
+    /// node (`nodes`: the template's records, which say where each node's shadow is).
+    pub fn restore(
+        &self,
+        e: &mut RawExec<'a>,
+        nodes: &[NodeRec],
+        topo: &Topology,
+    ) -> Result<(), DriverFailure> {
+        for (i, n) in nodes.iter().enumerate() {
+            self.at(n.store)
+                .restore_one(n.slot, e, n.raw)
+                .map_err(|e| e.at(Some(topo.name(i as u32))))?;
+        }
+        Ok(())
+    }
+}
+
 /// What a graph does with every store alike, whatever its kind: to one shadow (by its slot),
 /// or, rarely, to all.
 pub(crate) trait StoreOps<'a> {
     /// Sends the shadow in `slot` to node `n` of the template's driver graph.
     fn flush_one(&self, slot: u32, g: &mut RawGraph<'a>, n: RawNode) -> CallResult<()>;
-    /// Sends every shadow to the executable graph (after a failed update).
-    fn restore(
-        &self,
-        e: &mut RawExec<'a>,
-        nodes: &[NodeRec],
-        topo: &Topology,
-    ) -> Result<(), DriverFailure>;
+    /// Sends the shadow in `slot` to node `n` of the executable graph (after a failed update).
+    fn restore_one(&self, slot: u32, e: &mut RawExec<'a>, n: RawNode) -> CallResult<()>;
     /// Whether the shadow in `slot` holds what instantiation and update do not carry over.
     fn needs_reapply(&self, slot: u32) -> bool;
     /// Sends what instantiation and update do not carry over, of the shadow in `slot`, to node
@@ -244,18 +241,8 @@ impl<'a, S: Shadow<'a>> StoreOps<'a> for Store<S> {
         self.items[slot as usize].apply(&mut Target::Template(g), n)
     }
 
-    fn restore(
-        &self,
-        e: &mut RawExec<'a>,
-        nodes: &[NodeRec],
-        topo: &Topology,
-    ) -> Result<(), DriverFailure> {
-        let mut t = Target::Exec(e);
-        for (s, &i) in self.items.iter().zip(&self.nodes) {
-            s.apply(&mut t, nodes[i as usize].raw)
-                .map_err(|e| e.at(Some(topo.name(i))))?;
-        }
-        Ok(())
+    fn restore_one(&self, slot: u32, e: &mut RawExec<'a>, n: RawNode) -> CallResult<()> {
+        self.items[slot as usize].apply(&mut Target::Exec(e), n)
     }
 
     #[inline]
@@ -283,8 +270,6 @@ impl<'a, S: Shadow<'a>> StoreOps<'a> for Store<S> {
     fn adopt_new(&mut self, template: &Stores<'a>) {
         let theirs = S::store(template);
         let from = self.items.len();
-        for (s, &i) in theirs.items[from..].iter().zip(&theirs.nodes[from..]) {
-            self.push(i, s.clone());
-        }
+        self.items.extend_from_slice(&theirs.items[from..]);
     }
 }
