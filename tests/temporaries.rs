@@ -102,11 +102,32 @@ fn temporaries_live_between_their_alloc_and_free_nodes() {
         gpu.read(exec.buffer(ob).unwrap())[10],
         2 * (4 * 17 + 2) + 5 * 110
     );
-    let mut exec = exec.into_graph().instantiate().unwrap();
+    // A node added and a kernel edited on the template side: refused the same way, and the
+    // executable graph keeps its own parameters (it has fewer nodes than the template now).
+    exec.graph_mut()
+        .node(scale)
+        .unwrap()
+        .set_arg::<1>(9)
+        .unwrap();
+    exec.graph_mut().add_empty("after_mix", &[&mix]).unwrap();
+    let e = exec.update().unwrap_err();
+    assert!(
+        matches!(e, cuda_graph::error::UpdateError::MemoryNodes { .. }),
+        "{e}"
+    );
+    gpu.stream
+        .memcpy_htod(&vec![POISON; N], &mut exec.buffer_mut(ob).unwrap())
+        .unwrap();
     exec.launch(&gpu.stream).unwrap();
     assert_eq!(
         gpu.read(exec.buffer(ob).unwrap())[10],
         2 * (4 * 17 + 2) + 5 * 110
+    );
+    let mut exec = exec.into_graph().instantiate().unwrap();
+    exec.launch(&gpu.stream).unwrap();
+    assert_eq!(
+        gpu.read(exec.buffer(ob).unwrap())[10],
+        2 * (9 * 17 + 2) + 5 * 110
     );
 }
 

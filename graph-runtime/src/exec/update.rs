@@ -314,11 +314,12 @@ impl<'a> GraphExec<'a> {
         Ok(())
     }
 
-    /// Sends every node's shadow to the executable graph again.
+    /// Sends every node's shadow to the executable graph again (the nodes it was made with: the
+    /// template's nodes added since are not in it).
     fn restore(&mut self) -> Result<(), DriverFailure> {
         let (core, graph) = (&mut self.core, &self.graph);
         core.stores
-            .restore(&mut core.raw, &graph.nodes, &graph.topo)?;
+            .restore(&mut core.raw, &graph.nodes[..core.len], &graph.topo)?;
         self.reapply()
     }
 }
