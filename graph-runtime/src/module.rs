@@ -40,7 +40,7 @@ pub struct Module {
     loaded: Mutex<Vec<Kernel>>,
     /// The kernel first handed out for each of `entries`, read without the lock: a graph built
     /// again (`cuda_graph!`'s `build` asks for its kernels by name each time) finds its kernels
-    /// with no atomic operation but the clone's.
+    /// with one atomic read-modify-write, the clone's (the lock and unlock were two more).
     first: Box<[OnceLock<Kernel>]>,
 }
 
