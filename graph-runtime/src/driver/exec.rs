@@ -209,6 +209,7 @@ impl<'a> RawExec<'a> {
     }
 
     /// `cuGraphExecUpdate_v2` from `g`: on success this graph also keeps what `g` keeps.
+    #[inline(always)]
     pub fn update_from(&mut self, g: &RawGraph<'a>) -> Result<(), UpdateFailure> {
         let mut info = MaybeUninit::<sys::CUgraphExecUpdateResultInfo>::zeroed();
         let (e, raw, out) = (self.raw, g.raw(), info.as_mut_ptr());

@@ -247,7 +247,7 @@ impl<'a> GraphExec<'a> {
     /// After an update: the executable graph now holds the template's parameters. Its shadows
     /// take those of the nodes edited on the template side (marked `stale`; `flush` sent the
     /// `dirty` ones) and of the nodes added since.
-    #[inline]
+    #[inline(always)]
     fn adopt_template(&mut self) {
         let (core, graph) = (&mut self.core, &mut self.graph);
         for &i in &graph.marked {
