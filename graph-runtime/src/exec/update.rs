@@ -11,8 +11,7 @@ use super::{Core, GraphExec};
 use crate::driver::{flags, InstantiateFailure, RawExec};
 use crate::error::{DriverFailure, InstantiateError, UpdateError, UpdateRefusal};
 use crate::graph::{take_copy, Graph, DEFAULT_CAP_ABOVE, DEFAULT_LANES};
-use crate::kinds::kernel::KernelShadow;
-use crate::kinds::{Pending, Stored, Stores};
+use crate::kinds::{Pending, Stores};
 
 /// Options for [`Graph::instantiate_with`].
 ///
@@ -254,14 +253,7 @@ impl<'a> GraphExec<'a> {
             let n = &mut graph.nodes[i as usize];
             n.marked = false;
             if std::mem::take(&mut n.stale) && (i as usize) < core.len {
-                if n.store == <KernelShadow as Stored>::STORE {
-                    // Most edited nodes launch kernels: their shadows take the template's
-                    // without the store table's dispatch.
-                    let slot = n.slot as usize;
-                    core.stores.kernel.items[slot].adopt(&graph.stores.kernel.items[slot]);
-                } else {
-                    core.stores.at_mut(n.store).adopt_one(n.slot, &graph.stores);
-                }
+                core.stores.adopt_one(n.store, n.slot, &graph.stores);
             }
         }
         graph.marked.clear();

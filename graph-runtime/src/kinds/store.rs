@@ -193,6 +193,19 @@ impl Stores<'_> {
 }
 
 impl<'a> Stores<'a> {
+    /// The (executable graph's) shadow in `slot` of store `store` takes the template's
+    /// ([`StoreOps::adopt_one`]). Most nodes edited between updates launch kernels: theirs is
+    /// copied without the table's dispatch.
+    #[inline(always)]
+    pub fn adopt_one(&mut self, store: u8, slot: u32, template: &Stores<'a>) {
+        if store == <KernelShadow as Stored>::STORE {
+            let slot = slot as usize;
+            self.kernel.items[slot].adopt(&template.kernel.items[slot]);
+        } else {
+            self.at_mut(store).adopt_one(slot, template);
+        }
+    }
+
     /// Sends every node's shadow to the executable graph (after a failed update), node by
     /// node (`nodes`: the template's records, which say where each node's shadow is).
     pub fn restore(
