@@ -9,9 +9,9 @@ mod kernels;
 
 pub use cuda_graph_macros::cuda_graph;
 pub use cuda_graph_runtime::{
-    buffer, capture, compile, compile_cached, compile_cached_with, compile_with, context, cudarc,
-    error, exec, fp8, gpu_available, half, kernel, memcpy, node, nvrtc_available, topology, vector,
-    Error, Graph, GraphExec, Kernel, LaunchConfig, Module, Result,
+    buffer, capture, check, compile, compile_cached, compile_cached_with, compile_with, context,
+    cudarc, error, exec, fp8, gpu_available, half, kernel, memcpy, node, nvrtc_available, topology,
+    vector, Error, Graph, GraphExec, Kernel, LaunchConfig, Module, Result,
 };
 
 /// NCCL communicators and collectives as graph nodes (feature `nccl`).

@@ -127,3 +127,10 @@ fn fp8_prototypes_name_the_c_types() {
         "extern \"C\" __global__ void fp8_scale(const __nv_fp8_e4m3* x, __nv_fp8_e5m2* y, float* f, __nv_fp8_e4m3 s, int n);\n"
     );
 }
+
+/// The graphs' sources compiled as `build_from_source` will, to machine code for sm_90 and
+/// sm_80, with no GPU.
+#[test]
+fn sources_compile_to_machine_code() {
+    common::check_sources(&[("Fp8Scale", Fp8Scale::check_source)], &common::ARCHS);
+}

@@ -195,3 +195,10 @@ fn nodes_of_one_kernel_in_order_inside_a_body() {
     let want: Vec<u32> = (0..n).map(|i| if i < half { 7 } else { 5 }).collect();
     assert_eq!(got, want);
 }
+
+/// The graphs' sources compiled as `build_from_source` will, to machine code for sm_90 and
+/// sm_80, with no GPU.
+#[test]
+fn sources_compile_to_machine_code() {
+    common::check_sources(&[("Loop", Loop::check_source)], &common::ARCHS);
+}

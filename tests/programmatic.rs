@@ -319,3 +319,17 @@ fn runtime_programmatic_edges_survive_updates_and_can_be_removed() {
     exec.launch(&gpu.stream).unwrap();
     assert_eq!(gpu.read(exec.buffer(bb).unwrap()), want(5.0));
 }
+
+/// The graphs' sources compiled as `build_from_source` will, to machine code, with no GPU:
+/// sm_90 only (`tests/kernels/pdl.cu` runs `griddepcontrol` itself, which sm_80 does not have).
+#[test]
+fn sources_compile_to_machine_code() {
+    common::check_sources(
+        &[
+            ("Chain", Chain::check_source),
+            ("Looped", Looped::check_source),
+            ("LoopedTemp", LoopedTemp::check_source),
+        ],
+        &[cuda_graph::check::Arch::SM_90],
+    );
+}

@@ -75,3 +75,10 @@ fn prototypes_are_written_from_the_declarations() {
          extern \"C\" __global__ void iota_at(unsigned int* y, unsigned int offset, unsigned int count, unsigned int base);\n"
     );
 }
+
+/// The graphs' sources compiled as `build_from_source` will, to machine code for sm_90 and
+/// sm_80, with no GPU.
+#[test]
+fn sources_compile_to_machine_code() {
+    common::check_sources(&[("FromSource", FromSource::check_source)], &common::ARCHS);
+}

@@ -327,6 +327,10 @@ fn cpp_kernels_are_found_by_qualified_name_and_name_expression() {
 fn compile_options_carry_headers_defines_and_name_expressions() {
     let opts = RealNorms::compile_options();
     let want = cuda_graph::kernel::Compile::new()
+        .file_name(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/kernels/real/norms.cu"
+        ))
         .header("common.cuh", include_str!("kernels/real/common.cuh"))
         .define("ENABLE_BF16", "")
         .name_expression("cg_real::rmsnorm<float, 128>")
@@ -337,4 +341,17 @@ fn compile_options_carry_headers_defines_and_name_expressions() {
         .name_expression("bf16_to_float");
     assert_eq!(opts, want);
     assert!(RealNorms::PROTOTYPES.contains("// cg_real::rmsnorm<float, 128>: a template instance"));
+}
+
+/// The graphs' sources compiled as `build_from_source` will, to machine code for sm_90 and
+/// sm_80, with no GPU.
+#[test]
+fn sources_compile_to_machine_code() {
+    common::check_sources(
+        &[
+            ("RealNorms", RealNorms::check_source),
+            ("RealReduce", RealReduce::check_source),
+        ],
+        &common::ARCHS,
+    );
 }

@@ -68,6 +68,10 @@ fn overloads_are_built_and_each_node_runs_its_own() {
     }
     let opts = Overloads::compile_options();
     let want = cuda_graph::kernel::Compile::new()
+        .file_name(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/kernels/targets.cu"
+        ))
         .name_expression("static_cast<void (*)(float*, float, int)>(&ops::fill)")
         .name_expression("static_cast<void (*)(int*, int, int)>(&ops::fill)");
     assert_eq!(opts, want);
@@ -86,7 +90,12 @@ fn a_kernel_under_an_architecture_branch_builds_for_the_device_or_the_one_given(
     assert_eq!(gpu.read(exec.out().unwrap())[0], sign(here));
     assert_eq!(
         Arch80::compile_options(),
-        cuda_graph::kernel::Compile::new().arch(800)
+        cuda_graph::kernel::Compile::new()
+            .file_name(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/kernels/targets.cu"
+            ))
+            .arch(800)
     );
     if here < 800 {
         println!("the device is older than sm_80: the sm_80 build is not loaded here");
@@ -97,4 +106,18 @@ fn a_kernel_under_an_architecture_branch_builds_for_the_device_or_the_one_given(
     let mut exec = g.instantiate().unwrap();
     exec.launch(&gpu.stream).unwrap();
     assert_eq!(gpu.read(exec.out().unwrap())[0], 800);
+}
+
+/// The graphs' sources compiled as `build_from_source` will, to machine code for sm_90 and
+/// sm_80, with no GPU.
+#[test]
+fn sources_compile_to_machine_code() {
+    common::check_sources(
+        &[
+            ("Overloads", Overloads::check_source),
+            ("ArchHere", ArchHere::check_source),
+            ("Arch80", Arch80::check_source),
+        ],
+        &common::ARCHS,
+    );
 }

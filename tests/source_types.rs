@@ -111,7 +111,18 @@ fn parameters_beyond_scalars_and_pointers_reach_the_kernels() {
     assert_eq!(
         Types::compile_options(),
         cuda_graph::kernel::Compile::new()
+            .file_name(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/kernels/types.cu"
+            ))
             .name_expression("tagged<true>")
             .name_expression("ops::moded<ops::Mode::kB>")
     );
+}
+
+/// The graphs' sources compiled as `build_from_source` will, to machine code for sm_90 and
+/// sm_80, with no GPU.
+#[test]
+fn sources_compile_to_machine_code() {
+    common::check_sources(&[("Types", Types::check_source)], &common::ARCHS);
 }

@@ -1,9 +1,7 @@
 // Conjugate gradient on a sparse (CSR) symmetric positive definite matrix: vectors in float,
 // dot products accumulated in double. The scalars live in a small buffer `s` of doubles: the
 // first 8 are what the host reads (S_SCALARS), then the partial sums of the three dot products.
-typedef unsigned long long cudaGraphConditionalHandle;
-extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(
-    cudaGraphConditionalHandle handle, unsigned int value);
+// (`cudaGraphSetConditional` comes from cuda-graph's device API: no declaration here.)
 
 #define RR 0      // r.r of the current residual
 #define PAP 1     // p.Ap of this iteration

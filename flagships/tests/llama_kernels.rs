@@ -606,3 +606,18 @@ fn prefill_kernels_compute_their_float64_values() {
     }
     close("causal_attention", &gpu.read(&att), &want, 1e-4);
 }
+
+/// The graphs' source compiled as `build_from_source` will, to machine code, with no GPU
+/// (sm_90: the kernels run `griddepcontrol` themselves).
+#[test]
+fn sources_compile_to_machine_code() {
+    let graphs: &[cuda_graph::check::GraphCheck] = &[
+        ("Projections", Projections::check_source),
+        ("Qkv", Qkv::check_source),
+        ("Attention", Attention::check_source),
+        ("Batch", Batch::check_source),
+    ];
+    if let Err(e) = cuda_graph::check::graphs(graphs, &[cuda_graph::check::Arch::SM_90]) {
+        panic!("{e}");
+    }
+}

@@ -418,3 +418,13 @@ fn add_gemm_and_captured_node_errors() {
     exec.launch(&gpu.stream).unwrap();
     assert_eq!(gpu.read(exec.buffer(hb).unwrap()), got);
 }
+
+/// The graphs' source compiled as `build_from_source` will, to machine code, with no GPU
+/// (sm_90: the kernels run `griddepcontrol` themselves).
+#[test]
+fn sources_compile_to_machine_code() {
+    let graphs: &[cuda_graph::check::GraphCheck] = &[("Splits", Splits::check_source)];
+    if let Err(e) = cuda_graph::check::graphs(graphs, &[cuda_graph::check::Arch::SM_90]) {
+        panic!("{e}");
+    }
+}

@@ -363,3 +363,62 @@ mod oracle {
         }
     }
 }
+
+/// A file that defines the runtime's calls itself: NVRTC calls the file's (a function is
+/// preferred to the device API's templates), so the proof reads its body, not its name.
+#[test]
+fn a_wait_or_trigger_the_file_defines_itself_counts_by_its_body() {
+    let own = |wait_body: &str, trigger_body: &str| {
+        format!(
+            "__device__ __forceinline__ void cudaGridDependencySynchronize() {{ {wait_body} }}\n\
+             __device__ void cudaTriggerProgrammaticLaunchCompletion() {{ {trigger_body} }}\n\
+             extern \"C\" __global__ void k(const float* x, float* y) {{\n\
+               cudaTriggerProgrammaticLaunchCompletion();\n\
+               cudaGridDependencySynchronize();\n\
+               y[threadIdx.x] = x[threadIdx.x];\n\
+             }}\n"
+        )
+    };
+    let verdicts = |text: &str| {
+        let src = parse(text);
+        let k = src.kernels.iter().find(|k| k.name == "k").expect("k");
+        (wait(&src, k), triggers(&src, k))
+    };
+    // Defined as CUDA's header defines them: a wait and a trigger.
+    let (w, t) = verdicts(&own(
+        r#"asm volatile("griddepcontrol.wait;" ::: "memory");"#,
+        r#"asm volatile("griddepcontrol.launch_dependents;");"#,
+    ));
+    assert_eq!(
+        w,
+        Wait::Proven {
+            line: 5,
+            early: vec![]
+        }
+    );
+    assert!(t);
+    // Defined to do nothing: the call is no wait, and `y` is written with none.
+    let (w, t) = verdicts(&own("", ""));
+    assert_eq!(
+        w,
+        Wait::UsedBefore {
+            param: "y".into(),
+            line: 6,
+            conditional: None
+        }
+    );
+    assert!(!t);
+    // Only declared (no body): the runtime's call, by name.
+    let declared = "__device__ void cudaGridDependencySynchronize();\n\
+        extern \"C\" __global__ void k(const float* x, float* y) {\n\
+          cudaGridDependencySynchronize();\n\
+          y[threadIdx.x] = x[threadIdx.x];\n\
+        }\n";
+    assert_eq!(
+        verdicts(declared).0,
+        Wait::Proven {
+            line: 3,
+            early: vec![]
+        }
+    );
+}

@@ -2,7 +2,8 @@
 //! cudarc, built node by node, with typed live-edit setters on the executable graph.
 //!
 //! The public surface: [`Graph`] (the template), [`GraphExec`] (the executable graph),
-//! [`Error`], [`context`], [`compile`] and [`Module`] at the root; node handles and views in
+//! [`Error`], [`context`], [`compile`] and [`Module`] at the root; NVRTC checks without a GPU in
+//! [`check`]; node handles and views in
 //! [`node`], bound buffers in [`buffer`], memcpy ends in [`memcpy`], kernel arguments in
 //! [`kernel`], captured work in [`capture`], errors in [`error`], instantiation and updates in
 //! [`exec`], plain topology in [`topology`].
@@ -150,6 +151,36 @@ pub mod kernel {
     pub use crate::driver::opaque::{Tag, TensorMap};
     pub use crate::gpu::Compile;
     pub use crate::module::{Kernel, KernelRef};
+}
+
+/// Kernel sources compiled as the runtime will, for an architecture, to machine code, with no
+/// GPU: [`source`](check::source), and `check_source` on every graph of `cuda_graph!` that
+/// names its `source` file. For a `cargo test` in CI; NVRTC and the CUDA headers come from
+/// two wheels:
+///
+/// ```sh
+/// pip install --target "$HOME/cuda" nvidia-cuda-nvrtc-cu12==12.9.86 nvidia-cuda-runtime-cu12==12.9.79
+/// export LD_LIBRARY_PATH="$HOME/cuda/nvidia/cuda_nvrtc/lib:$LD_LIBRARY_PATH"
+/// CUDA_GRAPH_REQUIRE_NVRTC=1 cargo test     # a missing NVRTC fails instead of skipping
+/// ```
+///
+/// The headers (`cuda_fp16.h`, ...) are found beside the NVRTC library loaded (or set
+/// `CUDA_HOME` to the folder above their `include/`).
+///
+/// ```
+/// use cuda_graph_runtime::check::{self, Arch};
+/// use cuda_graph_runtime::kernel::Compile;
+/// let src = r#"extern "C" __global__ void stop(cudaGraphConditionalHandle c, const unsigned* n) {
+///     cudaGridDependencySynchronize();        // no declaration: cuda-graph's device API
+///     cudaGraphSetConditional(c, n[0] < 10);
+/// }"#;
+/// match check::source(Arch::SM_90, src, &Compile::new().file_name("stop.cu"), &["stop"]) {
+///     Ok(done) => assert!(done.skipped() || matches!(done, check::Checked::Compiled { .. })),
+///     Err(e) => panic!("{e}"),
+/// }
+/// ```
+pub mod check {
+    pub use crate::gpu::check::{graphs, source, Arch, Checked, Failure, GraphCheck};
 }
 
 /// Node names, kinds and edges as plain data (no GPU): cycle checks, order, reachability, DOT.

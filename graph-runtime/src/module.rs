@@ -95,33 +95,9 @@ impl Module {
         self.lowered.extend(lowered);
     }
 
-    /// The module's entry for `name`: a name expression registered when compiling (its
-    /// lowered name), an entry of exactly that name, or the one entry with C++ linkage whose
-    /// qualified name is `name` (template arguments aside). Several such entries (overloads,
-    /// template instances) are [`ModuleError::Ambiguous`].
+    /// The module's entry for `name` (see [`entry_for`]).
     fn entry(&self, name: &str) -> Result<String, ModuleError> {
-        if let Some(l) = self.lowered.get(name) {
-            return Ok(l.clone());
-        }
-        if self.params.contains_key(name) || !is_cpp_name(name) {
-            return Ok(name.to_owned());
-        }
-        let base = strip_template_args(name);
-        let base = base.trim_start_matches("::");
-        let mut found: Vec<&String> = self
-            .params
-            .keys()
-            .filter(|e| demangled_name(e).as_deref() == Some(base))
-            .collect();
-        found.sort();
-        match found.as_slice() {
-            [one] => Ok((*one).clone()),
-            [] => Ok(name.to_owned()),
-            many => Err(ModuleError::Ambiguous {
-                name: name.to_owned(),
-                entries: many.iter().map(|s| (*s).clone()).collect(),
-            }),
-        }
+        entry_for(&self.lowered, &self.params, name)
     }
 
     /// The kernel called `name`: its `extern "C"` name, its mangled name, or, for a kernel
@@ -276,6 +252,39 @@ impl From<CudaFunction> for Kernel {
             params: None,
             info: OnceLock::new(),
         }))
+    }
+}
+
+/// The entry of a module for `name`: a name expression registered when compiling (its lowered
+/// name, from `lowered`), an entry of exactly that name, or the one entry with C++ linkage whose
+/// qualified name is `name` (template arguments aside). Several such entries (overloads,
+/// template instances) are [`ModuleError::Ambiguous`]. A name found nowhere is returned as it
+/// is (loading it then fails). `entries`: the module's entries (with their parameters).
+pub(crate) fn entry_for<V>(
+    lowered: &HashMap<String, String>,
+    entries: &HashMap<String, V>,
+    name: &str,
+) -> Result<String, ModuleError> {
+    if let Some(l) = lowered.get(name) {
+        return Ok(l.clone());
+    }
+    if entries.contains_key(name) || !is_cpp_name(name) {
+        return Ok(name.to_owned());
+    }
+    let base = strip_template_args(name);
+    let base = base.trim_start_matches("::");
+    let mut found: Vec<&String> = entries
+        .keys()
+        .filter(|e| demangled_name(e).as_deref() == Some(base))
+        .collect();
+    found.sort();
+    match found.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => Ok(name.to_owned()),
+        many => Err(ModuleError::Ambiguous {
+            name: name.to_owned(),
+            entries: many.iter().map(|s| (*s).clone()).collect(),
+        }),
     }
 }
 

@@ -76,3 +76,17 @@ macro_rules! gpu_or_skip {
         }
     };
 }
+
+/// Compiles each graph's source for each of `archs` to machine code, as the runtime would for
+/// such a device (no GPU needed: NVRTC alone, which CI installs). Panics with NVRTC's log.
+pub fn check_sources(checks: &[cuda_graph::check::GraphCheck], archs: &[cuda_graph::check::Arch]) {
+    if let Err(e) = cuda_graph::check::graphs(checks, archs) {
+        panic!("{e}");
+    }
+}
+
+/// sm_90 and sm_80: the architectures CI compiles every source for, where it can.
+pub const ARCHS: [cuda_graph::check::Arch; 2] = [
+    cuda_graph::check::Arch::SM_90,
+    cuda_graph::check::Arch::SM_80,
+];

@@ -1,7 +1,5 @@
-// Kernels for conditional nodes: each sets a condition handle with cudaGraphSetConditional.
-typedef unsigned long long cudaGraphConditionalHandle;
-extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(
-    cudaGraphConditionalHandle handle, unsigned int value);
+// Kernels for conditional nodes: each sets a condition handle with cudaGraphSetConditional
+// (declared by cuda-graph's device API, which NVRTC includes first: no declaration here).
 
 // count[0] += step; count[1] counts the calls; loop again while count[0] < limit.
 extern "C" __global__ void count_up(unsigned* count, unsigned step, unsigned limit,

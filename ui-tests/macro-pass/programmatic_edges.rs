@@ -66,6 +66,12 @@ cuda_graph! {
 }
 
 fn main() {
+    // Its kernels compiled as `build_from_source` will, to machine code (NVRTC alone; without
+    // it, a printed skip).
+    use cuda_graph::check::{self, Arch};
+    if let Err(e) = check::graphs(&[("Explicit", Explicit::check_source), ("Auto", Auto::check_source), ("Early", Early::check_source)], &[Arch::SM_90, Arch::SM_80]) {
+        panic!("{e}");
+    }
     assert!(Early::DOT.contains("\"a\" -> \"b\" [style=bold, label=\"programmatic\"];"));
     assert!(Early::DOT.contains("\"c\" -> \"d\";"));
     assert!(Explicit::DOT.contains("\"a\" -> \"b\" [style=bold, label=\"programmatic\"];"));

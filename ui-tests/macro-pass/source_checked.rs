@@ -15,6 +15,12 @@ cuda_graph! {
 }
 
 fn main() {
+    // Its kernels compiled as `build_from_source` will, to machine code (NVRTC alone; without
+    // it, a printed skip).
+    use cuda_graph::check::{self, Arch};
+    if let Err(e) = check::graphs(&[("Checked", Checked::check_source)], &[Arch::SM_90, Arch::SM_80]) {
+        panic!("{e}");
+    }
     assert_eq!(
         Checked::PROTOTYPES,
         "extern \"C\" __global__ void saxpy(float a, const float* x, float* y, unsigned int n);\n"

@@ -27,4 +27,11 @@ fn edit(exec: &mut RowsExec<'_>) -> Result<(), cuda_graph::Error> {
     Ok(())
 }
 
-fn main() {}
+fn main() {
+    // Its kernels compiled as `build_from_source` will, to machine code (NVRTC alone; without
+    // it, a printed skip).
+    use cuda_graph::check::{self, Arch};
+    if let Err(e) = check::graphs(&[("Rows", Rows::check_source)], &[Arch::SM_90, Arch::SM_80]) {
+        panic!("{e}");
+    }
+}

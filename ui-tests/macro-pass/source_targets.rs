@@ -24,4 +24,11 @@ cuda_graph! {
     }
 }
 
-fn main() {}
+fn main() {
+    // Its kernels compiled as `build_from_source` will, to machine code (NVRTC alone; without
+    // it, a printed skip).
+    use cuda_graph::check::{self, Arch};
+    if let Err(e) = check::graphs(&[("G", G::check_source)], &[Arch::SM_90]) {
+        panic!("{e}");
+    }
+}

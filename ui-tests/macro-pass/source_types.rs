@@ -49,9 +49,12 @@ cuda_graph! {
 }
 
 fn main() {
+    let file = Types::compile_options().file().expect("the source's path");
+    assert!(file.ends_with("macro/cu/types.cu"), "{file}");
     assert_eq!(
         Types::compile_options(),
         cuda_graph::kernel::Compile::new()
+            .file_name(file)
             .name_expression("ops::reduce<float, true>")
             .name_expression("ops::scale<float, ops::ScaleMode::kPerToken>")
     );

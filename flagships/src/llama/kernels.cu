@@ -24,6 +24,8 @@
 #include "stream.cuh"
 
 // Conditional nodes: a kernel sets the value of a condition with cudaGraphSetConditional.
+// cuda-graph's device API declares both; declared here as well, identically, as a kernel file
+// that is also built elsewhere may do.
 typedef unsigned long long cudaGraphConditionalHandle;
 extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(
     cudaGraphConditionalHandle handle, unsigned int value);

@@ -55,6 +55,8 @@ pub struct CKernel {
     raw_params: Vec<Vec<Tok>>,
     /// The tokens of its body (empty for a declaration without one).
     pub(crate) body: Vec<Tok>,
+    /// Whether it is defined here (has a body, even an empty one).
+    pub(crate) defined: bool,
     /// The lines of its other declarations with the same parameters (a prototype, the other
     /// branch of an `#if` the reader cannot evaluate).
     pub also: Vec<usize>,
@@ -147,6 +149,7 @@ pub(super) fn one_per_signature(kernels: Vec<CKernel>) -> Vec<CKernel> {
                 if o.body.is_empty() && !k.body.is_empty() {
                     o.body = k.body;
                 }
+                o.defined |= k.defined;
                 o.also.push(k.line);
             }
             None => out.push(k),
@@ -162,7 +165,7 @@ pub(super) fn device_functions(t: &[Tok], aliases: &[(String, Vec<Tok>)]) -> Vec
     while i < t.len() {
         if t[i].text == "__device__" {
             let (f, next) = declaration(t, i, i + 1, Linkage::Cpp, aliases);
-            out.extend(f.filter(|f| !f.body.is_empty()));
+            out.extend(f.filter(|f| f.defined));
             i = next.max(i + 1);
             continue;
         }
@@ -484,6 +487,7 @@ fn declaration(
         file: t[n].file.as_deref().map(str::to_owned),
         raw_params,
         body,
+        defined: has_body,
         also: Vec::new(),
     };
     (Some(kernel), body_end)

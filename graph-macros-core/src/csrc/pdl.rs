@@ -8,7 +8,10 @@
 //! itself, outside every `if`, loop, `switch`, `?:`, `&&` and `||`; any mention of a pointer
 //! (or struct, or reference) parameter before it, anywhere, even to compute an address, is a
 //! use. A call to a `__device__` function of the file counts as a wait when that function waits
-//! so itself (two calls deep at most).
+//! so itself (two calls deep at most). The runtime's calls count by name, as cuda-graph's device
+//! API (or CUDA's header) defines them, unless the file defines a function of that name itself:
+//! NVRTC then calls the file's (a function is preferred to the device API's templates), and
+//! the proof follows it like any other.
 //!
 //! A kernel that waits may use parameters before its wait (to start loading weights while its
 //! predecessor finishes, say): the proof lists them ([`Wait::Proven`]'s `early`), and each node
@@ -53,29 +56,47 @@ fn is_call(t: &[Tok], i: usize) -> bool {
     t.get(i + 1).is_some_and(|x| x.text == "(")
 }
 
-/// Whether the token at `i` is a wait: the runtime call, the PTX instruction in an `asm`
-/// string, or a call to one of `waiting` (device functions that wait).
-fn wait_at(t: &[Tok], i: usize, waiting: &[String]) -> bool {
-    let x = &t[i];
-    match x.kind {
-        Kind::Ident => (x.text == WAIT || waiting.contains(&x.text)) && is_call(t, i),
-        Kind::Str => x.text.contains(WAIT_PTX),
-        _ => false,
-    }
+/// The calls that wait (or trigger): the runtime's, by name, unless the file defines a function
+/// of that name, and the file's device functions that do.
+struct Calls {
+    /// The runtime's call (`cudaGridDependencySynchronize`), or `None` where the file defines
+    /// its own.
+    builtin: Option<&'static str>,
+    /// The PTX instruction, in an `asm` string.
+    ptx: &'static str,
+    /// Device functions of the file that wait (or trigger).
+    fns: Vec<String>,
 }
 
-fn trigger_at(t: &[Tok], i: usize, triggering: &[String]) -> bool {
-    let x = &t[i];
-    match x.kind {
-        Kind::Ident => (x.text == TRIGGER || triggering.contains(&x.text)) && is_call(t, i),
-        Kind::Str => x.text.contains(TRIGGER_PTX),
-        _ => false,
+impl Calls {
+    /// For the runtime call `name` and its instruction `ptx`, in `src`.
+    fn new(src: &Source, name: &'static str, ptx: &'static str) -> Calls {
+        let own = src.device_fns.iter().any(|f| f.name == name);
+        Calls {
+            builtin: (!own).then_some(name),
+            ptx,
+            fns: Vec::new(),
+        }
+    }
+
+    /// Whether the token at `i` is one: the runtime call, the PTX instruction in an `asm`
+    /// string, or a call to one of the device functions found.
+    fn at(&self, t: &[Tok], i: usize) -> bool {
+        let x = &t[i];
+        match x.kind {
+            Kind::Ident => {
+                (self.builtin == Some(x.text.as_str()) || self.fns.contains(&x.text))
+                    && is_call(t, i)
+            }
+            Kind::Str => x.text.contains(self.ptx),
+            _ => false,
+        }
     }
 }
 
 /// The first unconditional wait of `body` (its token index), or the first conditional one
 /// with what makes it so.
-fn first_wait(body: &[Tok], waiting: &[String]) -> (Option<usize>, Option<(usize, String)>) {
+fn first_wait(body: &[Tok], waiting: &Calls) -> (Option<usize>, Option<(usize, String)>) {
     // Per brace level: whether a control construct opened it.
     let mut blocks: Vec<Option<String>> = Vec::new();
     // A brace-less control statement in progress: the construct, and the block depth it
@@ -133,7 +154,7 @@ fn first_wait(body: &[Tok], waiting: &[String]) -> (Option<usize>, Option<(usize
             }
             _ => {}
         }
-        if wait_at(body, i, waiting) {
+        if waiting.at(body, i) {
             let end = body[i..]
                 .iter()
                 .position(|y| y.text == ";")
@@ -190,26 +211,26 @@ fn memory_params(k: &CKernel) -> Vec<String> {
         .collect()
 }
 
-/// The device functions of `src` that wait unconditionally (following calls two deep).
-fn waiting_fns(src: &Source) -> Vec<String> {
-    let mut waiting: Vec<String> = Vec::new();
+/// The calls of `src` that wait unconditionally (device functions followed two calls deep).
+fn waiting_fns(src: &Source) -> Calls {
+    let mut waiting = Calls::new(src, WAIT, WAIT_PTX);
     for _ in 0..2 {
         for f in &src.device_fns {
-            if !waiting.contains(&f.name) && first_wait(&f.body, &waiting).0.is_some() {
-                waiting.push(f.name.clone());
+            if !waiting.fns.contains(&f.name) && first_wait(&f.body, &waiting).0.is_some() {
+                waiting.fns.push(f.name.clone());
             }
         }
     }
     waiting
 }
 
-/// The device functions of `src` that trigger on some path (following calls two deep).
-fn triggering_fns(src: &Source) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+/// The calls of `src` that trigger on some path (device functions followed two calls deep).
+fn triggering_fns(src: &Source) -> Calls {
+    let mut out = Calls::new(src, TRIGGER, TRIGGER_PTX);
     for _ in 0..2 {
         for f in &src.device_fns {
-            if !out.contains(&f.name) && (0..f.body.len()).any(|i| trigger_at(&f.body, i, &out)) {
-                out.push(f.name.clone());
+            if !out.fns.contains(&f.name) && (0..f.body.len()).any(|i| out.at(&f.body, i)) {
+                out.fns.push(f.name.clone());
             }
         }
     }
@@ -266,5 +287,5 @@ pub fn wait(src: &Source, k: &CKernel) -> Wait {
 /// Whether `k` triggers its dependents' launch on some path.
 pub fn triggers(src: &Source, k: &CKernel) -> bool {
     let fns = triggering_fns(src);
-    (0..k.body.len()).any(|i| trigger_at(&k.body, i, &fns))
+    (0..k.body.len()).any(|i| fns.at(&k.body, i))
 }

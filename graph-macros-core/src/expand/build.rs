@@ -10,8 +10,8 @@ use crate::gen::{rt, Cx};
 use crate::kinds;
 use crate::model::{Graph, NodeOp, ParamTy};
 
-/// What a graph whose kernels all come from one CUDA file gets: `SOURCE` and
-/// `build_from_source`.
+/// What a graph whose kernels all come from one CUDA file gets: `SOURCE`, `compile_options`,
+/// `build_from_source` and `check_source`.
 pub(super) fn source_items(
     g: &Graph,
     inputs_name: &syn::Ident,
@@ -48,6 +48,11 @@ pub(super) fn source_items(
             .iter()
             .filter_map(|k| k.load.as_deref())
             .map(|l| quote!(.name_expression(#l)));
+        // What `build` loads each kernel by.
+        let loads = g
+            .kernels
+            .iter()
+            .map(|k| k.load.clone().unwrap_or_else(|| k.name.to_string()));
         out.extend(quote! {
             /// The CUDA source the kernels are declared in, read at compile time.
             pub const SOURCE: &'static str = ::core::include_str!(#path);
@@ -56,7 +61,18 @@ pub(super) fn source_items(
             /// time), the graph's `define`s, and the name expressions of its kernels with
             /// C++ linkage.
             pub fn compile_options() -> #rt::kernel::Compile<'static> {
-                #rt::kernel::Compile::new() #(#headers)* #(#defines)* #(#names)*
+                #rt::kernel::Compile::new().file_name(#path) #(#headers)* #(#defines)* #(#names)*
+            }
+
+            /// Compiles [`Self::SOURCE`] as [`Self::build_from_source`] will for a device of
+            /// `arch`, but to machine code and with no GPU, and checks that every kernel of the
+            /// graph is in it: NVRTC's log is the error. Without NVRTC it prints why and
+            /// returns [`Checked::Skipped`](cuda_graph::check::Checked::Skipped) (an error
+            /// with `CUDA_GRAPH_REQUIRE_NVRTC=1`), so a `cargo test` can call it anywhere.
+            pub fn check_source(
+                arch: #rt::check::Arch,
+            ) -> ::core::result::Result<#rt::check::Checked, #rt::error::ModuleError> {
+                #rt::check::source(arch, Self::SOURCE, &Self::compile_options(), &[#(#loads),*])
             }
 
             /// Builds the template from [`Self::SOURCE`], compiled with NVRTC for `ctx`'s

@@ -59,6 +59,7 @@ pub(crate) use lt::{LtAlgo, LtFailure, LtPlan, LtShape, Operand, Operands};
 // Each kind's parameters (a new kind's come with it).
 pub(crate) use nvrtc::compile as nvrtc_compile;
 pub(crate) use nvrtc::version as nvrtc_version;
+pub(crate) use nvrtc::Compiled;
 pub(crate) use params::*;
 pub(crate) use peer::enable_peer_access;
 pub(crate) use probe::{

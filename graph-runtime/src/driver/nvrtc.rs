@@ -1,4 +1,5 @@
-//! NVRTC: one program compiled to PTX, with in-memory headers and name expressions.
+//! NVRTC: one program compiled to PTX (and, for a real architecture, to machine code), with
+//! in-memory headers and name expressions.
 //!
 //! cudarc's safe compile call takes neither headers nor name expressions; both are needed to
 //! build kernels as people write them (`#include "local.cuh"`, C++ linkage, templates).
@@ -8,11 +9,14 @@ use std::ptr;
 
 use cudarc::nvrtc::sys;
 
-/// What NVRTC made of a program: its PTX and, per name expression, the kernel's lowered
-/// (mangled) name.
+/// What NVRTC made of a program: its PTX, its machine code (a cubin, when compiled for a real
+/// architecture, `sm_XX`), per name expression the kernel's lowered (mangled) name, and its log
+/// (warnings; empty when there are none).
 pub(crate) struct Compiled {
     pub ptx: String,
+    pub cubin: Option<Vec<u8>>,
     pub lowered: Vec<(String, String)>,
+    pub log: String,
 }
 
 /// Why a program did not compile: the step and NVRTC's log (or its error's name).
@@ -60,13 +64,15 @@ pub(crate) fn version() -> Result<(i32, i32), CompileFailure> {
 }
 
 /// Compiles `src` (called `name` in messages) with `headers` (name as `#include`d, text),
-/// `options` and `names` (name expressions whose lowered names are wanted).
+/// `options` and `names` (name expressions whose lowered names are wanted); `cubin`: also
+/// return the machine code (the options name a real architecture, `sm_XX`).
 pub(crate) fn compile(
     src: &str,
     name: &str,
     headers: &[(&str, &str)],
     options: &[String],
     names: &[&str],
+    cubin: bool,
 ) -> Result<Compiled, CompileFailure> {
     let src_c = cstring(src, "the source")?;
     let name_c = cstring(name, "the program name")?;
@@ -143,6 +149,25 @@ pub(crate) fn compile(
     let ptx = CStr::from_bytes_until_nul(&buf)
         .map(|c| c.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let cubin = if cubin {
+        let mut size = 0usize;
+        // SAFETY: a compiled program; `size` receives the cubin's size.
+        check(
+            unsafe { sys::nvrtcGetCUBINSize(prog.0, &mut size) },
+            "nvrtcGetCUBINSize",
+        )?;
+        let mut bin = vec![0u8; size];
+        if size > 0 {
+            // SAFETY: `bin` holds `size` bytes, what NVRTC writes.
+            check(
+                unsafe { sys::nvrtcGetCUBIN(prog.0, bin.as_mut_ptr().cast()) },
+                "nvrtcGetCUBIN",
+            )?;
+        }
+        Some(bin)
+    } else {
+        None
+    };
     let mut lowered = Vec::new();
     for (n, e) in names.iter().zip(&exprs) {
         let mut out: *const c_char = ptr::null();
@@ -160,7 +185,13 @@ pub(crate) fn compile(
             lowered.push(((*n).to_owned(), s));
         }
     }
-    Ok(Compiled { ptx, lowered })
+    let log = log(&prog).unwrap_or_default();
+    Ok(Compiled {
+        ptx,
+        cubin,
+        lowered,
+        log,
+    })
 }
 
 fn log(prog: &Program) -> Option<String> {

@@ -44,7 +44,26 @@ struct Peers([u64; MAX_RANKS]);
 // SAFETY: plain bytes laid out as the kernel's `struct Peers { u64 box[MAX_RANKS]; }`.
 unsafe impl DeviceRepr for Peers {}
 
-const SOURCE: &str = include_str!("peer_reduce.cu");
+/// The kernel's source: one program per element type and reduction ([`defines`]).
+pub(crate) const SOURCE: &str = include_str!("peer_reduce.cu");
+
+/// The element types and reductions the kernel is compiled for (`ELEM_<type>`, `OP_<op>`, as
+/// `load` names them), for the check that compiles every program.
+#[cfg(test)]
+pub(crate) const ELEMS: &[&str] = &["F32", "F64", "F16", "BF16", "I32", "U32", "I64", "U64"];
+#[cfg(test)]
+pub(crate) const OPS: &[&str] = &["SUM", "PROD", "MAX", "MIN"];
+
+/// The macros the program of element type `elem` and reduction `op` is compiled with.
+pub(crate) fn defines(elem: &str, op: &str) -> Vec<(String, String)> {
+    vec![
+        (format!("ELEM_{elem}"), String::new()),
+        (format!("OP_{op}"), String::new()),
+        ("MAX_RANKS".to_owned(), MAX_RANKS.to_string()),
+        ("DATA_OFFSET".to_owned(), DATA_OFFSET.to_string()),
+        ("SLOT_LINES".to_owned(), SLOT_LINES.to_string()),
+    ]
+}
 
 /// The word of mapped, portable page-locked host memory the kernels watch.
 struct StopWord {
@@ -224,17 +243,18 @@ impl Mailboxes {
             let ptx = match compiled.iter().find(|(c, _)| *c == cc) {
                 Some((_, p)) => p.clone(),
                 None => {
-                    let options = vec![
-                        format!("--gpu-architecture=compute_{}{}", cc.0, cc.1),
-                        format!("-DELEM_{elem}"),
-                        format!("-DOP_{op}"),
-                        format!("-DMAX_RANKS={MAX_RANKS}"),
-                        format!("-DDATA_OFFSET={DATA_OFFSET}"),
-                        format!("-DSLOT_LINES={SLOT_LINES}"),
-                    ];
-                    let p = super::nvrtc::compile(SOURCE, "peer_reduce.cu", &[], &options, &[])
-                        .map_err(|f| failed("compiling", &f.log))?
-                        .ptx;
+                    let mut options = vec![format!("--gpu-architecture=compute_{}{}", cc.0, cc.1)];
+                    options.extend(defines(elem, op).into_iter().map(|(n, v)| {
+                        if v.is_empty() {
+                            format!("-D{n}")
+                        } else {
+                            format!("-D{n}={v}")
+                        }
+                    }));
+                    let p =
+                        super::nvrtc::compile(SOURCE, "peer_reduce.cu", &[], &options, &[], false)
+                            .map_err(|f| failed("compiling", &f.log))?
+                            .ptx;
                     compiled.push((cc, p.clone()));
                     p
                 }

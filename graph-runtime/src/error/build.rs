@@ -288,6 +288,41 @@ pub enum ModuleError {
         /// NVRTC's version (major, minor).
         found: (i32, i32),
     },
+    /// The source names a type or function of a CUDA header that NVRTC did not find (the half
+    /// and fp8 types come from the CUDA toolkit's `cuda_fp16.h`, `cuda_bf16.h`, `cuda_fp8.h`).
+    #[error("`{name}` comes from `{header}`, which is in no include directory NVRTC searched ({}): install the CUDA toolkit's headers (or the `nvidia-cuda-runtime-cu12` wheel beside the `nvidia-cuda-nvrtc-cu12` one), set `CUDA_HOME` to the directory that holds their `include/`, or add the directory with `Compile::include_dir`; NVRTC said: {log}", if searched.is_empty() { "none".to_owned() } else { searched.join(", ") })]
+    MissingHeader {
+        /// The undeclared name, as NVRTC reported it.
+        name: String,
+        /// The header that declares it.
+        header: &'static str,
+        /// The include directories searched.
+        searched: Vec<String>,
+        /// NVRTC's log.
+        log: String,
+    },
+    /// A check for an architecture older than the one the source is built for (the graph's
+    /// `define __CUDA_ARCH__ = ...;`, [`Compile::arch`](crate::kernel::Compile::arch)).
+    #[error("the kernel source is built for `__CUDA_ARCH__` {built_for} (sm_{}), which a device of sm_{arch} cannot load: check it for sm_{} or newer", built_for / 10, built_for / 10)]
+    ArchTooOld {
+        /// The `__CUDA_ARCH__` the source is built for (`900`).
+        built_for: u32,
+        /// The architecture checked (`80` for sm_80).
+        arch: u32,
+    },
+    /// A kernel the graph loads is not in what the source compiled to (left out by an `#if`
+    /// for this architecture, say).
+    #[error("the kernel source compiled for sm_{arch} has no kernel `{kernel}` (looked for as `{entry}`); its kernels: {}", if entries.is_empty() { "none".to_owned() } else { entries.join(", ") })]
+    NotInSource {
+        /// The kernel, as the graph names it.
+        kernel: String,
+        /// The entry looked for (its lowered name, for C++ linkage).
+        entry: String,
+        /// The architecture compiled for (`90`).
+        arch: u32,
+        /// The entries the source compiled to.
+        entries: Vec<String>,
+    },
     /// A driver call failed.
     #[error(transparent)]
     Driver(#[from] DriverFailure),
