@@ -74,7 +74,7 @@ pub fn compile(ctx: &Arc<CudaContext>, src: &str) -> Result<Module, ModuleError>
 /// `cudaGraphSetConditional`, `cudaGridDependencySynchronize` and
 /// `cudaTriggerProgrammaticLaunchCompletion`, and names `cudaGraphConditionalHandle`,
 /// `__half`, `__nv_bfloat16` and the fp8 types, with no declaration or `#include` of its own
-/// (see the crate's guide, "The device API", for the rules).
+/// (the README's "The device API" says what a declaration of its own does).
 ///
 /// By default the CUDA toolkit's include directory is searched when one is found
 /// (`$CUDA_HOME/include`, `$CUDA_PATH/include`, `/usr/local/cuda/include`, then the headers
