@@ -9,7 +9,7 @@ pub fn closest<'c>(name: &str, candidates: impl Iterator<Item = &'c str>) -> Opt
 }
 
 /// What `name` was likely meant to be, best first, at most three: the candidates within a
-/// typo of it (an edit distance of a third of the length), then those that contain it or that
+/// typo of it (an [`edit_distance`] of a third of the length), then those that contain it or that
 /// it contains, ignoring case (`relu` for a kernel a macro named `relu_f32`).
 pub fn suggestions<'c>(name: &str, candidates: impl Iterator<Item = &'c str>) -> Vec<&'c str> {
     let mut all: Vec<&str> = candidates.filter(|c| *c != name).collect();
@@ -39,19 +39,27 @@ pub fn suggestions<'c>(name: &str, candidates: impl Iterator<Item = &'c str>) ->
     out
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
+/// The optimal string alignment distance: insertions, deletions, substitutions and swaps of
+/// two neighbouring letters (`alhpa` for `alpha`) each count as one edit.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // Rows `i - 2`, `i - 1` and `i` of the table: `d[i][j]` is the distance between the
+    // first `i` letters of `a` and the first `j` of `b`.
+    let mut before: Vec<usize> = Vec::new();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut row = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (prev[j - 1] + cost).min(prev[j] + 1).min(row[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(before[j - 2] + 1);
+            }
+            row[j] = d;
         }
+        before = std::mem::replace(&mut prev, row);
     }
-    row[b.len()]
+    prev[b.len()]
 }
 
 /// `"; did you mean `x`?"` for a likely meaning (see [`suggestions`]), else the declared

@@ -8,7 +8,7 @@ use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::{Expr, Ident};
 
-pub use crate::hints::{closest, either, hint, suggestions};
+pub use crate::hints::{closest, edit_distance, either, hint, suggestions};
 use crate::model::{Cond, Errors, Implicit, Input, InputKind, Kernel, Uses, Value};
 
 /// `KernelMut` setters a kernel node's view reaches through `Deref` (`set_grid`, ...): a kernel

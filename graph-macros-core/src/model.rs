@@ -11,10 +11,44 @@ use syn::{Attribute, Expr, Ident, Path, Type, Visibility};
 pub use crate::ast::{CollectiveOp, CondOp, ParamTy, RedOp};
 
 /// Errors, collected: every check adds to it, and nothing is reported until all checks ran.
+/// Beside them, the fixes some of them propose, as data (what the message writes, and what
+/// tests apply to check that it fixes what the error reports).
 #[derive(Default)]
-pub struct Errors(Vec<syn::Error>, BTreeSet<String>);
+pub struct Errors(Vec<syn::Error>, BTreeSet<String>, Vec<Fix>);
+
+/// A fix an error proposes, by node names: after it, what the error reports is gone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    /// The error (its index in [`Errors::messages`]).
+    pub error: usize,
+    pub add: Vec<Add>,
+}
+
+/// What a [`Fix`] writes into the graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Add {
+    /// An edge `from -> to;` in the scope that holds both.
+    Edge { from: String, to: String },
+    /// A carry edge `carry from -> to;` in the body of repeat block `block`.
+    Carry {
+        block: String,
+        from: String,
+        to: String,
+    },
+}
 
 impl Errors {
+    /// Notes that the error just added proposes `add`.
+    pub fn propose(&mut self, add: Vec<Add>) {
+        let error = self.0.len().saturating_sub(1);
+        self.2.push(Fix { error, add });
+    }
+
+    /// The fixes proposed, by error.
+    pub fn fixes(&self) -> &[Fix] {
+        &self.2
+    }
+
     /// An error at `span`, unless one with the same `key` (the mistake: `read-only:y`, say) was
     /// reported: one mistake met at several uses gives one error, at the first.
     pub fn once(&mut self, key: String, span: Span, msg: impl std::fmt::Display) {
@@ -525,6 +559,11 @@ pub struct Graph {
     pub hidden: BTreeSet<String>,
     /// The CUDA source files read (where they were found).
     pub sources: Vec<std::path::PathBuf>,
+    /// Every kernel is declared from one named CUDA file (read or not): the graph gets
+    /// `SOURCE`, `compile_options`, `check_source` and `build_from_source`, with their
+    /// signatures even when the file or a declaration has an error, so code calling them
+    /// reports nothing more.
+    pub one_source: bool,
     /// Files they include (`#include "..."`): the name as written and where it was found.
     pub headers: Vec<(String, std::path::PathBuf)>,
     /// The macros the graph defines for its sources (`define NAME = value;`).

@@ -14,6 +14,9 @@
 //! - the *coarse* one lets every IF, IF/ELSE and SWITCH go any way, and uses a default only for
 //!   a WHILE's first run (the one rule the macro documents).
 //!
+//! Each race error's suggested edge, applied to the graph, must leave the two nodes it names
+//! racing on no buffer.
+//!
 //! The macro must reject everything the precise interpreter rejects (soundness), and it reports
 //! exactly what the coarse one finds: the same uninitialised reads, the same races, the same
 //! loops that cannot end. Where the two interpreters differ is where the macro is conservative
@@ -29,6 +32,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use cuda_graph_macros_core::check;
+use cuda_graph_macros_core::model::Add;
 use proptest::prelude::*;
 
 /// What a generated node does.
@@ -573,11 +577,18 @@ fn macro_findings(src: &str) -> Result<Findings, String> {
                 .expect("a temporary");
             out.uninit.insert((b, id(names[1])));
         } else if m.starts_with("data race") {
-            let b = BUFFERS
-                .iter()
-                .position(|x| *x == names[2])
-                .expect("a buffer");
-            out.races.insert((b, id(names[0]), id(names[1])));
+            // Every buffer the two race on, named before the fix.
+            let what = m.split(", but neither").next().expect("a message");
+            let on: Vec<usize> = what
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .filter_map(|n| BUFFERS.iter().position(|x| *x == n))
+                .collect();
+            assert!(!on.is_empty(), "a race names a buffer: {m}");
+            for b in on {
+                out.races.insert((b, id(names[0]), id(names[1])));
+            }
         } else if m.contains("can never stop") {
             out.endless.insert(id(names[0]));
         } else {
@@ -587,15 +598,20 @@ fn macro_findings(src: &str) -> Result<Findings, String> {
     Ok(out)
 }
 
-/// What the macro reports of `all` races: for each node and buffer, the first earlier node it
-/// races with (one error per node).
+/// What the macro reports of `all` races: the pairs where a node first races with an earlier
+/// one on some buffer (for each node and buffer, the first earlier node), each pair with every
+/// buffer the two race on (one error per pair).
 fn first_races(all: &BTreeSet<(usize, usize, usize)>) -> BTreeSet<(usize, usize, usize)> {
     let mut first: BTreeMap<(usize, usize), usize> = BTreeMap::new();
     for &(x, a, b) in all {
         let e = first.entry((x, b)).or_insert(a);
         *e = (*e).min(a);
     }
-    first.into_iter().map(|((x, b), a)| (x, a, b)).collect()
+    let pairs: BTreeSet<(usize, usize)> = first.into_iter().map(|((_, b), a)| (a, b)).collect();
+    all.iter()
+        .copied()
+        .filter(|&(_, a, b)| pairs.contains(&(a, b)))
+        .collect()
 }
 
 proptest! {
@@ -618,6 +634,49 @@ proptest! {
         }
         // Exact against the interpreter of the documented rules.
         prop_assert_eq!(&found, &coarse, "{}", src);
+    }
+
+    /// Each race's suggested edge, written into the graph, leaves the two nodes racing on no
+    /// buffer (by the interpreter), and the macro then reports nothing new about them.
+    #[test]
+    fn each_suggested_edge_ends_the_races_it_was_offered_for(bytes in prop::collection::vec(any::<u8>(), 64..160)) {
+        let g = G::generate(&bytes);
+        let src = g.source();
+        let (_, errors) = check(src.parse().expect("generated source is valid tokens")).expect("it parses");
+        let messages = errors.messages();
+        let id = |s: &str| -> usize { s.trim_start_matches('n').parse().expect("a node name") };
+        for fix in errors.fixes() {
+            let m = &messages[fix.error];
+            prop_assert!(m.starts_with("data race"), "{}", m);
+            let names: Vec<&str> = m.split('`').skip(1).step_by(2).collect();
+            let (a, b) = (id(names[0]), id(names[1]));
+            let mut fixed = g.clone();
+            for add in &fix.add {
+                let Add::Edge { from, to } = add else {
+                    return Err(TestCaseError::fail(format!("a carry in a graph with no repeat block: {add:?}")));
+                };
+                let (from, to) = (id(from), id(to));
+                let sc = fixed
+                    .scopes
+                    .iter_mut()
+                    .find(|s| s.nodes.contains(&from) && s.nodes.contains(&to))
+                    .expect("the edge joins two nodes of one scope");
+                let pos = |n: usize| sc.nodes.iter().position(|&x| x == n).expect("in the scope");
+                let e = (pos(from), pos(to));
+                sc.edges.push(e);
+            }
+            let after = fixed.source();
+            let left = fixed.oracle(false);
+            prop_assert!(
+                !left.races.iter().any(|&(_, x, y)| (x, y) == (a, b)),
+                "the fix {:?} of `{}` leaves a race between n{} and n{}\n{}", fix.add, m, a, b, after
+            );
+            let found = macro_findings(&after).map_err(|e| TestCaseError::fail(format!("{e}\n{after}")))?;
+            prop_assert!(!found.races.iter().any(|&(_, x, y)| (x, y) == (a, b)), "{}", after);
+        }
+        // Every race error offers its fix.
+        let races = messages.iter().filter(|m| m.starts_with("data race")).count();
+        prop_assert_eq!(races, errors.fixes().len(), "{}", src);
     }
 }
 

@@ -25,7 +25,36 @@ pub(super) fn source_items(
         .collect();
     let mut out = TokenStream::new();
     let one_file = g.sources.len() == 1 && g.kernels.iter().all(|k| k.source == Some(0));
-    if one_file {
+    if g.broken && g.one_source && !one_file {
+        // The file or a declaration has an error (reported): the same items, with their
+        // signatures, so that code calling them reports nothing more. The graph is never built.
+        out.extend(quote! {
+            /// The CUDA source the kernels are declared in (not read: the graph has errors).
+            pub const SOURCE: &'static str = "";
+
+            /// How [`Self::SOURCE`] is compiled (the graph has errors).
+            pub fn compile_options() -> #rt::kernel::Compile<'static> {
+                ::core::unreachable!()
+            }
+
+            /// Compiles [`Self::SOURCE`] for `arch` (the graph has errors).
+            pub fn check_source(
+                arch: #rt::check::Arch,
+            ) -> ::core::result::Result<#rt::check::Checked, #rt::error::ModuleError> {
+                let _ = arch;
+                ::core::unreachable!()
+            }
+
+            /// Builds the template from [`Self::SOURCE`] (the graph has errors).
+            pub fn build_from_source(
+                ctx: &::std::sync::Arc<#rt::cudarc::driver::CudaContext>,
+                inputs: #inputs_name #inputs_lt,
+            ) -> #rt::Result<Self> {
+                let _ = (ctx, inputs);
+                ::core::unreachable!()
+            }
+        });
+    } else if one_file {
         let path = &paths[0];
         let headers = g.headers.iter().map(|(name, p)| {
             let p = p.to_string_lossy().into_owned();

@@ -331,9 +331,11 @@ pub(super) fn check_races(model: &Graph, errors: &mut Errors) {
         .iter()
         .any(|i| i.kind.buffer().is_some_and(|b| b.stack.is_some()));
     if model.topo.body_count() > 0 || stacks {
-        return check_races_in_bodies(model, &reach, errors);
+        let found = races_in_bodies(model, &reach);
+        return report_races(model, found, errors);
     }
     let words = reach.words();
+    let mut found = Vec::new();
     for (x, input) in model.inputs.iter().enumerate() {
         if !matches!(input.kind.buffer(), Some(b) if !b.disjoint) {
             continue;
@@ -359,7 +361,12 @@ pub(super) fn check_races(model: &Graph, errors: &mut Errors) {
                 (open != 0).then(|| w * 64 + open.trailing_zeros() as usize)
             });
             if let Some(i) = clash {
-                race(model, i, j, x, writes, errors);
+                found.push(Clash {
+                    i,
+                    j,
+                    x,
+                    j_writes: writes,
+                });
             }
             users[j / 64] |= 1 << (j % 64);
             if writes {
@@ -367,13 +374,68 @@ pub(super) fn check_races(model: &Graph, errors: &mut Errors) {
             }
         }
     }
+    report_races(model, found, errors);
 }
 
-/// Reports the race between earlier node `i` and node `j` on buffer `x` (`j_writes`: `j` is
-/// the writer, else `i` is).
-fn race(model: &Graph, i: usize, j: usize, x: usize, j_writes: bool, errors: &mut Errors) {
+/// A race found: earlier node `i` and node `j` on buffer `x` (`j_writes`: `j` writes it, else
+/// `i` does).
+#[derive(Clone, Copy)]
+struct Clash {
+    i: usize,
+    j: usize,
+    x: usize,
+    j_writes: bool,
+}
+
+/// One error for each pair of nodes found racing (for each node and buffer, the first earlier
+/// node it races with), naming every buffer the two race on: one edge orders them on all.
+fn report_races(model: &Graph, found: Vec<Clash>, errors: &mut Errors) {
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for c in &found {
+        if !pairs.contains(&(c.i, c.j)) {
+            pairs.push((c.i, c.j));
+        }
+    }
+    // In the order of their later node, as the checks met them.
+    pairs.sort_by_key(|&(i, j)| (j, i));
+    for (i, j) in pairs {
+        let mut on: Vec<(usize, bool)> = all_clashes(model, i, j);
+        // What was found is among them (the whole list where nothing is told apart).
+        for c in found.iter().filter(|c| (c.i, c.j) == (i, j)) {
+            if !on.iter().any(|&(x, _)| x == c.x) {
+                on.push((c.x, c.j_writes));
+            }
+        }
+        on.sort_unstable();
+        race(model, i, j, &on, errors);
+    }
+}
+
+/// Every buffer nodes `i` and `j` (`i` before `j`, known unordered) both use, one of them
+/// writing it, with whether `j` writes it: plain buffers, not `#[disjoint]`, not stacks.
+fn all_clashes(model: &Graph, i: usize, j: usize) -> Vec<(usize, bool)> {
+    let (a, b) = (&model.nodes[i].uses, &model.nodes[j].uses);
+    model
+        .inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, inp)| {
+            inp.kind
+                .buffer()
+                .is_some_and(|b| !b.disjoint && b.stack.is_none())
+        })
+        .filter_map(|(x, _)| {
+            let (aw, bw) = (a.writes.contains(&x), b.writes.contains(&x));
+            let (au, bu) = (aw || a.reads.contains(&x), bw || b.reads.contains(&x));
+            (au && bu && (aw || bw)).then_some((x, bw))
+        })
+        .collect()
+}
+
+/// Reports the race between earlier node `i` and node `j` on the buffers `on` (each with
+/// whether `j` writes it, else `i` does), with the edge that orders them on all.
+fn race(model: &Graph, i: usize, j: usize, on: &[(usize, bool)], errors: &mut Errors) {
     let (a, b) = (&model.nodes[i], &model.nodes[j]);
-    let writer = if j_writes { &b.name } else { &a.name };
     // Within one scope, the edge to add joins the two; across scopes, the nodes that hold
     // them in their closest common scope.
     let (from, to) = model
@@ -381,30 +443,59 @@ fn race(model: &Graph, i: usize, j: usize, x: usize, j_writes: bool, errors: &mu
         .meeting(i as u32, j as u32)
         .map(|(p, q)| (model.topo.name(p).to_owned(), model.topo.name(q).to_owned()))
         .unwrap_or_else(|| (a.name.to_string(), b.name.to_string()));
+    let writer = |j_writes: bool| if j_writes { &b.name } else { &a.name };
+    let named = |x: usize| format!("{} `{}`", model.inputs[x].kind.noun(), model.inputs[x].name);
+    let what = match on {
+        [(x, w)] => format!("{} and `{}` writes it", named(*x), writer(*w)),
+        _ => {
+            let each: Vec<String> = on
+                .iter()
+                .map(|&(x, w)| format!("{} (`{}` writes it)", named(x), writer(w)))
+                .collect();
+            let (last, rest) = each.split_last().expect("two or more buffers");
+            format!("{} and {last}", rest.join(", "))
+        }
+    };
+    // `#[disjoint]` fixes the race only if it can be written on every buffer of it.
+    let marks: Vec<String> = on
+        .iter()
+        .filter(|&&(x, _)| model.buffer(x).temp.is_none())
+        .map(|&(x, _)| format!("`{}`", model.inputs[x].name))
+        .collect();
+    let disjoint = match marks.len() {
+        n if n < on.len() => String::new(),
+        1 => ", or mark the buffer `#[disjoint]` if they touch disjoint parts".to_owned(),
+        _ => {
+            let (last, rest) = marks.split_last().expect("two or more buffers");
+            format!(
+                ", or mark {} and {last} `#[disjoint]` if they touch disjoint parts of each",
+                rest.join(", ")
+            )
+        }
+    };
+    let all = if on.len() > 1 {
+        ", which orders them on all"
+    } else {
+        ""
+    };
     errors.at(
         b.name.span(),
         format!(
-            "data race: nodes `{}` and `{}` both use {} `{}` and `{writer}` writes it, but neither depends on the other; add an edge `{from} -> {to}` (or the reverse){}",
-            a.name,
-            b.name,
-            model.inputs[x].kind.noun(),
-            model.inputs[x].name,
-            if model.buffer(x).temp.is_some() {
-                ""
-            } else {
-                ", or mark the buffer `#[disjoint]` if they touch disjoint parts"
-            }
+            "data race: nodes `{}` and `{}` both use {what}, but neither depends on the other; add an edge `{from} -> {to}` (or the reverse){all}{disjoint}",
+            a.name, b.name,
         ),
     );
+    errors.propose(vec![crate::model::Add::Edge { from, to }]);
 }
 
-/// The race check for a graph with conditional bodies, repeat blocks or stacks of buffers:
+/// The races of a graph with conditional bodies, repeat blocks or stacks of buffers:
 /// two nodes conflict unless [`Topology::serial`](cuda_graph_topology::Topology::serial) says
 /// they never overlap (a path between the nodes that hold them in their closest common scope,
 /// or different branches of one conditional). Two nodes of one repeat block are compared within
 /// one iteration here (`validate::repeat` compares iterations); a stack's buffers are told
 /// apart by their index where it is known.
-fn check_races_in_bodies(model: &Graph, reach: &cuda_graph_topology::Reach, errors: &mut Errors) {
+fn races_in_bodies(model: &Graph, reach: &cuda_graph_topology::Reach) -> Vec<Clash> {
+    let mut found = Vec::new();
     use crate::model::Slot;
     for (x, input) in model.inputs.iter().enumerate() {
         let Some(b) = input.kind.buffer().filter(|b| !b.disjoint) else {
@@ -437,13 +528,18 @@ fn check_races_in_bodies(model: &Graph, reach: &cuda_graph_topology::Reach, erro
                         && super::repeat::same_buffer(s, slot, same_block(i).then_some(0))
                         && !model.topo.serial(reach, i as u32, j as u32)
                 });
-                if let Some(&(i, _, w)) = clash {
-                    let _ = w;
-                    race(model, i, j, x, writes, errors);
+                if let Some(&(i, _, _)) = clash {
+                    found.push(Clash {
+                        i,
+                        j,
+                        x,
+                        j_writes: writes,
+                    });
                     break;
                 }
             }
             seen.extend(mine.into_iter().map(|(s, w)| (j, s, w)));
         }
     }
+    found
 }

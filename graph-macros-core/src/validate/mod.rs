@@ -194,7 +194,7 @@ fn check_graph(
             );
         }
     }
-    let (sources, headers) = check_kernel_decls(
+    let (sources, headers, one_source) = check_kernel_decls(
         &mut kernels,
         kernel_decls,
         graph_source,
@@ -244,6 +244,7 @@ fn check_graph(
         preds: Vec::new(),
         hidden: BTreeSet::new(),
         sources,
+        one_source,
         headers,
         defines,
         programmatic: Vec::new(),
@@ -290,7 +291,8 @@ fn check_graph(
 }
 
 /// Kernel declarations, each checked against the CUDA source it names (its own, or the
-/// graph's), or taking its parameters from it. Returns the source files read.
+/// graph's), or taking its parameters from it. Returns the source files read, the headers they
+/// include, and whether every kernel is declared from one named file (read or not).
 fn check_kernel_decls(
     kernels: &mut Vec<Kernel>,
     decls: Vec<ast::KernelDecl>,
@@ -298,7 +300,19 @@ fn check_kernel_decls(
     defines: &[(String, String)],
     dirs: &Dirs,
     errors: &mut Errors,
-) -> (Vec<std::path::PathBuf>, Vec<(String, std::path::PathBuf)>) {
+) -> (
+    Vec<std::path::PathBuf>,
+    Vec<(String, std::path::PathBuf)>,
+    bool,
+) {
+    let key = |k: &ast::KernelDecl| {
+        k.source
+            .as_ref()
+            .or(graph_source.as_ref())
+            .map(syn::LitStr::value)
+    };
+    let first = decls.first().and_then(key);
+    let one_source = first.is_some() && decls.iter().all(|k| key(k) == first);
     let mut files: Vec<(String, Option<file::Loaded>)> = Vec::new();
     let mut open = |lit: &syn::LitStr, errors: &mut Errors| -> Option<usize> {
         let key = lit.value();
@@ -388,7 +402,7 @@ fn check_kernel_decls(
         .into_iter()
         .map(|f| files[f].1.as_ref().expect("read").path.clone())
         .collect();
-    (paths, headers)
+    (paths, headers, one_source)
 }
 
 fn rust_params(params: &[ast::KernelParam]) -> Vec<(Ident, ast::ParamTy)> {
