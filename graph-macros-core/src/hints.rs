@@ -82,3 +82,24 @@ pub fn either(names: &[&str]) -> String {
         None => String::new(),
     }
 }
+
+/// The declared names a message made by [`hint`] proposes as meant (its "did you mean", or its
+/// list of those declared): an input among them that no node uses may be the one meant, so it
+/// is not reported unused as well.
+pub fn proposed(message: &str) -> Vec<String> {
+    let quoted =
+        |s: &str| -> Vec<String> { s.split('`').skip(1).step_by(2).map(str::to_owned).collect() };
+    if let Some((_, rest)) = message.split_once("; did you mean ") {
+        return quoted(rest.split('?').next().unwrap_or_default());
+    }
+    match message.split_once(" (declared: ") {
+        Some((_, rest)) => rest
+            .split(')')
+            .next()
+            .unwrap_or_default()
+            .split(", ")
+            .map(str::to_owned)
+            .collect(),
+        None => Vec::new(),
+    }
+}

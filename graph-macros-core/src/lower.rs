@@ -8,7 +8,7 @@ use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::{Expr, Ident};
 
-pub use crate::hints::{closest, edit_distance, either, hint, suggestions};
+pub use crate::hints::{closest, edit_distance, either, hint, proposed, suggestions};
 use crate::model::{Cond, Errors, Implicit, Input, InputKind, Kernel, Uses, Value};
 
 /// `KernelMut` setters a kernel node's view reaches through `Deref` (`set_grid`, ...): a kernel
@@ -306,6 +306,8 @@ impl Lower<'_> {
             );
             return None;
         };
+        // Named: with an error of its own here, it is no unused input as well.
+        self.inputs[i].used = true;
         let Some(b) = self.inputs[i].kind.buffer() else {
             let d = self.inputs[i].kind.describe();
             self.errors.at(

@@ -512,6 +512,9 @@ pub struct Uses {
     /// Which buffers of stacks it uses: the stack (input index), the buffer, and whether it
     /// writes it.
     pub slots: Vec<(usize, Slot, bool)>,
+    /// Buffers a node with an error (reported) names where its access is not known: no race is
+    /// claimed on them, and for initialisation they count as written.
+    pub unknown: BTreeSet<usize>,
 }
 
 impl Uses {
@@ -554,6 +557,9 @@ pub struct Graph {
     pub order: Vec<usize>,
     /// Each node's dependencies.
     pub preds: Vec<Vec<usize>>,
+    /// Nodes kept after an error of their own (reported), as empty nodes with the uses that
+    /// were sound, so that the checks across nodes go on around them.
+    pub ghosts: BTreeSet<usize>,
     /// Generated methods that would collide (reported), left out of the expansion: a method
     /// name, or `node:NAME` for a node's view.
     pub hidden: BTreeSet<String>,

@@ -13,7 +13,7 @@
 //! and runs in CI.
 
 use cuda_graph_macros_core::model::Slot;
-use cuda_graph_macros_core::validate::repeat::{cross_races, Access};
+use cuda_graph_macros_core::validate::repeat::{carry_fix, cross_races, Access};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -122,6 +122,40 @@ proptest! {
         let found = cross_races(b.nodes, &b.edges, &b.carry, &b.accesses, Some(n as u64))
             .expect("small bodies are decided");
         prop_assert_eq!(!found.is_empty(), brute_force(&b, n), "{:?} n = {}", b, n);
+    }
+
+    /// The carry edges a race's error proposes end every race on its buffer: the unrolled
+    /// block with them added has none (for a literal count, and for every count up to 40).
+    #[test]
+    fn the_proposed_carries_end_every_race_on_the_buffer(b in body(), n in prop::option::of(0usize..8)) {
+        let count = n.map(|n| n as u64);
+        let found = cross_races(b.nodes, &b.edges, &b.carry, &b.accesses, count)
+            .expect("small bodies are decided");
+        let mut seen = Vec::new();
+        for race in &found {
+            if seen.contains(&race.first.buffer) {
+                continue;
+            }
+            seen.push(race.first.buffer);
+            let fix = carry_fix(b.nodes, &b.edges, &b.carry, &b.accesses, count, race);
+            prop_assert!(!fix.is_empty(), "no fix for {:?} in {:?}", race, b);
+            // The race's own carry where it is enough.
+            let own = (race.first.node, race.second.node);
+            let carry_own: Vec<(usize, usize)> = b.carry.iter().copied().chain([own]).collect();
+            let on: Vec<Access> = b.accesses.iter().filter(|a| a.buffer == race.first.buffer).copied().collect();
+            if cross_races(b.nodes, &b.edges, &carry_own, &on, count).is_ok_and(|r| r.is_empty()) {
+                prop_assert_eq!(&fix, &vec![own]);
+            }
+            let fixed = Body {
+                carry: b.carry.iter().chain(&fix).copied().collect(),
+                accesses: b.accesses.iter().filter(|a| a.buffer == race.first.buffer).copied().collect(),
+                ..b.clone()
+            };
+            let counts: Vec<usize> = match n { Some(n) => vec![n], None => (0..=40).collect() };
+            for k in counts {
+                prop_assert!(!brute_force(&fixed, k), "{:?} leaves a race at {} iterations: {:?}", fix, k, fixed);
+            }
+        }
     }
 
     #[test]

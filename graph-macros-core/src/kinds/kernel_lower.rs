@@ -24,11 +24,15 @@ pub(super) fn lower(cx: &mut Lower<'_>, l: ast::Launch, uses: &mut Uses) -> Opti
                 hint(&l.kernel.to_string(), names, &fallback),
             ),
         );
+        // The node stays (as an empty node): its dimensions are checked, and what its
+        // arguments name is marked used, with an access not known.
+        unchecked(cx, uses, l);
         return None;
     };
     cx.kernels[k].used = true;
     if cx.kernels[k].broken {
         // Its declaration's error is reported; more here would be noise.
+        named(cx, uses, &l.args);
         return None;
     }
     let grid = cx.value(uses, l.grid, "launch dimensions");
@@ -50,6 +54,7 @@ pub(super) fn lower(cx: &mut Lower<'_>, l: ast::Launch, uses: &mut Uses) -> Opti
             if given == 1 { "was" } else { "were" }
         );
         cx.errors.at(l.args_span, msg);
+        named(cx, uses, &l.args);
         return None;
     }
     let params: Vec<(String, ParamTy)> = decl
@@ -61,9 +66,14 @@ pub(super) fn lower(cx: &mut Lower<'_>, l: ast::Launch, uses: &mut Uses) -> Opti
     let mut args = Vec::new();
     let mut ok = true;
     for ((pname, ty), arg) in params.into_iter().zip(l.args) {
+        let written = arg.clone();
         match lower_arg(cx, uses, &kernel, &pname, ty, arg) {
             Some(a) => args.push(a),
-            None => ok = false,
+            None => {
+                // Only this argument is broken: the others keep their uses.
+                named(cx, uses, std::slice::from_ref(&written));
+                ok = false;
+            }
         }
     }
     Some(Launch {
@@ -74,6 +84,35 @@ pub(super) fn lower(cx: &mut Lower<'_>, l: ast::Launch, uses: &mut Uses) -> Opti
         smem: smem.map_or(Some(None), |s| s.map(Some))?,
     })
     .filter(|_| ok)
+}
+
+/// A launch of a kernel that is not declared: its dimensions checked as any launch's (their
+/// own mistakes reported with the kernel's), its arguments' names marked as by [`named`].
+fn unchecked(cx: &mut Lower<'_>, uses: &mut Uses, l: ast::Launch) {
+    let _ = cx.value(uses, l.grid, "launch dimensions");
+    let _ = cx.value(uses, l.block, "launch dimensions");
+    if let Some(e) = l.smem {
+        let _ = cx.value(uses, e, "launch dimensions");
+    }
+    named(cx, uses, &l.args);
+}
+
+/// What arguments that could not be checked name: declared inputs marked used (an "unused"
+/// error would only repeat theirs), buffers as touched with an access not known (no race is
+/// claimed on them), condition handles as set.
+fn named(cx: &mut Lower<'_>, uses: &mut Uses, args: &[Expr]) {
+    for arg in args {
+        for id in crate::lower::free_idents(arg.to_token_stream()) {
+            if let Some(c) = cx.find_cond(&id) {
+                uses.conds.insert(c);
+            } else if let Some(i) = cx.find(&id) {
+                cx.inputs[i].used = true;
+                if cx.inputs[i].kind.buffer().is_some() {
+                    uses.unknown.insert(i);
+                }
+            }
+        }
+    }
 }
 
 fn lower_arg(
@@ -183,6 +222,16 @@ fn lower_arg(
                 span: id.span(),
                 index: None,
             })
+        }
+        // A name that is nothing declared: said as any unknown buffer (with "did you mean").
+        (Some((writes, _)), None)
+            if named
+                .as_ref()
+                .is_some_and(|id| input.is_none() && cx.cond_misuse(id, "").is_none()) =>
+        {
+            let id = named.expect("a name");
+            cx.buffer(&id, writes, false, &format!("kernel `{kernel}`"));
+            None
         }
         (Some((writes, _)), None) => {
             let (m, kw) = if writes { ("mut ", " mut") } else { ("", "") };

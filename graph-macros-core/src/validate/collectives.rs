@@ -145,6 +145,19 @@ pub(super) fn check_order(g: &Graph, errors: &mut Errors) {
     }
 }
 
+/// Condition `c`'s declaration as written, agreed on communicator `comm`: `cond c on tp = 1;`
+/// (its default kept).
+fn agreed_decl(c: &crate::model::Cond, comm: &str) -> String {
+    match &c.default {
+        Some(d) => format!(
+            "cond {} on {comm} = {};",
+            c.name,
+            quote::ToTokens::to_token_stream(d)
+        ),
+        None => format!("cond {} on {comm};", c.name),
+    }
+}
+
 /// Conditions declared `on` a communicator name one of the graph's (else an error at the
 /// name), and a collective runs inside conditional bodies only when each condition deciding it
 /// is agreed on its communicator (else an error at the collective, naming the condition and
@@ -168,10 +181,10 @@ pub(super) fn check_bodies(g: &Graph, errors: &mut Errors) {
                     .inputs
                     .iter()
                     .filter(|i| matches!(i.kind, InputKind::Comm))
-                    .map(|i| format!("`cond {} on {};`", c.name, i.name))
+                    .map(|i| format!("`{}`", agreed_decl(c, &i.name.to_string())))
                     .collect();
                 let fix = if comms.is_empty() {
-                    format!("declare the communicator (`comm tp;`) and write `cond {} on tp;`", c.name)
+                    format!("declare the communicator (`comm tp;`) and write `{}`", agreed_decl(c, "tp"))
                 } else {
                     format!("write {}", comms.join(" or "))
                 };
@@ -209,8 +222,8 @@ pub(super) fn check_bodies(g: &Graph, errors: &mut Errors) {
                     errors.at(
                         name.span(),
                         format!(
-                            "collective `{name}` is inside the body of conditional node `{owner}`, whose condition `{}` is set on each rank's device{elsewhere}: a rank that skips the collective leaves the others waiting for it forever; if every rank of `{comm}` sets `{}` alike (from values that are the same on every rank, such as an all-reduce's result), declare it so: `cond {} on {comm};`, else move `{name}` before or after `{owner}`",
-                            cond.name, cond.name, cond.name
+                            "collective `{name}` is inside the body of conditional node `{owner}`, whose condition `{}` is set on each rank's device{elsewhere}: a rank that skips the collective leaves the others waiting for it forever; if every rank of `{comm}` sets `{}` alike (from values that are the same on every rank, such as an all-reduce's result), declare it so: `{}`, else move `{name}` before or after `{owner}`",
+                            cond.name, cond.name, agreed_decl(cond, &comm.to_string())
                         ),
                     );
                     break;

@@ -11,12 +11,71 @@ use crate::ast;
 use crate::lower::{addr_of, hint};
 use crate::model::{Arg, Errors, Graph, NodeOp};
 
+/// The order that edges left out (for an error) may have given: the race check claims no race
+/// it could have ordered.
+#[derive(Default)]
+pub(super) struct Unsure {
+    /// Nodes an edge left out leaves: what runs before one of them may run before any node.
+    pub from: Vec<u32>,
+    /// Nodes an edge left out enters: what runs after one may run after any node.
+    pub to: Vec<u32>,
+    /// An edge left out between two nodes neither known: any two nodes may be ordered.
+    pub any: bool,
+}
+
+impl Unsure {
+    /// The nodes of an edge chain left out whole (a carry edge with an error, which may have
+    /// been meant as a plain edge): each may have been ordered with any node.
+    pub(super) fn loose(&mut self, model: &Graph, names: &[Ident]) {
+        for id in names {
+            if let Some(i) = model.topo.find(&id.to_string()) {
+                self.from.push(i);
+                self.to.push(i);
+            }
+        }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        !self.any && self.from.is_empty() && self.to.is_empty()
+    }
+
+    /// Whether an edge left out could have ordered nodes `i` and `j`: one of them (or a
+    /// conditional node holding it) runs before a node an edge left out leaves, or after one it
+    /// enters.
+    fn may_order(
+        &self,
+        model: &Graph,
+        reach: &cuda_graph_topology::Reach,
+        i: usize,
+        j: usize,
+    ) -> bool {
+        if self.any {
+            return true;
+        }
+        let holders = |n: usize| {
+            let mut out = vec![n as u32];
+            let mut x = n as u32;
+            while let Some(o) = model.topo.owner(model.topo.scope(x)) {
+                out.push(o);
+                x = o;
+            }
+            out
+        };
+        holders(i).into_iter().chain(holders(j)).any(|x| {
+            self.from.iter().any(|&a| a == x || reach.reaches(x, a))
+                || self.to.iter().any(|&b| b == x || reach.reaches(b, x))
+        })
+    }
+}
+
 /// Edges of one chain `a -> [b, c] -> d;`. Each error points at the edge's arrow; a cycle
 /// prints its path. Edges naming a node left out by an earlier error are skipped silently.
+/// What each edge left out may have ordered is noted in `unsure`.
 pub(super) fn check_edges(
     model: &mut Graph,
     failed: &[Ident],
     chain: ast::EdgeChain,
+    unsure: &mut Unsure,
     errors: &mut Errors,
 ) {
     let find = |model: &Graph, id: &Ident, errors: &mut Errors| -> Option<u32> {
@@ -36,14 +95,31 @@ pub(super) fn check_edges(
         .map(|g| g.iter().map(|id| find(model, id, errors)).collect())
         .collect();
     for (k, arrow) in chain.arrows.iter().enumerate() {
-        for &a in groups[k].iter().flatten() {
-            for &b in groups[k + 1].iter().flatten() {
+        let (froms, tos) = (&groups[k], &groups[k + 1]);
+        let lost = |g: &Vec<Option<u32>>| g.iter().any(Option::is_none);
+        if lost(froms) {
+            unsure.to.extend(tos.iter().flatten());
+        }
+        if lost(tos) {
+            unsure.from.extend(froms.iter().flatten());
+        }
+        unsure.any |= lost(froms) && lost(tos);
+        for &a in froms.iter().flatten() {
+            for &b in tos.iter().flatten() {
                 let Err(e) = model.topo.add_edge(a, b) else {
                     if chain.programmatic.is_some() {
                         model.programmatic.push((a, b, *arrow));
                     }
                     continue;
                 };
+                // A repeated edge or a self-edge orders nothing more.
+                if !matches!(
+                    e,
+                    TopologyError::DuplicateEdge { .. } | TopologyError::SelfEdge { .. }
+                ) {
+                    unsure.from.push(a);
+                    unsure.to.push(b);
+                }
                 let msg = match e {
                     TopologyError::SelfEdge { node } => {
                         format!("node `{node}` cannot depend on itself")
@@ -278,6 +354,10 @@ fn untracked(model: &Graph) -> Option<(String, String, &'static str)> {
 /// the target's source waiting before it uses a pointer; reports why not, and warns when the
 /// source never triggers.
 fn programmatic_ok(model: &mut Graph, a: u32, b: u32, arrow: Span, errors: &mut Errors) -> bool {
+    // A node kept after its own error (reported) is no kernel node to tell.
+    if model.ghosts.contains(&(a as usize)) || model.ghosts.contains(&(b as usize)) {
+        return false;
+    }
     let (na, nb) = (&model.nodes[a as usize].name, &model.nodes[b as usize].name);
     let (ka, kb) = match (kernel_of(model, a), kernel_of(model, b)) {
         (Some(ka), Some(kb)) => (ka, kb),
@@ -323,15 +403,17 @@ fn programmatic_ok(model: &mut Graph, a: u32, b: u32, arrow: Span, errors: &mut 
     true
 }
 
-/// Two nodes that touch one buffer, at least one writing, must be ordered by a path.
-pub(super) fn check_races(model: &Graph, errors: &mut Errors) {
+/// Two nodes that touch one buffer, at least one writing, must be ordered by a path. A race an
+/// edge left out (for its error) could have ordered is not claimed.
+pub(super) fn check_races(model: &Graph, unsure: &Unsure, errors: &mut Errors) {
     let reach = model.topo.reach();
     let stacks = model
         .inputs
         .iter()
         .any(|i| i.kind.buffer().is_some_and(|b| b.stack.is_some()));
     if model.topo.body_count() > 0 || stacks {
-        let found = races_in_bodies(model, &reach);
+        let mut found = races_in_bodies(model, &reach);
+        found.retain(|c| !unsure.may_order(model, &reach, c.i, c.j));
         return report_races(model, found, errors);
     }
     let words = reach.words();
@@ -374,6 +456,7 @@ pub(super) fn check_races(model: &Graph, errors: &mut Errors) {
             }
         }
     }
+    found.retain(|c| !unsure.may_order(model, &reach, c.i, c.j));
     report_races(model, found, errors);
 }
 

@@ -2,8 +2,30 @@
 //!
 //! Each rule is its own `check_*` function (node rules are in `nodes` and each node kind's
 //! lowering, edge and race rules in `edges`). Errors point at the smallest offending token and
-//! say what to write instead. An invalid node or edge is left out of the model, so the
-//! expansion still produces the graph's types and one mistake does not cascade.
+//! say what to write instead.
+//!
+//! Every mistake at once, each once: the phases go on after an error wherever their input is
+//! still sound, and what an error left unknown is never reported again as another mistake.
+//! - A node with an error of its own (an unknown name, a bad argument, a kernel whose
+//!   declaration has an error) stays in the model as an empty node (`Graph::ghosts`) with the
+//!   uses that were sound; a buffer it names whose access is not known (`Uses::unknown`) is
+//!   used (no "unused" error), no race is claimed on it, and it counts as written for
+//!   initialisation. Its edges stay, so the order it gives is kept.
+//! - An edge left out (an unknown node, a cycle, a crossing of a body's boundary) may have
+//!   ordered what it joins: no race is claimed between nodes it could have ordered
+//!   (`edges::Unsure`); the others are checked.
+//! - Where the input is not sound, these phases stop, for the graph: a conditional node or
+//!   repeat block with an error of its own is left out with its bodies, and a second node of
+//!   one name is left out unread; then what they used, set and ordered is not known, so the
+//!   condition rules, collectives in bodies, the collectives' order, the races between a
+//!   repeat block's iterations and the initialisation of temporaries are not checked (nor
+//!   "unused" for an unread node). An edge left out stops the order of collectives, the races
+//!   between iterations and initialisation; a carry edge left out stops the races between
+//!   iterations. Every other check runs.
+//!
+//! A graph with errors is still expanded (the faulty nodes as empty nodes, the edges left out),
+//! so its types, and the items named from its source file, exist and one mistake does not
+//! cascade.
 
 mod collectives;
 mod conds;
@@ -76,9 +98,9 @@ pub fn check(input: ast::Input, dirs: &Dirs, errors: &mut Errors) -> Vec<Graph> 
     out
 }
 
-/// Declarations, then nodes, then names, then edges; the cross-item rules (unused inputs,
-/// races) only when nothing was left out, since a missing node or edge would make them report
-/// what is no mistake.
+/// Declarations, then nodes, then names, then edges, then the rules across them (unused
+/// inputs, conditions, races, order, iterations, initialisation), each where what an earlier
+/// error left unknown cannot make it report what is no mistake (see the module's doc).
 fn check_graph(
     g: GraphDef,
     foreign: &[(String, String)],
@@ -202,7 +224,6 @@ fn check_graph(
         dirs,
         errors,
     );
-    let before = errors.len();
     let mut lower = Lower {
         kernels: &mut kernels,
         inputs: &mut inputs,
@@ -220,11 +241,12 @@ fn check_graph(
         mut nodes,
         parents,
         failed,
+        ghosts,
+        unread,
         chains,
         carries,
+        misplaced,
     } = nodes::check_nodes(&mut lower, node_items);
-    // A node left out (for its own error, or its kernel's) would make inputs look unused.
-    let node_errors = errors.len() > before || !failed.is_empty();
     let topo = conds::topology(&mut nodes, &parents);
     for (ni, n) in nodes.iter().enumerate() {
         for &c in &n.uses.conds {
@@ -242,6 +264,7 @@ fn check_graph(
         topo,
         order: Vec::new(),
         preds: Vec::new(),
+        ghosts,
         hidden: BTreeSet::new(),
         sources,
         one_source,
@@ -256,30 +279,45 @@ fn check_graph(
     model.structural = repeat::structural(&model);
     model.structural.extend(collectives::structural(&model));
     model.hidden = check_names(&model, errors);
-    let before = errors.len();
+    let mut unsure = edges::Unsure::default();
     for chain in chains {
-        edges::check_edges(&mut model, &failed, chain, errors);
+        edges::check_edges(&mut model, &failed, chain, &mut unsure, errors);
     }
+    let before = errors.len();
     for (chain, block) in carries {
+        let names: Vec<Ident> = chain.groups.iter().flatten().cloned().collect();
+        let start = errors.len();
         repeat::check_carries(&mut model, &failed, chain, block, errors);
+        // A carry edge with an error may have been meant as a plain edge.
+        if errors.len() > start {
+            unsure.loose(&model, &names);
+        }
     }
-    let edge_errors = errors.len() > before;
-    if !node_errors {
+    for names in &misplaced {
+        unsure.loose(&model, names);
+    }
+    let carry_errors = errors.len() > before;
+    // Nodes left out (with their bodies, or unread): what they used, set and ordered is not
+    // known.
+    let lost = !failed.is_empty() || unread;
+    if !lost {
         check_unused(&model, errors);
+    }
+    if !lost {
         conds::check_conds(&model, errors);
         collectives::check_bodies(&model, errors);
     }
-    if !node_errors && !edge_errors {
-        edges::check_programmatic(&mut model, errors);
-        edges::check_races(&model, errors);
+    edges::check_programmatic(&mut model, errors);
+    edges::check_races(&model, &unsure, errors);
+    if !lost && unsure.is_empty() {
         collectives::check_order(&model, errors);
-        repeat::check_iterations(&model, errors);
-        temps::check_initialised(&model, errors);
+        if !carry_errors {
+            repeat::check_iterations(&model, errors);
+        }
+        initialised(&mut model, errors);
     }
     // Allocation and free nodes, placed around each temporary's users.
-    if !node_errors && !edge_errors {
-        temps::place(&mut model, errors);
-    }
+    temps::place(&mut model, errors);
     model.order = conds::build_order(&model.topo);
     let mut preds = vec![Vec::new(); model.nodes.len()];
     for (a, b) in model.edges() {
@@ -288,6 +326,23 @@ fn check_graph(
     model.preds = preds;
     model.broken = errors.len() > start;
     model
+}
+
+/// Reads of temporaries that may be unwritten, with the buffers a node kept after its error
+/// names (access not known) counted as written by it: that error, not one more, is reported.
+fn initialised(model: &mut Graph, errors: &mut Errors) {
+    let mut added = Vec::new();
+    for (ni, n) in model.nodes.iter_mut().enumerate() {
+        for &x in &n.uses.unknown {
+            if n.uses.writes.insert(x) {
+                added.push((ni, x));
+            }
+        }
+    }
+    temps::check_initialised(model, errors);
+    for (ni, x) in added {
+        model.nodes[ni].uses.writes.remove(&x);
+    }
 }
 
 /// Kernel declarations, each checked against the CUDA source it names (its own, or the
@@ -571,8 +626,16 @@ fn check_names(model: &Graph, errors: &mut Errors) -> BTreeSet<String> {
 
 /// A declared input or kernel that no node uses is an error (it would be an unused field of
 /// `NameInputs`, or a kernel never launched).
+///
+/// One that an unknown name's error proposes as meant is not reported: that use was dropped.
 fn check_unused(model: &Graph, errors: &mut Errors) {
-    for i in model.inputs.iter().filter(|i| !i.used) {
+    let meant: BTreeSet<String> = errors
+        .messages()
+        .iter()
+        .flat_map(|m| crate::lower::proposed(m))
+        .collect();
+    let inputs = model.inputs.iter().filter(|i| !i.used);
+    for i in inputs.filter(|i| !meant.contains(&i.name.to_string())) {
         errors.at(
             i.name.span(),
             format!(
@@ -582,7 +645,11 @@ fn check_unused(model: &Graph, errors: &mut Errors) {
             ),
         );
     }
-    for k in model.kernels.iter().filter(|k| !k.used) {
+    for k in model
+        .kernels
+        .iter()
+        .filter(|k| !k.used && !meant.contains(&k.name.to_string()))
+    {
         errors.at(
             k.name.span(),
             format!(

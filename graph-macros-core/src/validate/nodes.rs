@@ -15,12 +15,21 @@ use crate::model::{Node, NodeOp, Uses};
 pub(super) struct Checked {
     pub nodes: Vec<Node>,
     pub parents: Vec<Option<(usize, u32)>>,
-    /// Names of nodes left out (for their own error, or their conditional's).
+    /// Names of nodes left out (a conditional node or repeat block with an error of its own,
+    /// the nodes of its bodies, a repeat block inside another).
     pub failed: Vec<Ident>,
+    /// Nodes kept as empty nodes after an error of their own (see `Graph::ghosts`).
+    pub ghosts: std::collections::BTreeSet<usize>,
+    /// A node was left out before its operation was read (a second node of one name): what it
+    /// uses is not known.
+    pub unread: bool,
     /// Every edge chain, from the top of the graph and from the bodies.
     pub chains: Vec<ast::EdgeChain>,
     /// Every carry edge, with the repeat block (node index) whose body it is in.
     pub carries: Vec<(ast::EdgeChain, usize)>,
+    /// The names of carry edges outside a repeat block (reported): each may have been meant
+    /// as a plain edge.
+    pub misplaced: Vec<Vec<Ident>>,
 }
 
 /// Checks every node, those of conditional bodies too.
@@ -29,8 +38,11 @@ pub(super) fn check_nodes(cx: &mut Lower<'_>, items: Vec<Item>) -> Checked {
         nodes: Vec::new(),
         parents: Vec::new(),
         failed: Vec::new(),
+        ghosts: Default::default(),
+        unread: false,
         chains: Vec::new(),
         carries: Vec::new(),
+        misplaced: Vec::new(),
     };
     let mut by_name: HashMap<String, usize> = HashMap::new();
     walk(cx, items, None, &mut by_name, &mut out);
@@ -56,6 +68,38 @@ pub(super) fn loop_vars(items: &[Item]) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// The names an operation other than a launch or a conditional names (inputs among them).
+fn op_names(op: &Op) -> Vec<Ident> {
+    let free = |e: &syn::Expr| crate::lower::free_idents(quote::ToTokens::to_token_stream(e));
+    match op {
+        Op::Memset { dst, value } => [vec![dst.clone()], free(value)].concat(),
+        Op::Memcpy { dst, src } => vec![dst.clone(), src.clone()],
+        Op::Host(e) => free(e),
+        Op::Child { fields, .. } => fields
+            .iter()
+            .flat_map(|(f, e)| std::iter::once(f.clone()).chain(free(e)))
+            .collect(),
+        Op::Record(e) | Op::Wait(e) => vec![e.clone()],
+        Op::Capture {
+            work,
+            reads,
+            writes,
+        } => std::iter::once(work)
+            .chain(reads)
+            .chain(writes)
+            .cloned()
+            .collect(),
+        Op::Collective(c) => {
+            let mut out: Vec<Ident> = c.src.iter().chain(&c.dst).cloned().collect();
+            out.push(c.comm.clone());
+            out.extend(free(&c.count));
+            out.extend(c.peer.iter().flat_map(free));
+            out
+        }
+        Op::Launch(_) | Op::Empty | Op::Conditional(_) | Op::Repeat(_) => Vec::new(),
+    }
 }
 
 /// Where an item that is no node or edge starts, and what it is.
@@ -92,10 +136,13 @@ fn walk(
                 match &cx.iter {
                     Some(Iter { block: Some(b), .. }) => out.carries.push((e, *b)),
                     Some(_) => {}
-                    None => cx.errors.at(
-                        e.carry.expect("a carry edge"),
-                        "`carry` edges go inside a repeat block's body (`layers = repeat l in 0..n { ... carry last -> first; }`): they order iteration `l`'s node before iteration `l + 1`'s; between other nodes write a plain edge `a -> b;`",
-                    ),
+                    None => {
+                        cx.errors.at(
+                            e.carry.expect("a carry edge"),
+                            "`carry` edges go inside a repeat block's body (`layers = repeat l in 0..n { ... carry last -> first; }`): they order iteration `l`'s node before iteration `l + 1`'s; between other nodes write a plain edge `a -> b;`",
+                        );
+                        out.misplaced.push(e.groups.into_iter().flatten().collect());
+                    }
                 }
                 continue;
             }
@@ -128,6 +175,7 @@ fn walk(
                     n.name
                 ),
             );
+            out.unread = true;
             continue;
         }
         // A conditional's bodies (a repeat block's body) are walked after it, with it as their
@@ -152,6 +200,9 @@ fn walk(
         };
         let mut uses = Uses::default();
         let index = out.nodes.len();
+        let plain = !matches!(n.op, Op::Conditional(_) | Op::Repeat(_));
+        let launch = matches!(n.op, Op::Launch(_));
+        let names = if launch { Vec::new() } else { op_names(&n.op) };
         let lowered = match &cx.iter {
             // One repeat block in another is not supported.
             Some(outer) if iter.is_some() => {
@@ -178,6 +229,25 @@ fn walk(
             }
             None => true,
         });
+        // A node with no bodies and an error of its own (reported) stays as an empty node with
+        // the uses that were sound (a launch marks those it could not check as `unknown`).
+        let lowered = match lowered {
+            None if plain && parent.is_some() => {
+                // What it names is used (an "unused" error would repeat its error); the
+                // buffers among them, with an access not known.
+                for id in &names {
+                    if let Some(i) = cx.find(id) {
+                        cx.inputs[i].used = true;
+                        if cx.inputs[i].kind.buffer().is_some() {
+                            uses.unknown.insert(i);
+                        }
+                    }
+                }
+                out.ghosts.insert(index);
+                Some(NodeOp::Empty)
+            }
+            other => other,
+        };
         let kept = match (lowered, parent) {
             (Some(op), Some(parent)) => {
                 if let (None, Some((p, _))) = (&cx.iter, parent) {

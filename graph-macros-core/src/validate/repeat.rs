@@ -379,6 +379,59 @@ pub fn cross_races(
     Ok(out)
 }
 
+/// The carry edges to add so that no two iterations race on `race`'s buffer (every race
+/// [`cross_races`] finds on it, not only `race`): `race`'s own carry (from its first node to its
+/// second) where that is enough, else a smallest set found by dropping, one at a time, the
+/// carries between the buffer's users that are not needed. Empty when none is found (an order
+/// that cannot be proved).
+pub fn carry_fix(
+    nodes: usize,
+    edges: &[(usize, usize)],
+    carry: &[(usize, usize)],
+    accesses: &[Access],
+    count: Option<u64>,
+    race: &Race,
+) -> Vec<(usize, usize)> {
+    let on: Vec<Access> = accesses
+        .iter()
+        .filter(|a| a.buffer == race.first.buffer)
+        .copied()
+        .collect();
+    let solves = |more: &[(usize, usize)]| {
+        let all: Vec<(usize, usize)> = carry.iter().chain(more).copied().collect();
+        cross_races(nodes, edges, &all, &on, count).is_ok_and(|r| r.is_empty())
+    };
+    let own = (race.first.node, race.second.node);
+    if solves(&[own]) {
+        return vec![own];
+    }
+    // Every carry between two users (one user to itself too) orders each use before every use
+    // in the iterations after: enough. Then each that is not needed goes, `own` last.
+    let mut users: Vec<usize> = on.iter().map(|a| a.node).collect();
+    users.sort_unstable();
+    users.dedup();
+    let mut set: Vec<(usize, usize)> = vec![own];
+    for &u in &users {
+        for &v in &users {
+            if !set.contains(&(u, v)) && !carry.contains(&(u, v)) {
+                set.push((u, v));
+            }
+        }
+    }
+    if !solves(&set) {
+        return Vec::new();
+    }
+    for k in (0..set.len()).rev() {
+        let mut fewer = set.clone();
+        fewer.remove(k);
+        if solves(&fewer) {
+            set = fewer;
+        }
+    }
+    set.sort_by_key(|&c| c != own);
+    set
+}
+
 /// A repeat block's body as [`cross_races`] takes it: its nodes (indices in the graph, in
 /// order), and its edges and carry edges between positions in that list.
 pub(super) struct Body {
@@ -460,7 +513,8 @@ pub(super) fn check_iterations(g: &Graph, errors: &mut Errors) {
                         continue;
                     }
                     if reported.insert(race.first.buffer) {
-                        report(g, bi, &body, race, errors);
+                        let fix = carry_fix(body.len(), &edges, &carry, &accesses, count, &race);
+                        report(g, bi, &body, race, &fix, errors);
                     }
                 }
             }
@@ -475,8 +529,16 @@ pub(super) fn check_iterations(g: &Graph, errors: &mut Errors) {
     }
 }
 
-/// The error for one race between iterations, at the later node.
-fn report(g: &Graph, block: usize, body: &[usize], race: Race, errors: &mut Errors) {
+/// The error for one race between iterations, at the later node, with the carry edges `fixes`
+/// that end every race between iterations on its buffer.
+fn report(
+    g: &Graph,
+    block: usize,
+    body: &[usize],
+    race: Race,
+    fixes: &[(usize, usize)],
+    errors: &mut Errors,
+) {
     let (a, b) = (
         &g.nodes[body[race.first.node]],
         &g.nodes[body[race.second.node]],
@@ -503,7 +565,20 @@ fn report(g: &Graph, block: usize, body: &[usize], race: Race, errors: &mut Erro
     } else {
         format!("{var} + {}", race.distance)
     };
-    let fix = if race.first.node == race.second.node {
+    let own = [(race.first.node, race.second.node)];
+    let name = |k: usize| g.nodes[body[k]].name.to_string();
+    let fix = if fixes.len() > 1 || (fixes.len() == 1 && fixes != own) {
+        let carries: Vec<String> = fixes
+            .iter()
+            .map(|&(x, y)| format!("carry {} -> {};", name(x), name(y)))
+            .collect();
+        format!(
+            "a carry edge `carry {} -> {};` alone leaves another race on {buffer}; add `{}`, which order every use of it before the uses of the iterations after",
+            a.name,
+            b.name,
+            carries.join(" ")
+        )
+    } else if race.first.node == race.second.node {
         format!(
             "add a carry edge that orders one iteration's `{}` before the next one's, such as `carry {} -> {};`",
             a.name, a.name, a.name
@@ -525,5 +600,19 @@ fn report(g: &Graph, block: usize, body: &[usize], race: Race, errors: &mut Erro
             b.name,
             what(&race.second),
         ),
+    );
+    if fixes.is_empty() {
+        return;
+    }
+    let block_name = g.nodes[block].name.to_string();
+    errors.propose(
+        fixes
+            .iter()
+            .map(|&(x, y)| crate::model::Add::Carry {
+                block: block_name.clone(),
+                from: name(x),
+                to: name(y),
+            })
+            .collect(),
     );
 }
