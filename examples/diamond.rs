@@ -7,6 +7,7 @@
 //! checks every value again.
 //!
 //! Run: `cargo run --release --example diamond` (exits 2 with a message when there is no GPU).
+#![deny(warnings)]
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU32, Ordering};

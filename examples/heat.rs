@@ -5,6 +5,7 @@
 //! same solver in float64 on the CPU.
 //!
 //! Run: `cargo run --release --example heat` (exits 2 with a message when there is no GPU).
+#![deny(warnings)]
 
 use std::process::ExitCode;
 

@@ -6,6 +6,7 @@
 //! against the host.
 //!
 //! Run: `cargo run --release --example live_edit` (exits 2 with a message when there is no GPU).
+#![deny(warnings)]
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -98,7 +99,7 @@ fn run(
 
     let mut exec = g.instantiate()?;
     let sum_x: f64 = xs.iter().map(|&v| v as f64).sum();
-    let read_total = |exec: &GraphExec<'_>| -> Result<f32, Box<dyn std::error::Error>> {
+    let read_total = |exec: &GraphExec<'_>| -> cuda_graph::Result<f32> {
         Ok(stream.clone_dtoh(exec.buffer(tb)?)?[0])
     };
 

@@ -2,6 +2,7 @@
 //! edited live through the generated typed setters.
 //!
 //! Run: `cargo run --release --example saxpy` (exits 2 with a message when there is no GPU).
+#![deny(warnings)]
 
 use std::process::ExitCode;
 
@@ -48,9 +49,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(
-    ctx: &std::sync::Arc<cuda_graph::cudarc::driver::CudaContext>,
-) -> Result<(), Box<dyn std::error::Error>> {
+fn run(ctx: &std::sync::Arc<cuda_graph::cudarc::driver::CudaContext>) -> cuda_graph::Result<()> {
     let stream = ctx.default_stream();
     let module = compile(ctx, include_str!("kernels/saxpy.cu"))?;
     let n = 1u32 << 20;

@@ -134,6 +134,7 @@ impl<A: KernelArgs> Drop for Kernels<A> {
 
 /// `module.kernels(name, n)`: room for `n` nodes of the module's kernel `name` (imported as
 /// `_` by generated code).
+#[doc(hidden)]
 pub trait ModuleKernels {
     /// The kernel, and room for its nodes.
     fn kernels<A: KernelArgs>(&self, name: &str, n: usize) -> Result<Kernels<A>, ModuleError>;

@@ -5,6 +5,7 @@
 //!
 //! Run: `cargo run --release -p cuda-graph-flagships --example cg [m]` (an `m x m` grid, 64 by default; exits 2 with a
 //! message when there is no GPU).
+#![deny(warnings)]
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -89,7 +90,7 @@ fn run(
     let t = Instant::now();
     let iters = cg::iterate(&stream, &mut per, max_iters, &mut host)?;
     let secs = t.elapsed().as_secs_f64();
-    let x = stream.clone_dtoh(per.x()?).unwrap();
+    let x = stream.clone_dtoh(per.x()?)?;
     report("one graph launch/iteration", &x, iters, secs);
 
     let kernels = Kernels::load(&module)?;
@@ -98,7 +99,7 @@ fn run(
     let t = Instant::now();
     let iters = cg::host_loop(&stream, &kernels, &mut d3, n, tol, max_iters, &mut host);
     let secs = t.elapsed().as_secs_f64();
-    let x = stream.clone_dtoh(&d3.x).unwrap();
+    let x = stream.clone_dtoh(&d3.x)?;
     report("host loop (stream launches)", &x, iters, secs);
     Ok(ok)
 }

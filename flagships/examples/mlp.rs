@@ -4,6 +4,7 @@
 //! CPU forward pass.
 //!
 //! Run: `cargo run --release -p cuda-graph-flagships --example mlp` (exits 2 with a message when there is no GPU).
+#![deny(warnings)]
 
 use std::process::ExitCode;
 use std::time::Instant;

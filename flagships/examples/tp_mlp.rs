@@ -7,6 +7,7 @@
 //!
 //! Run: `cargo run --release -p cuda-graph-flagships --example tp_mlp [-- --gpus N]` (exits 2
 //! with a message when there is no GPU or no NCCL).
+#![deny(warnings)]
 
 use std::process::ExitCode;
 use std::time::Duration;

@@ -26,6 +26,7 @@
 //! It prints per-project totals and per-reason counts; `--md` writes them as markdown tables,
 //! `--details` one tab-separated line per refused declaration (project, file, line, kernel,
 //! reason, graph => first message) and per kernel left out by the preprocessor.
+#![deny(warnings)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

@@ -352,6 +352,7 @@ impl Lower<'_> {
     /// letter, or paths such as `u32::MAX`). A lowercase name that is no param is an error.
     /// The params it uses are recorded in the value and in `uses`.
     pub fn value(&mut self, uses: &mut Uses, e: Expr, what: &str) -> Option<Value> {
+        let e = crate::model::bare(e);
         let mut ok = true;
         let mut params = BTreeSet::new();
         let mut iter = false;

@@ -250,6 +250,18 @@ impl Value {
     }
 }
 
+/// `e` without the parentheses around all of it (`(a * b)` is `a * b`): the grammar asks for
+/// them around an expression with `>>`, and users write them around counts and arguments, but
+/// where generated code puts an expression (a `let`, a call's argument, a block's value) they
+/// would draw `unused_parens` in the user's crate. Code that puts a value into a larger
+/// expression parenthesises it itself.
+pub fn bare(e: Expr) -> Expr {
+    match e {
+        Expr::Paren(p) if p.attrs.is_empty() => bare(*p.expr),
+        e => e,
+    }
+}
+
 /// `e` if it is an integer literal (possibly negative).
 pub fn literal(e: &Expr) -> Option<i128> {
     match e {

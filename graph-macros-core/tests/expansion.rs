@@ -273,3 +273,147 @@ fn programmatic_repeat_block() {
 fn collectives() {
     check("collectives", COLLECTIVES);
 }
+
+/// The items of `items` and of every block inside them (a `const _: () = { .. };`, a function's
+/// body): rustdoc documents an impl wherever it is written.
+fn all_items<'f>(items: &'f [syn::Item], out: &mut Vec<&'f syn::Item>) {
+    fn block<'f>(b: &'f syn::Block, out: &mut Vec<&'f syn::Item>) {
+        for s in &b.stmts {
+            if let syn::Stmt::Item(i) = s {
+                all_items(std::slice::from_ref(i), out);
+            }
+        }
+    }
+    for item in items {
+        out.push(item);
+        match item {
+            syn::Item::Const(c) => {
+                if let syn::Expr::Block(b) = &*c.expr {
+                    block(&b.block, out);
+                }
+            }
+            syn::Item::Fn(f) => block(&f.block, out),
+            syn::Item::Impl(i) => {
+                for it in &i.items {
+                    if let syn::ImplItem::Fn(f) = it {
+                        block(&f.block, out);
+                    }
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    all_items(items, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn doc_hidden(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("doc")
+            && matches!(&a.meta, syn::Meta::List(l) if l.tokens.to_string() == "hidden")
+    })
+}
+
+fn has_doc(attrs: &[syn::Attribute]) -> bool {
+    attrs
+        .iter()
+        .any(|a| a.path().is_ident("doc") && matches!(a.meta, syn::Meta::NameValue(_)))
+}
+
+/// What the user's rustdoc of a generated graph would list that is not the user's: a trait
+/// impl not marked `#[doc(hidden)]` (every trait the expansion implements is one of the
+/// runtime's for generated code), a public method, field or parameter with a `__` name, or a
+/// public method without a doc.
+fn internal_items_shown(src: &str) -> Vec<String> {
+    let tokens = src.parse().expect("valid tokens");
+    let (graphs, errors) = cuda_graph_macros_core::check(tokens).expect("parses");
+    assert!(errors.is_empty(), "{:?}", errors.messages());
+    let out: proc_macro2::TokenStream = graphs
+        .iter()
+        .map(cuda_graph_macros_core::expand::graph)
+        .collect();
+    let file = syn::parse2::<syn::File>(out).expect("the expansion is valid Rust");
+    let mut items = Vec::new();
+    all_items(&file.items, &mut items);
+    let ty_name = |t: &syn::Type| quote::quote!(#t).to_string();
+    // Types the expansion defines inside `const _` blocks: the caller cannot name them, and
+    // rustdoc does not list them.
+    let private = |t: &syn::Type| ty_name(t).starts_with("__Cg");
+    let mut shown = Vec::new();
+    let mut impls = 0;
+    for item in items {
+        match item {
+            syn::Item::Impl(i) if !private(&i.self_ty) => {
+                impls += 1;
+                if let Some((path, _)) = &i.trait_ {
+                    if !doc_hidden(&i.attrs) {
+                        shown.push(format!(
+                            "impl {} for {}",
+                            quote::quote!(#path),
+                            ty_name(&i.self_ty)
+                        ));
+                    }
+                    continue;
+                }
+                for it in &i.items {
+                    let syn::ImplItem::Fn(f) = it else { continue };
+                    if !matches!(f.vis, syn::Visibility::Public(_)) || doc_hidden(&f.attrs) {
+                        continue;
+                    }
+                    let name = format!("{}::{}", ty_name(&i.self_ty), f.sig.ident);
+                    if f.sig.ident.to_string().starts_with("__") {
+                        shown.push(format!("method {name}"));
+                    }
+                    if !has_doc(&f.attrs) {
+                        shown.push(format!("undocumented method {name}"));
+                    }
+                    for arg in &f.sig.inputs {
+                        if let syn::FnArg::Typed(p) = arg {
+                            let pat = &p.pat;
+                            let pat = quote::quote!(#pat).to_string();
+                            if pat.starts_with("__") {
+                                shown.push(format!("parameter {pat} of {name}"));
+                            }
+                        }
+                    }
+                }
+            }
+            syn::Item::Struct(s) if matches!(s.vis, syn::Visibility::Public(_)) => {
+                for f in &s.fields {
+                    let public = matches!(f.vis, syn::Visibility::Public(_));
+                    let name = f.ident.as_ref().map(|i| i.to_string()).unwrap_or_default();
+                    if public && name.starts_with("__") && !doc_hidden(&f.attrs) {
+                        shown.push(format!("field {}::{name}", s.ident));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(impls > 0, "the walk found the expansion's impls");
+    shown
+}
+
+/// `cargo doc` of a crate with a generated graph lists only the user's items: the impls of
+/// the runtime's traits for generated code (`Resend`, `Generated`) are `#[doc(hidden)]`, and
+/// no public method, field or parameter has an internal name.
+#[test]
+fn rustdoc_lists_only_user_items() {
+    for (name, src) in [
+        ("saxpy", SAXPY),
+        ("all_kinds", ALL_KINDS),
+        ("shared_param", SHARED_PARAM),
+        ("conditional", CONDITIONAL),
+        ("temporaries", TEMPORARIES),
+        ("columns", COLUMNS),
+        ("repeat_block", REPEAT),
+        ("programmatic_repeat_block", PROGRAMMATIC_REPEAT),
+        ("collectives", COLLECTIVES),
+    ] {
+        let shown = internal_items_shown(src);
+        assert!(shown.is_empty(), "{name}: {shown:#?}");
+    }
+}

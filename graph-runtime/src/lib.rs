@@ -105,8 +105,8 @@ pub use cudarc::driver::LaunchConfig;
 /// # fn demo(ctx: &std::sync::Arc<cudarc::driver::CudaContext>) -> cuda_graph_runtime::Result<()> {
 /// use cuda_graph_runtime::buffer::{Buf, BufMut};
 /// let stream = ctx.default_stream();
-/// let x = stream.clone_htod(&[1.0f32; 256]).unwrap();
-/// let mut y = stream.alloc_zeros::<f32>(256).unwrap();
+/// let x = stream.clone_htod(&[1.0f32; 256])?;        // cudarc's errors convert with `?`
+/// let mut y = stream.alloc_zeros::<f32>(256)?;
 /// let mut g = cuda_graph_runtime::Graph::new(ctx)?;
 /// let (xb, yb): (Buf<f32>, BufMut<f32>) = (g.bind(&x)?, g.bind_mut(&mut y)?);
 /// # let _ = (xb, yb); Ok(()) }

@@ -9,8 +9,8 @@ use cudarc::driver::CudaSlice;
 /// ```no_run
 /// # fn demo(stream: &std::sync::Arc<cudarc::driver::CudaStream>) -> cuda_graph_runtime::Result<()> {
 /// use cuda_graph_runtime::buffer::Stack;
-/// let layers: Vec<_> = (0..4).map(|_| stream.alloc_zeros::<f32>(1024).unwrap()).collect();
-/// let one = stream.alloc_zeros::<f32>(4 * 1024).unwrap();
+/// let layers = (0..4).map(|_| stream.alloc_zeros::<f32>(1024)).collect::<Result<Vec<_>, _>>()?;
+/// let one = stream.alloc_zeros::<f32>(4 * 1024)?;
 /// let a: Stack<'_, f32> = Stack::slices(&layers);   // four buffers
 /// let b = Stack::strided(&one, 1024);                 // one buffer, four parts of 1024
 /// assert_eq!((a.len(), b.len()), (4, 4));

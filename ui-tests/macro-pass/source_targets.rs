@@ -1,6 +1,7 @@
 //! What the source check takes beyond one kernel per name: a qualified name (`nn::rmsnorm`, and
 //! one in a namespace named like a Rust keyword), an overload chosen by its parameter list, the
 //! architecture that decides a branch, and a kernel a macro names.
+#![deny(warnings)]
 use cuda_graph::cuda_graph;
 
 cuda_graph! {

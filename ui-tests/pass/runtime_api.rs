@@ -1,3 +1,4 @@
+#![deny(warnings)]
 // The runtime API compiles as documented, and runs (or says why not) without a GPU.
 use cuda_graph::prelude::*;
 

@@ -23,6 +23,7 @@
 //! generations, to see what each costs inside the graph: the tokens are then wrong). Without a
 //! directory it says how to make one, then decodes a small random model it
 //! writes itself, both ways, and checks it against the float64 reference.
+#![deny(warnings)]
 
 mod tp;
 

@@ -191,7 +191,10 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
     let defaults = g.conds.iter().enumerate().map(|(c, cond)| {
         let v = format_ident!("__cg_d{}", c);
         match &cond.default {
-            Some(e) => quote_spanned!(e.span()=> let #v: u32 = #e;),
+            Some(e) => {
+                let e = crate::model::bare(e.clone());
+                quote_spanned!(e.span()=> let #v: u32 = #e;)
+            }
             None => quote!(let #v: u32 = 0;),
         }
     });

@@ -270,7 +270,8 @@ pub(super) fn handles_struct(cx: &Cx<'_>) -> TokenStream {
         .filter(|i| i.kind.buffer().is_some_and(|b| b.stack.is_none()))
         .map(|i| {
             let (n, ty) = (&i.name, handle_ty(&i.kind, &abs));
-            quote!(pub #n: #ty)
+            let doc = format!("The handle of {} `{n}`.", i.kind.noun());
+            quote!(#[doc = #doc] pub #n: #ty)
         });
     let (name, vis) = (format_ident!("{}Handles", g.name), &g.vis);
     let doc = format!("The handles of the buffers bound to a [`{}Exec`], for node views' buffer setters (`exec.step()?.set_x(exec.handles().y)`).", g.name);
@@ -329,6 +330,7 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
     quote! {
         #rt::__private::deref!(impl<'a> #exec<'a> => #rt::GraphExec<'a>, __cg_exec #bounds);
 
+        #[doc(hidden)]
         impl<'a> #rt::__private::Resend for #exec<'a> #bounds {
             #[allow(unused_variables, unreachable_code, clippy::all)]
             #[inline]

@@ -228,6 +228,7 @@ pub fn graph(g: &Graph) -> TokenStream {
             }
             pub struct __CgNodes { #(#group_fields,)* }
             pub struct __CgState<'a> { inputs: __CgInputs<'a>, nodes: __CgNodes, #module_field }
+            #[doc(hidden)]
             impl<'a> #rt::__private::Generated<'a> for #name<'a> {
                 type State = __CgState<'a>;
                 type Nodes = __CgNodes;
@@ -247,11 +248,11 @@ pub fn graph(g: &Graph) -> TokenStream {
 
                 /// Builds the template: binds the inputs and adds every node, loading the
                 /// kernels from `module` by name.
-                pub fn build(__cg_module: &#rt::Module, inputs: #inputs_name #inputs_lt) -> #rt::Result<Self> {
+                pub fn build(module: &#rt::Module, inputs: #inputs_name #inputs_lt) -> #rt::Result<Self> {
                     // The graph is filled where `new_static` made it, through a reference, and
                     // moved once, into the value returned: a template is about a kilobyte, and
                     // every move of it is a copy (`?` on the graph made two).
-                    let mut __cg_made = #rt::Graph::new_static(__cg_module.context(), #name_str);
+                    let mut __cg_made = #rt::Graph::new_static(module.context(), #name_str);
                     let __cg_g = match &mut __cg_made {
                         ::core::result::Result::Ok(g) => g,
                         ::core::result::Result::Err(_) => {
@@ -259,7 +260,7 @@ pub fn graph(g: &Graph) -> TokenStream {
                         }
                     };
                     let __cg_args = #child_name { #(#from_inputs,)* __cg_borrow: ::core::marker::PhantomData };
-                    let __cg = Self::__cg_new(__cg_g, __cg_module, __cg_args)?;
+                    let __cg = Self::__cg_new(__cg_g, module, __cg_args)?;
                     ::core::result::Result::Ok(Self { __cg_graph: __cg_made?, __cg })
                 }
 

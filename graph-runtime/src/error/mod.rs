@@ -4,12 +4,14 @@
 //! loading kernels ([`ModuleError`]), capturing work ([`CaptureError`]), using a communicator
 //! ([`CommError`]). Every error that
 //! concerns a node names it by the name the user gave it. [`Error`] holds any of them, so `?`
-//! works across operations.
+//! works across operations, and the errors of cudarc's own calls (the driver, NVRTC, cuBLAS,
+//! cuBLASLt, NCCL) convert into it too.
 //!
 //! The lowest layer of the runtime: it names no other module of the crate.
 
 mod build;
 mod comm;
+mod cuda;
 mod edit;
 mod exec;
 
@@ -144,6 +146,33 @@ pub enum Error {
     /// A communicator failed (feature `nccl`).
     #[error(transparent)]
     Comm(#[from] CommError),
+    /// A CUDA driver call made through cudarc failed: an allocation, a copy, a stream or an
+    /// event (`stream.clone_htod(..)?`).
+    #[error("a CUDA driver call failed: {}", cuda::driver(.0))]
+    Driver(#[from] DriverError),
+    /// Compiling CUDA C with cudarc's NVRTC (`cudarc::nvrtc::compile_ptx(..)?`) failed.
+    #[error("{}", cuda::nvrtc(.0))]
+    Nvrtc(#[from] cudarc::nvrtc::CompileError),
+    /// A cuBLAS call made through cudarc failed (feature `cublas`).
+    #[cfg(feature = "cublas")]
+    #[error("a cuBLAS call failed: {:?}", .0 .0)]
+    Cublas(#[from] cudarc::cublas::result::CublasError),
+    /// A cuBLASLt call made through cudarc failed (feature `cublaslt`).
+    #[cfg(feature = "cublaslt")]
+    #[error("a cuBLASLt call failed: {:?}", .0 .0)]
+    CublasLt(#[from] cudarc::cublaslt::result::CublasError),
+    /// An NCCL call made through cudarc failed (feature `nccl`). cudarc's NCCL error is no
+    /// `std::error::Error`, so the status is in the message, not in `source()`.
+    #[cfg(feature = "nccl")]
+    #[error("an NCCL call failed: {}", cuda::nccl(.0))]
+    Nccl(cudarc::nccl::result::NcclError),
+}
+
+#[cfg(feature = "nccl")]
+impl From<cudarc::nccl::result::NcclError> for Error {
+    fn from(e: cudarc::nccl::result::NcclError) -> Self {
+        Error::Nccl(e)
+    }
 }
 
 /// What an edit of an executable graph returns (a setter, a view's setter).

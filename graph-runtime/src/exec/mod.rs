@@ -383,7 +383,7 @@ impl<'a> GraphExec<'a> {
     /// # fn demo(exec: &mut cuda_graph_runtime::GraphExec<'_>, x: cuda_graph_runtime::buffer::BufMut<f32>,
     /// #         stream: &std::sync::Arc<cudarc::driver::CudaStream>) -> cuda_graph_runtime::Result<()> {
     /// let input = vec![1.0f32; 1024];
-    /// stream.memcpy_htod(&input, &mut exec.buffer_mut(x)?).unwrap();
+    /// stream.memcpy_htod(&input, &mut exec.buffer_mut(x)?)?;
     /// exec.launch(stream)?;
     /// # Ok(()) }
     /// ```

@@ -27,8 +27,7 @@ use crate::error::{CommError, Error};
 /// #                 comms: &'c [cuda_graph_runtime::comm::Communicator])
 /// #   -> cuda_graph_runtime::Result<()> {
 /// use cuda_graph_runtime::exec::Ranks;
-/// let streams = comms.iter().map(|c| c.context().new_stream()).collect::<Result<Vec<_>, _>>()
-///     .expect("streams");
+/// let streams = comms.iter().map(|c| c.context().new_stream()).collect::<Result<Vec<_>, _>>()?;
 /// let mut step = Ranks::new(execs, comms.iter().collect(), streams)?;
 /// step.launch()?;                               // every rank
 /// step.wait(Duration::from_secs(10))?;          // all of them, or an error naming the rank

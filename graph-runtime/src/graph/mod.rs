@@ -53,7 +53,7 @@ use cuda_graph_topology::Topology;
 /// let module = compile(&ctx, r#"extern "C" __global__ void scale(float a, float* y, unsigned n) {
 ///     unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] *= a; }"#)?;
 /// let scale = module.function("scale")?;
-/// let mut y = stream.clone_htod(&[1.0f32; 1024]).unwrap();
+/// let mut y = stream.clone_htod(&[1.0f32; 1024])?;
 ///
 /// let mut g = Graph::new(&ctx)?;
 /// let yb = g.bind_mut(&mut y)?;
@@ -62,7 +62,7 @@ use cuda_graph_topology::Topology;
 /// exec.launch(&stream)?;
 /// exec.node(step)?.set_arg::<0>(3.0)?;   // a live edit: no re-capture, no re-instantiation
 /// exec.launch(&stream)?;
-/// let host = stream.clone_dtoh(exec.buffer(yb)?).unwrap();
+/// let host = stream.clone_dtoh(exec.buffer(yb)?)?;
 /// assert_eq!(host[0], 6.0);
 /// # Ok(()) }
 /// ```
