@@ -329,6 +329,7 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
         quote!(#(#edges)*)
     };
     let prologue = super::repeat::prologue(cx);
+    let limits = kinds::add_limits(cx);
     quote! {
         #(#defaults)*
         #(#scopes)*
@@ -338,6 +339,7 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
         #adds
         #(#concurrent)*
         #programmatic
+        #limits
         let nodes = __CgNodes { #(#fields),* };
     }
 }
