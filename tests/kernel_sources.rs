@@ -49,6 +49,11 @@ const SOURCES: &[(&str, &str, &[Arch])] = &[
         BOTH,
     ),
     (
+        "benches/kernels/while_limit.cu",
+        include_str!("../benches/kernels/while_limit.cu"),
+        BOTH,
+    ),
+    (
         "benches/kernels/pdl.cu",
         include_str!("../benches/kernels/pdl.cu"),
         HOPPER,

@@ -52,6 +52,7 @@ pub mod kw {
     syn::custom_keyword!(root);
     syn::custom_keyword!(to);
     syn::custom_keyword!(from);
+    syn::custom_keyword!(max);
 }
 
 /// Everything inside `cuda_graph! { ... }`.
@@ -115,6 +116,8 @@ pub struct Conditional {
     pub op: CondOp,
     pub keyword: Span,
     pub cond: Ident,
+    /// `while c, max n { ... }`: the iteration limit, and the span of `max`.
+    pub limit: Option<(Span, Expr)>,
     pub bodies: Vec<BodyDef>,
 }
 
@@ -494,6 +497,8 @@ impl Parse for Item {
             chain.carry = Some(kw.span);
             chain.programmatic = programmatic;
             Item::Edges(chain)
+        } else if input.peek(Token![for]) {
+            return Err(cond::for_loop(input, None));
         } else if la.peek(Token![/]) {
             return Err(input.error("comments inside `cuda_graph!` are `//` line comments"));
         } else if la.peek(Ident) || la.peek(syn::token::Bracket) {

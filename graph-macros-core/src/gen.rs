@@ -73,6 +73,24 @@ impl<'g> Cx<'g> {
         format_ident!("q_{}", self.g.conds[c].name)
     }
 
+    /// The state's field holding the iteration limit of the WHILE node on condition `c`
+    /// (`while c, max n`): the runtime's `WhileLimit`, set once the graph is built.
+    pub fn limit_field(&self, c: usize) -> Ident {
+        format_ident!("w_{}", self.g.conds[c].name)
+    }
+
+    /// The WHILE nodes with an iteration limit: node index, and the node's model.
+    pub fn limited(&self) -> impl Iterator<Item = (usize, &crate::model::Conditional)> + '_ {
+        self.g
+            .nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(ni, n)| match &n.op {
+                crate::model::NodeOp::Conditional(c) if c.limit.is_some() => Some((ni, c)),
+                _ => None,
+            })
+    }
+
     /// The variable holding the runtime's scope of body `s` of the topology while `build`
     /// runs (0 for the graph itself).
     pub fn scope_expr(s: u32) -> TokenStream {

@@ -410,6 +410,10 @@ pub struct Conditional {
     pub cond: usize,
     pub size: u32,
     pub first: u32,
+    /// A WHILE's iteration limit (`while c, max n`): an expression of params and constants
+    /// (a `u32`, at least 1), which a setter of those params changes. The runtime adds the
+    /// counter's reset before the node and the counting kernel as its body's last node.
+    pub limit: Option<Value>,
 }
 
 /// A repeat block: its nodes (scope `scope` of the topology) run `count` times, iteration
@@ -435,6 +439,16 @@ pub struct Repeat {
 }
 
 impl Repeat {
+    /// The loop variable as messages name an iteration (`l + 1`): `l` for a block written
+    /// `repeat _ in ..`, whose body names none.
+    pub fn var_shown(&self) -> String {
+        if self.var == "_" {
+            "l".to_owned()
+        } else {
+            self.var.to_string()
+        }
+    }
+
     /// The count, if it is a literal.
     pub fn literal(&self) -> Option<i128> {
         self.count.literal()

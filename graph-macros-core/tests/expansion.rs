@@ -179,6 +179,44 @@ graph Layers {
 }
 "#;
 
+/// A repeat block whose body does not use the iteration's index: `repeat _ in 0..n`.
+const REPEAT_UNNAMED: &str = r#"
+graph Steps {
+    kernel step(x: &mut [f32], n: u32);
+    buffer mut x: f32;
+    param steps: u32;
+    param n: u32;
+    body = repeat _ in 0..steps {
+        s = step<<<1, 32>>>(x, n);
+        carry s -> s;
+    }
+}
+"#;
+
+/// A WHILE with an iteration limit of a param: its body never sets the condition (the limit
+/// ends it); the limit is added last in `build`, a setter of the param sends it again, and
+/// `solve_count()` reads what a launch did.
+const WHILE_LIMIT: &str = r#"
+graph Counted {
+    kernel step(x: &mut [f32], n: u32);
+    kernel decide(c: Cond, x: &[f32], n: u32);
+    buffer mut x: f32;
+    param n: u32;
+    param most: u32;
+    cond go = 1;
+    cond more = 1;
+    solve = while go, max most * 2 {
+        s = step<<<1, 32>>>(x, n);
+    }
+    fixed = while more, max 37 {
+        t = step<<<1, 32>>>(x, n);
+        d = decide<<<1, 1>>>(more, x, n);
+        t -> d;
+    }
+    solve -> fixed;
+}
+"#;
+
 /// `#[programmatic]` on a graph with a carried repeat block: the edges in each iteration, the
 /// carry edge and the edges into the first iteration and out of the last are added as
 /// programmatic edges, none first as a plain dependency.
@@ -262,6 +300,16 @@ fn literal_columns() {
 #[test]
 fn repeat_block() {
     check("repeat_block", REPEAT);
+}
+
+#[test]
+fn repeat_block_unnamed_variable() {
+    check("repeat_unnamed", REPEAT_UNNAMED);
+}
+
+#[test]
+fn while_with_limit() {
+    check("while_limit", WHILE_LIMIT);
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! The grammar of conditional nodes: `if c { ... } else { ... }`, `while c { ... }`,
+//! The grammar of conditional nodes: `if c { ... } else { ... }`, `while c { ... }` (with an
+//! iteration limit: `while c, max n { ... }`),
 //! `switch c { 0 => { ... } 1 => { ... } }`.
 
 use syn::parse::{Parse, ParseStream};
@@ -16,6 +17,15 @@ impl Parse for Conditional {
             (CondOp::Switch, input.parse::<kw::switch>()?.span)
         };
         let cond: Ident = input.parse()?;
+        // `, max n`: parsed after any condition, so a limit on an IF or a SWITCH gets the
+        // lowering's message, with the rest of the graph checked.
+        let limit = if input.peek(Token![,]) {
+            input.parse::<Token![,]>()?;
+            let max = input.parse::<kw::max>()?.span;
+            Some((max, syn::Expr::parse_without_eager_brace(input)?))
+        } else {
+            None
+        };
         let mut bodies = Vec::new();
         if op == CondOp::Switch {
             let cases;
@@ -38,6 +48,7 @@ impl Parse for Conditional {
                 op,
                 keyword,
                 cond,
+                limit,
                 bodies,
             });
         }
@@ -53,16 +64,22 @@ impl Parse for Conditional {
             op,
             keyword,
             cond,
+            limit,
             bodies,
         })
     }
 }
 
 impl Parse for RepeatDef {
-    /// `repeat l in 0..count { ... }`: the count is an expression of params and constants.
+    /// `repeat l in 0..count { ... }`: the count is an expression of params and constants;
+    /// `repeat _ in 0..count`: the body does not use the iteration's index.
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let keyword = input.parse::<kw::repeat>()?.span;
-        let var: Ident = input.parse()?;
+        let var: Ident = if input.peek(Token![_]) {
+            Ident::new("_", input.parse::<Token![_]>()?.span)
+        } else {
+            input.parse()?
+        };
         input.parse::<Token![in]>()?;
         let range = syn::Expr::parse_without_eager_brace(input)?;
         let syn::Expr::Range(r) = range else {
@@ -113,4 +130,29 @@ fn parse_body(input: ParseStream) -> syn::Result<BodyDef> {
         brace: brace.span.join(),
         case: None,
     })
+}
+
+/// `for l in 0..n { ... }`, written where a node or an item goes: the graph's loop is a repeat
+/// block, and the message says how to write one with what the user wrote.
+pub(super) fn for_loop(input: ParseStream, named: Option<&Ident>) -> syn::Error {
+    let span = input.span();
+    let fork = input.fork();
+    let var = fork
+        .parse::<Token![for]>()
+        .ok()
+        .and_then(|_| {
+            if fork.peek(Token![_]) {
+                Some("_".to_owned())
+            } else {
+                fork.parse::<Ident>().ok().map(|v| v.to_string())
+            }
+        })
+        .unwrap_or_else(|| "l".to_owned());
+    let name = named.map_or_else(|| "layers".to_owned(), |n| n.to_string());
+    syn::Error::new(
+        span,
+        format!(
+            "a graph's loop is a repeat block, a node with a name: write `{name} = repeat {var} in 0..n {{ ... }}`"
+        ),
+    )
 }

@@ -10,8 +10,11 @@ use super::{kw, Collective, CollectiveOp, Launch, NodeDecl, Op, RedOp};
 
 impl Parse for NodeDecl {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let name = input.parse()?;
+        let name: Ident = input.parse()?;
         input.parse::<Token![=]>()?;
+        if input.peek(Token![for]) {
+            return Err(super::cond::for_loop(input, Some(&name)));
+        }
         Ok(NodeDecl {
             concurrent: false,
             name,

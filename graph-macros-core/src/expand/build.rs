@@ -361,6 +361,7 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
         quote!(#(#edges)*)
     };
     let prologue = super::repeat::prologue(cx);
+    let limits = kinds::add_limits(cx);
     quote! {
         #(#defaults)*
         #(#scopes)*
@@ -370,6 +371,7 @@ pub(super) fn populate(cx: &Cx<'_>) -> TokenStream {
         #adds
         #(#concurrent)*
         #programmatic
+        #limits
         let nodes = __CgNodes { #(#fields),* };
     }
 }

@@ -292,6 +292,7 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
     let kernel_views = kinds::kernel_views(cx, &exec);
     let other_views = other_views(cx);
     let child_edits = child_edits(cx);
+    let limits = kinds::limit_methods(cx);
     let handle_values = g
         .inputs
         .iter()
@@ -352,6 +353,7 @@ pub(super) fn methods(cx: &Cx<'_>) -> TokenStream {
             #inputs
             #other_views
             #child_edits
+            #limits
         }
 
         #kernel_views

@@ -52,6 +52,7 @@ pub fn graph(g: &Graph) -> TokenStream {
     let name_str = name.to_string();
     let p = inputs::input_parts(&cx);
     let cond_fields: Vec<_> = (0..g.conds.len()).map(|c| cx.cond_field(c)).collect();
+    let limit_fields: Vec<_> = cx.limited().map(|(_, c)| cx.limit_field(c.cond)).collect();
     let nodes_doc = format!("The node handles of a [`{name}`] graph built as a child of another (`child({name} {{ ... }})`): one accessor per node, for the parent's `edit_<node>`.");
     // Per group of child nodes: the handles of the graphs they run.
     let (kid_fields, kid_tys): (Vec<_>, Vec<_>) = (0..cx.groups.members.len())
@@ -163,6 +164,7 @@ pub fn graph(g: &Graph) -> TokenStream {
             __CgInputs {
                 #(#from,)*
                 #(#cond_fields: #rt::kernel::Cond::unset(),)*
+                #(#limit_fields: ::core::option::Option::None,)*
                 #(#kid_fields: ::std::vec::Vec::new(),)*
                 __cg_borrow: ::core::marker::PhantomData,
             }
@@ -223,6 +225,7 @@ pub fn graph(g: &Graph) -> TokenStream {
             pub struct __CgInputs<'a> {
                 #(#state_fields,)*
                 #(#cond_fields: #rt::kernel::Cond,)*
+                #(#limit_fields: ::core::option::Option<#rt::exec::WhileLimit>,)*
                 #(#kid_fields: ::std::vec::Vec<#kid_tys>,)*
                 __cg_borrow: ::core::marker::PhantomData<&'a ()>,
             }

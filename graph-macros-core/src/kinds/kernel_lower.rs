@@ -166,13 +166,20 @@ fn lower_arg(
             .is_some_and(|b| b.stack.is_some())
         {
             let id = named.expect("an input was found by name");
-            let var = cx
-                .iter
-                .as_ref()
-                .map_or("l".to_owned(), |it| it.var.to_string());
+            let (var, rename) = match &cx.iter {
+                Some(it) if it.var == "_" => (
+                    "l".to_owned(),
+                    format!(
+                        ", naming the loop variable of `{}` (`repeat l in ..`)",
+                        it.name
+                    ),
+                ),
+                Some(it) => (it.var.to_string(), String::new()),
+                None => ("l".to_owned(), String::new()),
+            };
             cx.errors.at(
                 id.span(),
-                format!("`{id}` is a stack of buffers (`buffer {id}[..]`), and kernel `{kernel}` takes one buffer for `{pname}`; pass one of them, `{id}[{var}]`"),
+                format!("`{id}` is a stack of buffers (`buffer {id}[..]`), and kernel `{kernel}` takes one buffer for `{pname}`; pass one of them, `{id}[{var}]`{rename}"),
             );
             return None;
         }

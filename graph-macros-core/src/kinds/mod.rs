@@ -28,6 +28,7 @@ use crate::model::{Graph, Node, NodeOp, Uses};
 
 pub(crate) use captured::work_ty;
 pub(crate) use child::child_nodes_path;
+pub(crate) use cond::{add_limits, limit_methods};
 pub(crate) use kernel::{add_run, args_alias, kernel_types, kernel_views};
 pub(crate) use stack::{check_counts, written};
 

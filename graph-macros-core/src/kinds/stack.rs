@@ -112,6 +112,17 @@ fn index(cx: &mut Lower<'_>, uses: &mut Uses, e: &Expr) -> Option<StackIndex> {
         e => e,
     };
     match e {
+        Expr::Infer(u) => {
+            let block = cx
+                .iter
+                .as_ref()
+                .map_or("a repeat block".to_owned(), |it| format!("`{}`", it.name));
+            cx.errors.at(
+                u.underscore_token.span,
+                format!("`_` is no index: name the loop variable of {block} (`repeat l in ..`) and index with it, `[l]`"),
+            );
+            return None;
+        }
         e if is_var(e) => return Some(StackIndex::Iter(0)),
         Expr::Binary(b) if is_var(&b.left) => match (&b.op, offset(&b.right)) {
             (syn::BinOp::Add(_), Some(c)) => return Some(StackIndex::Iter(c)),
@@ -220,7 +231,7 @@ fn ends(e: &Expr) -> (proc_macro2::Span, proc_macro2::Span) {
 }
 
 /// How a stack's buffer is written: `w[l + 1]`.
-pub(crate) fn written(stack: &Ident, var: &Ident, slot: crate::model::Slot) -> String {
+pub(crate) fn written(stack: &Ident, var: &str, slot: crate::model::Slot) -> String {
     use crate::model::Slot;
     match slot {
         Slot::Iter(0) => format!("{stack}[{var}]"),

@@ -307,7 +307,7 @@ fn check_iterations(g: &Graph, errors: &mut Errors) {
                 &g.nodes[body.nodes[race.first.node]].name,
                 &g.nodes[body.nodes[race.second.node]].name,
             );
-            let var = &r.var;
+            let var = r.var_shown();
             let later = match race.distance {
                 1 => format!("{var} + 1"),
                 k => format!("{var} + {k}"),

@@ -113,9 +113,15 @@ pub(super) fn check_cond_decl(conds: &mut Vec<Cond>, c: ast::CondDecl, errors: &
 }
 
 /// Every condition decides one conditional node and is set by a kernel that can reach it:
-/// one in the scope of its conditional node, or in a body nested in it.
+/// one in the scope of its conditional node, or in a body nested in it. A WHILE with an
+/// iteration limit always ends (the runtime's kernel, the last of its body, sets its condition
+/// to 0 at the limit), so no kernel of the graph has to set it; those that do still sit where
+/// they can.
 pub(super) fn check_conds(model: &Graph, errors: &mut Errors) {
     for c in &model.conds {
+        let limited = c.conditional.is_some_and(
+            |o| matches!(&model.nodes[o].op, NodeOp::Conditional(w) if w.limit.is_some()),
+        );
         let Some(owner) = c.conditional else {
             errors.at(
                 c.name.span(),
@@ -127,11 +133,18 @@ pub(super) fn check_conds(model: &Graph, errors: &mut Errors) {
             continue;
         };
         let owner_name = &model.nodes[owner].name;
-        if c.setters.is_empty() {
+        if c.setters.is_empty() && !limited {
+            let counted = match &model.nodes[owner].op {
+                NodeOp::Conditional(w) if w.op == CondOp::While => format!(
+                    ", or end the loop after a number of iterations: `while {}, max n {{ ... }}`",
+                    c.name
+                ),
+                _ => String::new(),
+            };
             errors.at(
                 c.name.span(),
                 format!(
-                    "condition `{}` is never passed to a kernel, so nothing sets it and `{owner_name}` always sees its default; pass it to the kernel that decides (a parameter of type `Cond`, set on the device with `cudaGraphSetConditional`)",
+                    "condition `{}` is never passed to a kernel, so nothing sets it and `{owner_name}` always sees its default; pass it to the kernel that decides (a parameter of type `Cond`, set on the device with `cudaGraphSetConditional`){counted}",
                     c.name
                 ),
             );
@@ -139,7 +152,7 @@ pub(super) fn check_conds(model: &Graph, errors: &mut Errors) {
         }
         let home = model.topo.scope(owner as u32);
         if let NodeOp::Conditional(w) = &model.nodes[owner].op {
-            if w.op == CondOp::While {
+            if w.op == CondOp::While && w.limit.is_none() {
                 check_loop_ends(model, c, owner, w, errors);
             }
         }
@@ -190,10 +203,11 @@ fn check_loop_ends(model: &Graph, c: &Cond, owner: usize, w: &Conditional, error
     errors.at(
         w.keyword,
         format!(
-            "`{}` can never stop once it starts: no node inside its body sets `{}` (only {}, outside the loop, does); pass `{}` to a kernel inside the body that decides whether to go on",
+            "`{}` can never stop once it starts: no node inside its body sets `{}` (only {}, outside the loop, does); pass `{}` to a kernel inside the body that decides whether to go on, or give the loop a limit: `while {}, max n {{ ... }}`",
             model.nodes[owner].name,
             c.name,
             outside.join(", "),
+            c.name,
             c.name
         ),
     );

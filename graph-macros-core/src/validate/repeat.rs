@@ -544,7 +544,7 @@ fn report(
         &g.nodes[body[race.second.node]],
     );
     let r = g.repeat(block).expect("a repeat block");
-    let var = &r.var;
+    let var = &r.var_shown();
     let input = &g.inputs[race.first.buffer];
     let what = |acc: &Access| if acc.writes { "writes" } else { "reads" };
     let (buffer, again) = match race.first.slot.zip(race.second.slot) {

@@ -114,7 +114,7 @@ fn no_writer_hint(g: &Graph, reach: &Reach, t: usize, r: usize) -> String {
     let later = reach.reaches(r as u32, w as u32);
     if let Some(b) = g.block_of(r).filter(|&b| later && g.block_of(w) == Some(b)) {
         let block = &g.nodes[b].name;
-        let var = &g.repeat(b).expect("a repeat block").var;
+        let var = g.repeat(b).expect("a repeat block").var_shown();
         return format!(
             " (or before `{block}`): `{wn}` writes it later in the body of `{block}`, which a carry edge may hand to iteration `{var} + 1`, but in iteration 0 nothing has written it yet"
         );

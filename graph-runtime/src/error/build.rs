@@ -199,6 +199,19 @@ pub enum BuildError {
         /// The buffer's device.
         peer: usize,
     },
+    /// A WHILE node given a limit of 0 iterations (its body's first iteration runs before any
+    /// node of it could stop the loop).
+    #[error("WHILE node `{node}`: a limit of 0 iterations; a WHILE's limit is at least 1 (its first iteration runs before the limit is checked)")]
+    ZeroWhileLimit {
+        /// The WHILE node.
+        node: String,
+    },
+    /// An iteration limit given to a node that is not a WHILE node.
+    #[error("node `{node}` is not a WHILE node: only a WHILE takes an iteration limit")]
+    NotAWhile {
+        /// The node.
+        node: String,
+    },
     /// A switch with no case.
     #[error("node `{node}`: a switch needs at least one case")]
     NoCases {

@@ -31,6 +31,12 @@ pub enum EditError {
         /// Bytes the new value needs.
         needed: usize,
     },
+    /// A WHILE node's limit set to 0 iterations (nothing changed).
+    #[error("WHILE node `{node}`: a limit of 0 iterations; a WHILE's limit is at least 1 (its first iteration runs before the limit is checked)")]
+    ZeroWhileLimit {
+        /// The WHILE node's limit kernel.
+        node: String,
+    },
     /// A driver call failed (the driver refused the new parameters).
     #[error(transparent)]
     Driver(#[from] DriverFailure),

@@ -10,9 +10,12 @@
 //! # let _ = path; Ok(()) }
 //! ```
 
+mod limit;
 #[cfg(feature = "nccl")]
 mod ranks;
 mod update;
+
+pub use crate::graph::limit::{LoopCount, WhileLimit};
 
 use std::cell::Cell;
 use std::marker::PhantomData;

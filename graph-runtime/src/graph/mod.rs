@@ -10,6 +10,8 @@ mod collective;
 mod deps;
 #[cfg(feature = "cublas")]
 mod gemm;
+#[doc(hidden)]
+pub(crate) mod limit;
 mod mem;
 mod spare;
 mod views;
@@ -89,6 +91,8 @@ pub struct Graph<'a> {
     /// Bumped by every change of nodes or edges: an executable graph made at another version
     /// cannot be updated in place.
     pub(crate) version: u64,
+    /// The counters of WHILE nodes with a limit (`limit_while`).
+    pub(crate) counters: Vec<limit::Counter>,
     /// Scratch for the dependencies of a node being added by handles (indices), and of one with
     /// more than a few (driver nodes).
     deps: Vec<u32>,
@@ -132,6 +136,7 @@ impl<'a> Graph<'a> {
             #[cfg(feature = "nccl")]
             comms: Vec::new(),
             version: 0,
+            counters: Vec::new(),
             deps: spare.deps,
             raw_deps: spare.raw_deps,
         })

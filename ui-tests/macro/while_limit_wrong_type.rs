@@ -1,0 +1,16 @@
+use cuda_graph::cuda_graph;
+
+cuda_graph! {
+    graph G {
+        kernel step(x: &mut [u32], n: u32);
+        buffer mut x: u32;
+        param n: u32;
+        param most: f32;
+        cond go = 1;
+        spin = while go, max most {
+            s = step<<<1, 32>>>(x, n);
+        }
+    }
+}
+
+fn main() {}
