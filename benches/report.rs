@@ -1,7 +1,9 @@
 //! Turns the raw benchmark output (`docs/bench/raw/*.json`: the Rust benchmark, the PyTorch
 //! script, macro expansion and crate build times) into `docs/bench/results.json`,
-//! `docs/bench/results.md` (medians, ratios to the raw driver floor, the targets) and
-//! `docs/bench/launch.svg`. No GPU needed.
+//! `docs/bench/results.md` (medians, ratios to the raw driver floor, the targets),
+//! `docs/bench/launch.svg`, and the tables of the workload pages (`live-edits.md`, `decode.md`,
+//! `mlp.md`, `programmatic-launch.md`, `tensor-parallel.md`: what lies between each page's
+//! `bench_report` markers). No GPU needed.
 //!
 //! Run: `cargo run -p cuda-graph-bench --bin bench_report` (from anywhere: paths are the
 //! repository's).
@@ -291,7 +293,8 @@ a process of its own (where the driver's records of a graph land changes its cos
         md.push('\n');
     }
 
-    md.push_str(&report_history::section(dir));
+    let history = report_history::section(dir);
+    md.push_str(&history);
 
     // The PyTorch way of changing one scalar.
     let _ = writeln!(
@@ -329,17 +332,25 @@ a process of its own (where the driver's records of a graph land changes its cos
             );
         }
     }
-    md.push_str(&report_workloads::cg(&raw));
-    md.push_str(&report_workloads::mlp(&raw));
-    md.push_str(&report_workloads::tp_mlp(&raw));
-    md.push_str(&report_workloads::all_reduce(&raw));
-    md.push_str(&report_workloads::decode_tp(&raw));
-    md.push_str(&report_pdl::section(&raw));
-    md.push_str(&report_decode::section(
+    let mlp = report_workloads::mlp(&raw);
+    let tp = [
+        report_workloads::tp_mlp(&raw),
+        report_workloads::all_reduce(&raw),
+        report_workloads::decode_tp(&raw),
+    ]
+    .concat();
+    let pdl = report_pdl::section(&raw);
+    let decode = report_decode::section(
         &raw,
         concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/bench/decode.svg"),
-    ));
-    md.push_str(&misses(&ix));
+    );
+    let misses = misses(&ix);
+    md.push_str(&report_workloads::cg(&raw));
+    md.push_str(&mlp);
+    md.push_str(&tp);
+    md.push_str(&pdl);
+    md.push_str(&decode);
+    md.push_str(&misses);
     let notes = "\n## Notes\n\n\
 - `cudarc_capture`, `stream` and `pytorch` issue a fan-out on one stream, so it runs as a sequence; `raw` and `cuda_graph` build it as a real fan-out/fan-in graph.\n\
 - cudarc's per-buffer stream-order tracking is off in this benchmark (it adds event calls to cudarc's launches and to cuda-graph's launches alike).\n\
@@ -358,7 +369,88 @@ a process of its own (where the driver's records of a graph land changes its cos
         &rows,
         concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/bench/launch.svg"),
     );
-    println!("wrote docs/bench/results.json, docs/bench/results.md, docs/bench/launch.svg, docs/bench/decode.svg");
+    // The workload pages: each page's tables, between its markers (the rest of a page is
+    // written by hand).
+    let pages: [(&str, String); 5] = [
+        ("live-edits.md", [history, misses].concat()),
+        ("decode.md", demote(&decode)),
+        ("mlp.md", demote(&mlp)),
+        ("programmatic-launch.md", demote(&pdl)),
+        ("tensor-parallel.md", demote(&tp)),
+    ];
+    for (page, tables) in pages {
+        let path = format!("{}/../docs/bench/{page}", env!("CARGO_MANIFEST_DIR"));
+        match std::fs::read_to_string(&path) {
+            Ok(text) => match fill(&text, &tables) {
+                Some(text) => std::fs::write(&path, text).expect("write a workload page"),
+                None => println!(
+                    "bench_report: {page} has no `{BEGIN}` ... `{END}` markers; left as it is"
+                ),
+            },
+            Err(e) => println!("bench_report: {page}: {e}; left as it is"),
+        }
+    }
+    println!("wrote docs/bench/results.json, docs/bench/results.md, docs/bench/launch.svg, docs/bench/decode.svg and the workload pages");
+}
+
+/// Where a workload page's generated tables begin and end.
+const BEGIN: &str = "<!-- bench_report: begin -->";
+const END: &str = "<!-- bench_report: end -->";
+
+/// `page` with what lies between its markers replaced by `tables`; `None` without markers.
+fn fill(page: &str, tables: &str) -> Option<String> {
+    let start = page.find(BEGIN)? + BEGIN.len();
+    let end = start + page[start..].find(END)?;
+    Some(format!(
+        "{}\n{}\n{}",
+        &page[..start],
+        tables.trim(),
+        &page[end..]
+    ))
+}
+
+/// A `results.md` section for a page of its own: its headings one level down (the page has the
+/// title).
+fn demote(section: &str) -> String {
+    section
+        .lines()
+        .map(|l| {
+            if l.starts_with('#') {
+                format!("#{l}")
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod pages {
+    use super::{demote, fill, BEGIN, END};
+
+    #[test]
+    fn fills_between_the_markers_and_keeps_the_rest() {
+        let page = format!("# T\n\nhand\n\n{BEGIN}\nold\n{END}\n\nmore\n");
+        let got = fill(&page, "\n## new\n\n| a |\n").expect("markers");
+        assert_eq!(
+            got,
+            format!("# T\n\nhand\n\n{BEGIN}\n## new\n\n| a |\n{END}\n\nmore\n")
+        );
+        assert_eq!(
+            fill(&got, "x").expect("markers"),
+            format!("# T\n\nhand\n\n{BEGIN}\nx\n{END}\n\nmore\n")
+        );
+        assert_eq!(fill("no markers", "x"), None);
+    }
+
+    #[test]
+    fn demotes_headings_only() {
+        assert_eq!(
+            demote("## A\ntext # not\n### B"),
+            "### A\ntext # not\n#### B"
+        );
+    }
 }
 
 fn misses(ix: &BTreeMap<Key, f64>) -> String {
@@ -444,9 +536,8 @@ caller's code and data out of the CPU's nearest caches, and the less cuda-graph 
 less it pays again. Where instantiation is cheap (chains of up to 1000 nodes) what is left shows; where it is dear \
 (fan-outs) it disappears. `build` is timed in a loop of its own, apart from `instantiate`: a 1000-wide fan-out's \
 instantiation by the floor takes 20-30 ms, and timed in one loop with it the build had a few dozen samples, each \
-after one side's executable graph was torn down (`live-edits-sessions-16.md`). \
-`docs/bench/live-edits-sessions-7-12.md` counts a build's own instructions and cache misses; \
-`live-edits-sessions-15.md` measures the shadow written in place.",
+after one side's executable graph was torn down. [`live-edits.md`](live-edits.md) has how a build's own \
+instructions and cache misses are counted, and what was tried.",
         sums.join(", "),
         inst.0,
         inst.1,
@@ -474,7 +565,7 @@ so the ratio of this cell says nothing about cuda-graph."
             "- **`launch` ({}).** The launch and the stream's synchronize are measured one after the other, \
 not in pairs with the floor's, and the floor does not cap widths (which changes nothing at 10 or 100 nodes): a \
 small graph's launch moves by several percent between runs (the 10-node fan-out read 0.90-1.06x in eight H200 runs \
-of 2026-11-28, with two versions of the code). cuda-graph's launch is the one `cuGraphLaunch` call after a \
+with two versions of the code). cuda-graph's launch is the one `cuGraphLaunch` call after a \
 check that the stream is of the graph's context.",
             launches.join(", ")
         );

@@ -1,4 +1,4 @@
-//! The Llama decode section of `results.md` and `decode.svg`: `flagships/scripts/llama_hf.py
+//! The Llama decode section of `results.md` and `decode.md`, and `decode.svg`: `flagships/scripts/llama_hf.py
 //! all` (Hugging Face transformers three ways, the step graph and the generation graph, one
 //! process per model, one run), the long-context rows, the comparison against transformers in
 //! both modes, the targets, and where the time of a 1B step goes (ncu on the step graph's
@@ -290,7 +290,7 @@ fn profile(raw: &[Value]) -> String {
     }
     let _ = writeln!(
         md,
-        "\nReading: the projections that stream most of the bytes (gate/up, down, the head) run within a few percent of the copy bandwidth; the rest of the step is the attention block. Attention reads almost nothing at these lengths but is a chain of dependent steps (the position, the cache, the merge across warps) that the next kernel must wait for; the query/key/value and output projections each pay a start (the RMSNorm, the input) on that chain. Loading the next kernel's weights into L2 while attention runs, or earlier, only moved the time: the loads queue in front of attention's own. The layouts and orders of those loads tried since, with what each moved, are in [`decode-profile.md`](decode-profile.md)."
+        "\nReading: the projections that stream most of the bytes (gate/up, down, the head) run within a few percent of the copy bandwidth; the rest of the step is the attention block. Attention reads almost nothing at these lengths but is a chain of dependent steps (the position, the cache, the merge across warps) that the next kernel must wait for; the query/key/value and output projections each pay a start (the RMSNorm, the input) on that chain. Loading the next kernel's weights into L2 while attention runs, or earlier, only moved the time: the loads queue in front of attention's own. What was tried to close the gap, with what each change moved, is in [`decode.md`](decode.md)."
     );
     md
 }

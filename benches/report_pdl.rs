@@ -1,4 +1,4 @@
-//! The programmatic-launch section of `results.md`: the `pdl` benchmark's chains and
+//! The programmatic-launch section of `results.md` and `programmatic-launch.md`: the `pdl` benchmark's chains and
 //! decode-like chains, three ways in one run, with the targets.
 
 use std::fmt::Write as _;

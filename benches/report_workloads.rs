@@ -1,5 +1,6 @@
-//! The workload sections of `results.md`: conjugate gradient (one launch a solve), the MLP
-//! step beside PyTorch, and the tensor-parallel MLP block per world size.
+//! The workload sections of `results.md` (and of `mlp.md` and `tensor-parallel.md`): conjugate
+//! gradient (one launch a solve), the MLP step beside PyTorch, and the tensor-parallel MLP block
+//! per world size.
 
 use std::fmt::Write as _;
 

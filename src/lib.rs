@@ -7,6 +7,10 @@
 
 mod kernels;
 
+/// The guide: a chapter a feature, each with a complete example compiled as a doctest.
+#[path = "guide/mod.rs"]
+pub mod _guide;
+
 pub use cuda_graph_macros::cuda_graph;
 pub use cuda_graph_runtime::{
     buffer, capture, check, compile, compile_cached, compile_cached_with, compile_with, context,

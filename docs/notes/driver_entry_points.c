@@ -8,7 +8,7 @@
 //   gcc -O2 -o drv driver_entry_points.c -I/usr/local/cuda/include -L/usr/local/cuda/lib64/stubs -lcuda
 //   ./drv 10 0 20000; ./drv 10 1 20000; ./drv 100 0 2000; ./drv 100 1 2000; ./drv 1000 1 200
 //
-// Seen on an H200 (driver 580, 2026-11-28), three processes at 10 nodes, each over the floor
+// Seen on an H200 (driver 580), three processes at 10 nodes, each over the floor
 // (`kernelParams`, a pointer per argument): `extra` 0.960-0.988; the generic `cuGraphAddNode`
 // 1.051-1.092; every edge added after the nodes in one `cuGraphAddDependencies` call 0.945-0.982
 // (0.889 and 0.942 at 100 nodes, 1.039 for the 1000-node fan-out); the context given in the

@@ -6,7 +6,7 @@
 //                                              unsigned offset, float a) { y[offset + threadIdx.x] += a; })
 //   gcc -O2 -o m extra_vs_pointers.c -I/usr/local/cuda/include -L/usr/local/cuda/lib64/stubs -lcuda
 //
-// Seen on an H200 (driver 580, 2026-11-28), three processes, extra over kernelParams: build
+// Seen on an H200 (driver 580), three processes, extra over kernelParams: build
 // 0.973, 0.986, 0.975; exec setter 1.009, 0.990, 0.937; update 0.913, 0.922, 0.986. Both ways
 // launch the same values (the check at the end).
 #include <cuda.h>

@@ -3,7 +3,8 @@
 # `.devrun/LABEL/graphs` (a stripped bench binary) runs the benchmark's setter measurement the
 # way its own child processes do (CUDA_GRAPH_BENCH_SETTERS=SHAPE:NODES:RAW_FIRST, both orders
 # per cell, eight cells), binaries alternated round by round; prints cuda-graph's median over
-# the floor's per cell and writes $OUT/sab.json. Seventeenth session (live-edits-sessions-17.md).
+# the floor's per cell and writes $OUT/sab.json (how the node setter's inlining was measured:
+# docs/bench/live-edits.md).
 #
 #   python3 docs/notes/setters_ab.py ROUNDS LABEL...
 import json, os, statistics as st, subprocess, sys, time

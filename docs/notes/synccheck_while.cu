@@ -4,7 +4,7 @@
 //   nvcc -arch=sm_90 -o sync2 synccheck_while.cu
 //   compute-sanitizer --tool synccheck ./sync2 <kernel 0..4> <graph 0 plain | 1 while | 2 if> <iterations> <threads>
 //
-// Seen on an H200 (driver 580, CUDA 13.0, 2026-11-23; the CG test showed the same on an H100),
+// Seen on an H200 (driver 580, CUDA 13.0; the CG test showed the same on an H100),
 // every kernel over 1024 elements:
 //
 //   kernel                                  plain graph   IF body   WHILE body (1 or 3 iterations)

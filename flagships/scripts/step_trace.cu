@@ -17,7 +17,7 @@
 // attention out (what it costs the step), `--bps N` gives the projections at most N blocks an
 // SM, `--qkv-grid`, `--o-grid`, `--up-grid`, `--down-grid N` set one projection's grid, and
 // `--carveout P` sets every kernel's preferred shared-memory carveout (percent). The register
-// count of each kernel is printed first. What these found is in `docs/bench/decode-profile.md`.
+// count of each kernel is printed first. What these found is in `docs/bench/decode.md`.
 //
 // Weights are random (values do not change the time); bf16, batch 1, the shapes of
 // `llama_hf.py`. Prints tokens/s of steps launched back to back (as `llama --bench` launches

@@ -98,8 +98,9 @@ cuda_graph! {
     }
 }
 
-/// Where the kernels keep the iteration count and the "done" flag in `s`.
+/// Where the kernels keep the iteration count in `s`.
 pub const ITERS: usize = 5;
+/// Where the kernels keep the "done" flag in `s`.
 pub const DONE: usize = 6;
 /// Scalars at the start of `s`: what the host reads.
 pub const SCALARS: usize = 8;

@@ -9,7 +9,9 @@ use cuda_graph::cudarc::driver::{CudaContext, CudaSlice, CudaStream, DeviceRepr}
 
 /// A GPU: a context and its legacy default stream.
 pub struct Gpu {
+    /// The device's context.
     pub ctx: Arc<CudaContext>,
+    /// Its legacy default stream.
     pub stream: Arc<CudaStream>,
     /// The device's name, for labelling results.
     pub name: String,

@@ -35,9 +35,13 @@ use cuda_graph::error::ModuleError;
 use cuda_graph::matmul::{Compute, Epilogue, Matmul, MatmulError, MatmulShape};
 use cuda_graph::prelude::*;
 
+/// The input's width.
 pub const IN: u32 = 512;
+/// The first hidden layer's width.
 pub const H1: u32 = 1024;
+/// The second hidden layer's width.
 pub const H2: u32 = 1024;
+/// The output's width.
 pub const OUT: u32 = 256;
 
 cuda_graph! {

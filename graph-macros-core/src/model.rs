@@ -78,10 +78,12 @@ impl Errors {
         self.0.push(e);
     }
 
+    /// How many errors were found.
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
+    /// Whether no error was found.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -104,8 +106,11 @@ impl Errors {
 
 /// A declared kernel.
 pub struct Kernel {
+    /// Its name in the graph.
     pub name: Ident,
+    /// Its parameters: name and type.
     pub params: Vec<(Ident, ParamTy)>,
+    /// Whether a node launches it (an unused kernel is an error).
     pub used: bool,
     /// The CUDA source it was checked against (an index into `Graph::sources`).
     pub source: Option<usize>,
@@ -123,10 +128,13 @@ pub struct Kernel {
 /// A Rust type standing for a C type whose layout the reader knows (a struct the file defines,
 /// a vector type, ...): checked where the expansion compiles, with `msg` if it differs.
 pub struct LayoutCheck {
+    /// The Rust type.
     pub ty: Type,
+    /// The C type's size in bytes.
     pub size: usize,
     /// `None`: the C type's alignment is not one value (a tensor map's changed with CUDA 13).
     pub align: Option<usize>,
+    /// The error shown if the layouts differ.
     pub msg: String,
 }
 

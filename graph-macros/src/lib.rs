@@ -1,6 +1,7 @@
 //! The `cuda_graph!` macro of `cuda-graph`: a thin
 //! shell around `cuda-graph-macros-core`, where the grammar, the checks and the code generation
 //! live. Use it through the `cuda-graph` crate.
+#![warn(missing_docs)]
 
 use proc_macro::TokenStream;
 

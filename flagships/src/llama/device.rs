@@ -18,13 +18,21 @@ use super::loop_graph::{GenBf16, GenBf16Inputs, GenF32, GenF32Inputs};
 /// The sizes the step graph is built with: the model's, and the cache's length.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Shape {
+    /// Decoder layers.
     pub layers: usize,
+    /// The hidden size.
     pub hidden: usize,
+    /// Query heads.
     pub heads: usize,
+    /// Key and value heads (grouped-query attention).
     pub kv_heads: usize,
+    /// The size of a head.
     pub head_dim: usize,
+    /// The MLP's inner size.
     pub ffn: usize,
+    /// The vocabulary's size.
     pub vocab: usize,
+    /// RMSNorm's epsilon.
     pub eps: f32,
     /// Positions the KV cache holds.
     pub max_ctx: usize,

@@ -30,9 +30,13 @@ use super::{
 /// One rank's buffers for a batch: the pinned input, the input, the inner activations (the
 /// rank's share) and the output on the device.
 pub struct Rank {
+    /// The input in pinned host memory, where the host writes it.
     pub x_host: PinnedHostSlice<f32>,
+    /// The input on the device.
     pub x: CudaSlice<f32>,
+    /// The inner activations: this rank's share.
     pub h: CudaSlice<f32>,
+    /// The output.
     pub y: CudaSlice<f32>,
 }
 

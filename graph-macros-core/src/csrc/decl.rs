@@ -33,12 +33,15 @@ pub struct TParam {
 /// One `__global__` function.
 #[derive(Debug, Clone)]
 pub struct CKernel {
+    /// Its name, as declared (unqualified).
     pub name: String,
     /// 1-based line of its declaration.
     pub line: usize,
     /// The declaration on one line, as quoted in messages.
     pub decl: String,
+    /// Its parameters, in order.
     pub params: Vec<CParam>,
+    /// C or C++ linkage, with its namespaces and template parameters.
     pub linkage: Linkage,
     /// The condition of an `#if`/`#ifdef` it sits in that the reader cannot evaluate.
     pub conditional: Option<String>,

@@ -32,6 +32,7 @@ pub use types::{c_of, rust_path, vector_type, CParam, CType, VECTOR_TYPES};
 /// A CUDA source file, as far as kernels go.
 #[derive(Debug, Default)]
 pub struct Source {
+    /// Every `__global__` declaration the preprocessor keeps.
     pub kernels: Vec<CKernel>,
     /// Kernels the preprocessor leaves out (`#if 0`, an `#ifndef` of a macro the file
     /// defines, ...), each with why.

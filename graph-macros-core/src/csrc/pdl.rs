@@ -27,7 +27,9 @@ pub enum Wait {
     /// It waits unconditionally, at this line; `early`: the parameters it uses before (each
     /// with the line of its first use), which must be memory no predecessor writes.
     Proven {
+        /// The line of the wait.
         line: usize,
+        /// The parameters used before it, each with the line of its first use.
         early: Vec<(String, usize)>,
     },
     /// No body in the file (a declaration only).
@@ -35,13 +37,17 @@ pub enum Wait {
     /// It never waits unconditionally; `conditional` is a wait under a condition, if any:
     /// its line and the construct (`if`, `for`, `?:`, ...).
     Never {
+        /// A wait under a condition: its line and the construct.
         conditional: Option<(usize, String)>,
     },
     /// It never waits unconditionally, and uses parameter `param` at `line` (`conditional`: a
     /// wait under a condition, its line and the construct).
     UsedBefore {
+        /// The parameter used.
         param: String,
+        /// The line of its use.
         line: usize,
+        /// A wait under a condition: its line and the construct.
         conditional: Option<(usize, String)>,
     },
 }

@@ -73,7 +73,9 @@ pub fn fp8_type(c: &str) -> Option<Vector> {
 /// One parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CParam {
+    /// Its name (`None` for a parameter declared without one).
     pub name: Option<String>,
+    /// Its type.
     pub ty: CType,
     /// The parameter as written (tokens joined), e.g. `const float* __restrict__ x`.
     pub text: String,
@@ -83,12 +85,20 @@ pub struct CParam {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CType {
     /// A scalar: its C spelling (canonical, e.g. `unsigned int`) and the Rust type it is.
-    Scalar { c: String, rust: &'static str },
+    Scalar {
+        /// The C spelling.
+        c: String,
+        /// The Rust type.
+        rust: &'static str,
+    },
     /// A pointer: its pointee's C spelling, the Rust element type when it is a known scalar
     /// (`None` for `void` and other types), and whether the pointee is `const`.
     Pointer {
+        /// The pointee's C spelling.
         pointee: String,
+        /// The Rust element type, when the pointee is a known scalar.
         rust: Option<&'static str>,
+        /// Whether the pointee is `const`.
         constant: bool,
     },
     /// A pointer to pointers (`float**`, `const float* const*`, `void* const*`): an array of
@@ -96,9 +106,13 @@ pub enum CType {
     /// [`CType::Pointer`]); `constant` whether the array itself is `const` (`T* const*`: the
     /// kernel cannot write the addresses), `inner_const` whether what they point at is.
     Addresses {
+        /// What the addresses point at, in C.
         pointee: String,
+        /// Its Rust element type, when it is a known scalar.
         rust: Option<&'static str>,
+        /// Whether the array of addresses is `const`.
         constant: bool,
+        /// Whether what the addresses point at is `const`.
         inner_const: bool,
     },
     /// Anything else (a struct, a template parameter, a reference, a triple pointer, ...).

@@ -178,8 +178,7 @@ pub(crate) fn node_fn(cx: &Cx<'_>, gi: usize) -> TokenStream {
         .map(|v| quote!(let #v: usize = __cg_j;));
     // A small body (one arm, a few, or columns looked up) is inlined where it is called: its
     // launch configuration then goes to the shadow from registers, where a call's result
-    // would be read back from memory just after it was written, which stalls
-    // (docs/bench/live-edits-sessions-15.md).
+    // would be read back from memory just after it was written, which stalls.
     let inline = (distinct.len() <= 4 || columns.is_some()).then(|| quote!(#[inline(always)]));
     let body = match distinct.as_slice() {
         [(only, _)] => quote!(#var #only),

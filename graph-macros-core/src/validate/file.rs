@@ -13,7 +13,9 @@ use crate::model::Errors;
 /// directory of the file the macro is called in.
 #[derive(Debug, Clone, Default)]
 pub struct Dirs {
+    /// The crate's manifest directory (`CARGO_MANIFEST_DIR`).
     pub manifest: Option<PathBuf>,
+    /// The directory of the file the macro is called in, if known.
     pub call: Option<PathBuf>,
 }
 

@@ -5,7 +5,7 @@
 //! as before. Tables with room for more than [`MAX_NODES`] nodes (or four times as many edges
 //! or dependencies) are not kept, so a thread holds at most about 350 KB this way.
 //!
-//! Measured on an H200 (`docs/bench/live-edits-sessions-7-12.md`, tenth session), graphs built
+//! Measured on an H200 (`docs/bench/live-edits.md`), graphs built
 //! and dropped in a loop: a 10-node chain's build spent about 1 us of its own besides the
 //! driver's calls; with the tables kept, 0.1-0.4 us.
 //! Most of the difference is the allocator's, not the instructions': an aligned allocation

@@ -185,8 +185,8 @@ impl KernelShadow {
     /// the arguments of an [`unwritten`](Self::unwritten) shadow of a launch for `A`. The
     /// configuration is copied here, once, from where the caller made it: built into the
     /// shadow's value and the value then copied to its slot, its 28 bytes were read back
-    /// across two writes just made, a stall the CPU paid on every node
-    /// (`docs/bench/live-edits-sessions-15.md`).
+    /// across two writes just made, a stall the CPU paid on every node (measured in the
+    /// benchmark's builds: `docs/bench/live-edits.md`).
     #[inline(always)]
     pub fn write<'a, A: KernelArgs>(
         &mut self,
@@ -531,9 +531,8 @@ impl<A: KernelArgs> super::SendAgain<(LaunchConfig, A)> for KernelMut<'_, '_, A,
     fn send_again(&mut self, (c, a): (LaunchConfig, A), which: u64) -> Result<(), EditError> {
         // One arm per mix of parts. Folding them into one inlined path (`send_where` for all,
         // the launch check inlined) took a fifth of the instructions off a node on the
-        // stand-in driver, yet ran slower on an H200, side by side in one session (1.10x the
-        // floor against 1.07x): kept as it is (docs/bench/live-edits-sessions-7-12.md,
-        // eleventh session).
+        // stand-in driver, yet ran slower on an H200, the two side by side (1.10x the floor
+        // against 1.07x): kept as it is (docs/bench/live-edits.md, "What was tried").
         let all = (1u64 << A::COUNT) - 1;
         match (which & super::CONFIG != 0, which & all == all) {
             (true, true) => self.set(a, c),

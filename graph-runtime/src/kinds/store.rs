@@ -64,8 +64,8 @@ impl<S> Store<S> {
 
     /// Adds the shadow `make` gives, made where it is kept: room is made first, so the shadow
     /// is written once in its slot instead of built aside and copied in (a copy of a value
-    /// written just before reads it back before the writes have landed, which stalls:
-    /// `docs/bench/live-edits-sessions-15.md`). Its slot is returned.
+    /// written just before reads it back before the writes have landed, which stalls). Its
+    /// slot is returned.
     #[inline(always)]
     pub fn push_with(&mut self, make: impl FnOnce() -> S) -> u32 {
         let slot = self.items.len();
