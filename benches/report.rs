@@ -425,34 +425,6 @@ fn demote(section: &str) -> String {
         .join("\n")
 }
 
-#[cfg(test)]
-mod pages {
-    use super::{demote, fill, BEGIN, END};
-
-    #[test]
-    fn fills_between_the_markers_and_keeps_the_rest() {
-        let page = format!("# T\n\nhand\n\n{BEGIN}\nold\n{END}\n\nmore\n");
-        let got = fill(&page, "\n## new\n\n| a |\n").expect("markers");
-        assert_eq!(
-            got,
-            format!("# T\n\nhand\n\n{BEGIN}\n## new\n\n| a |\n{END}\n\nmore\n")
-        );
-        assert_eq!(
-            fill(&got, "x").expect("markers"),
-            format!("# T\n\nhand\n\n{BEGIN}\nx\n{END}\n\nmore\n")
-        );
-        assert_eq!(fill("no markers", "x"), None);
-    }
-
-    #[test]
-    fn demotes_headings_only() {
-        assert_eq!(
-            demote("## A\ntext # not\n### B"),
-            "### A\ntext # not\n#### B"
-        );
-    }
-}
-
 fn misses(ix: &BTreeMap<Key, f64>) -> String {
     let cells = || {
         ["chain", "fanout"]
@@ -645,5 +617,33 @@ fn signed_span_us((lo, hi): (f64, f64)) -> String {
         format!("{:.2}-{:.2} µs less than", -hi, -lo)
     } else {
         format!("between {:.2} µs less and {hi:.2} µs more than", -lo)
+    }
+}
+
+#[cfg(test)]
+mod pages {
+    use super::{demote, fill, BEGIN, END};
+
+    #[test]
+    fn fills_between_the_markers_and_keeps_the_rest() {
+        let page = format!("# T\n\nhand\n\n{BEGIN}\nold\n{END}\n\nmore\n");
+        let got = fill(&page, "\n## new\n\n| a |\n").expect("markers");
+        assert_eq!(
+            got,
+            format!("# T\n\nhand\n\n{BEGIN}\n## new\n\n| a |\n{END}\n\nmore\n")
+        );
+        assert_eq!(
+            fill(&got, "x").expect("markers"),
+            format!("# T\n\nhand\n\n{BEGIN}\nx\n{END}\n\nmore\n")
+        );
+        assert_eq!(fill("no markers", "x"), None);
+    }
+
+    #[test]
+    fn demotes_headings_only() {
+        assert_eq!(
+            demote("## A\ntext # not\n### B"),
+            "### A\ntext # not\n#### B"
+        );
     }
 }

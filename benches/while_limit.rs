@@ -102,7 +102,7 @@ fn main() {
         }
         let count = limited.run_count().unwrap();
         assert_eq!((count.iterations(), count.limit_hit()), (n, false));
-        let done: Vec<u32> = stream.clone_dtoh(&*plain.c().unwrap()).unwrap();
+        let done: Vec<u32> = stream.clone_dtoh(plain.c().unwrap()).unwrap();
         assert_eq!(done, [n]);
         let (p, l) = (median(tp), median(tl));
         let (pi, li) = (p / n as f64, l / n as f64);
