@@ -25,7 +25,8 @@ pub type LimitArgs = (Cond, BufMut<u32>, u32);
 
 /// The limit of one WHILE node of a graph (made by [`Graph::limit_while`]): its counter and
 /// the node that counts. Read the iterations of the last launch with
-/// [`GraphExec::while_count`], change the limit with [`GraphExec::set_while_limit`].
+/// [`GraphExec::while_count`](crate::GraphExec::while_count), change the limit with
+/// [`GraphExec::set_while_limit`](crate::GraphExec::set_while_limit).
 #[derive(Debug, Clone, Copy)]
 pub struct WhileLimit {
     pub(crate) graph: GraphId,
