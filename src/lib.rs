@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 mod kernels;
+mod length;
 
 /// The guide: a chapter a feature, each with a complete example compiled as a doctest.
 #[path = "guide/mod.rs"]
@@ -69,6 +70,7 @@ macro_rules! __cg_deref {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::__cg_deref as deref;
+    pub use crate::length::{fits, set_checked, IntoLen, Len};
     use cuda_graph_runtime::buffer::{
         Buf, BufMut, BufferId, BufferSlot, CudaSlice, HostBuf, HostBufMut,
     };

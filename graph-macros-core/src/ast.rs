@@ -197,6 +197,8 @@ pub struct BufferDecl {
     /// block), and the brackets' span.
     pub count: Option<(Expr, Span)>,
     pub elem: Type,
+    /// `buffer x: [T; len];`: the length the bound buffer must hold (each buffer of a stack).
+    pub len: Option<Expr>,
     /// `on peer`: a buffer of another device than the graph's, and the span of `peer`.
     pub peer: Option<Span>,
 }

@@ -18,6 +18,7 @@ pub mod expand;
 mod gen;
 mod hints;
 mod kinds;
+mod lengths;
 pub mod lower;
 pub mod model;
 pub mod validate;

@@ -174,6 +174,9 @@ pub struct Buffer {
     /// Graph-owned memory (`temp`): its length, an expression of params and constants. Not an
     /// input of `build`: allocation and free nodes are placed around the nodes that use it.
     pub temp: Option<Value>,
+    /// `buffer x: [T; len];`: the length every bound buffer must hold (each buffer of a
+    /// stack), an expression of params and constants that `build` and the setters check.
+    pub len: Option<Value>,
     /// A stack of buffers (`buffer w[count]: T;`, one per iteration of a repeat block): its
     /// count, an expression of params and constants, and where it is written.
     pub stack: Option<(Value, Span)>,

@@ -3,7 +3,7 @@
 
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
-use syn::{bracketed, parenthesized, Ident, Token};
+use syn::{bracketed, parenthesized, Ident, Token, Type};
 
 use super::{kw, BufferDecl, KernelDecl, KernelParam, ParamTy, TemplateArg};
 
@@ -161,7 +161,21 @@ impl Parse for BufferDecl {
             None
         };
         input.parse::<Token![:]>()?;
-        let elem = input.parse()?;
+        // `[T; len]`: a buffer that must hold `len` elements, written as a temporary's length.
+        let (elem, len) = match input.parse()? {
+            Type::Array(a) => (*a.elem, Some(a.len)),
+            Type::Slice(s) => {
+                let e = &s.elem;
+                return Err(syn::Error::new(
+                    syn::spanned::Spanned::span(&s),
+                    format!(
+                        "a buffer is declared with its element type (`{0}`), or with the length it must hold (`[{0}; n]`); `[{0}]` has no length",
+                        quote::ToTokens::to_token_stream(e)
+                    ),
+                ));
+            }
+            t => (t, None),
+        };
         let peer = if input.peek(kw::on) {
             input.parse::<kw::on>()?;
             let p = input.parse::<kw::peer>().map_err(|e| {
@@ -181,6 +195,7 @@ impl Parse for BufferDecl {
             name,
             count,
             elem,
+            len,
             peer,
         })
     }

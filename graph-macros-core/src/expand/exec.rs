@@ -72,6 +72,7 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
     let mut methods = TokenStream::new();
     let hidden = |m: &str| g.hidden.contains(m);
     let edit = quote!(#rt::error::EditResult);
+    let lengths = crate::lengths::params(g);
     for (i, inp) in g.inputs.iter().enumerate() {
         let n = &inp.name;
         if hidden(&n.to_string()) || hidden(&format!("set_{n}")) || hidden(&format!("{n}_mut")) {
@@ -104,6 +105,12 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                 });
                 // A param that sizes the graph (a repeat count, a stack's count or index) has
                 // no setter: a new value needs another graph.
+                // A param that a buffer's declared length uses checks the bound buffers first.
+                let store = if lengths.contains(&i) {
+                    crate::lengths::checked_setter(&quote!(#input), &quote!(#f))
+                } else {
+                    store
+                };
                 if !g.structural.contains(&i) {
                     methods.extend(quote! {
                         #[doc = #doc_set]
@@ -140,9 +147,12 @@ fn input_methods(cx: &Cx<'_>) -> TokenStream {
                     quote!(&'a #slice)
                 };
                 let doc = format!("Binds another buffer as `{n}` and re-points every node that uses it. On failure nothing changes.");
+                let check =
+                    crate::lengths::has_length(g, i).then(|| crate::lengths::rebind_check(i));
                 methods.extend(quote! {
                     #[doc = #doc]
                     pub fn #set(&mut self, buffer: #ty) -> #edit {
+                        #check
                         #rt::__private::rebind(self, #input, |e| e.__cg.inputs.#f, buffer)
                     }
                 });

@@ -44,7 +44,8 @@ pub(super) fn outside_names(g: &Graph) -> Vec<syn::Ident> {
     values.extend(
         g.inputs
             .iter()
-            .filter_map(|i| i.kind.buffer()?.temp.as_ref()),
+            .filter_map(|i| i.kind.buffer())
+            .flat_map(|b| b.temp.iter().chain(&b.len)),
     );
     values.extend(
         g.inputs

@@ -149,6 +149,8 @@ pub fn graph(g: &Graph) -> TokenStream {
         quote::quote_spanned!(span=> const _: () = ::core::assert!(::core::mem::size_of::<#t>() == #n #align, #msg);)
     });
     let prototypes = build::prototypes(g);
+    let length_methods = crate::lengths::methods(&cx);
+    let length_check = crate::lengths::build_check(g);
     let temporaries = g.inputs.iter().filter_map(|i| {
         let b = i.kind.buffer()?;
         let len = b.temp.as_ref()?;
@@ -287,6 +289,7 @@ pub fn graph(g: &Graph) -> TokenStream {
                 #[allow(unused_variables, unused_mut, unused_assignments, clippy::all)]
                 fn __cg_new(__cg_g: &mut #rt::Graph<'a>, __cg_module: &#rt::Module, __cg_args: #child_name #child_lt) -> #rt::Result<__CgState<'a>> {
                     let mut __cg_s = #state_from_child;
+                    #length_check
                     #populate
                     ::core::result::Result::Ok(__CgState { inputs: __cg_s, nodes, #module_value })
                 }
@@ -296,6 +299,7 @@ pub fn graph(g: &Graph) -> TokenStream {
             #[allow(unused_variables, unreachable_patterns, clippy::all)]
             impl<'a> __CgInputs<'a> #bounds {
                 #(#node_fns)*
+                #length_methods
             }
 
             #exec_methods

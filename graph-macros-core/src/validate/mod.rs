@@ -167,6 +167,11 @@ fn check_graph(
                     elem: b.elem,
                     disjoint: b.disjoint,
                     temp: None,
+                    len: b.len.map(|expr| crate::model::Value {
+                        expr,
+                        params: Default::default(),
+                        iter: false,
+                    }),
                     stack: b.count.map(|(expr, span)| {
                         let v = crate::model::Value {
                             expr,
@@ -189,6 +194,7 @@ fn check_graph(
                         params: Default::default(),
                         iter: false,
                     }),
+                    len: None,
                     stack: None,
                     peer: false,
                 });

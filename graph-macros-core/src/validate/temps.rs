@@ -21,13 +21,31 @@ fn temps(g: &Graph) -> impl Iterator<Item = usize> + '_ {
 /// recorded, so their setters check that the new length still fits).
 pub(super) fn check_lengths(cx: &mut Lower<'_>) {
     for i in 0..cx.inputs.len() {
-        let expr = match cx.inputs[i].kind.buffer().and_then(|b| b.temp.as_ref()) {
-            Some(v) => v.expr.clone(),
-            None => continue,
+        let Some(b) = cx.inputs[i].kind.buffer() else {
+            continue;
         };
-        let value = cx.value(&mut Uses::default(), expr, "the length of a temporary");
-        if let (Some(v), crate::model::InputKind::Buffer(b)) = (value, &mut cx.inputs[i].kind) {
-            b.temp = Some(v);
+        if let Some(v) = &b.temp {
+            let value = cx.value(
+                &mut Uses::default(),
+                v.expr.clone(),
+                "the length of a temporary",
+            );
+            if let (Some(v), crate::model::InputKind::Buffer(b)) = (value, &mut cx.inputs[i].kind) {
+                b.temp = Some(v);
+            }
+        } else if let Some(v) = &b.len {
+            let expr = v.expr.clone();
+            let value = match crate::lengths::unsupported(&expr) {
+                Some((span, why)) => {
+                    cx.errors.at(span, why);
+                    None
+                }
+                None => cx.value(&mut Uses::default(), expr, "the length of a buffer"),
+            };
+            // A length in error is dropped: the buffer is still sound for every other check.
+            if let crate::model::InputKind::Buffer(b) = &mut cx.inputs[i].kind {
+                b.len = value;
+            }
         }
     }
 }

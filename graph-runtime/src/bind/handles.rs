@@ -129,6 +129,11 @@ macro_rules! handle_impls {
             }
         }
         impl<T> Eq for $h<T> {}
+        impl<T> From<$h<T>> for BufferId {
+            fn from(h: $h<T>) -> Self {
+                BufferId { graph: h.graph, index: h.index }
+            }
+        }
         impl<T> $h<T> {
             pub(crate) fn new(graph: GraphId, index: u32) -> Self {
                 Self { graph, index, _t: PhantomData }
@@ -144,29 +149,12 @@ macro_rules! handle_impls {
 }
 handle_impls!(Buf, BufMut, HostBuf, HostBufMut, PeerBuf, PeerBufMut);
 
-/// Which binding a [`Buf`] or [`BufMut`] names, whatever its element type.
+/// Which binding a handle ([`Buf`], [`BufMut`], [`HostBuf`], ...) names, whatever its element
+/// type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BufferId {
     pub(crate) graph: GraphId,
     pub(crate) index: u32,
-}
-
-impl<T> From<Buf<T>> for BufferId {
-    fn from(h: Buf<T>) -> Self {
-        BufferId {
-            graph: h.graph,
-            index: h.index,
-        }
-    }
-}
-
-impl<T> From<BufMut<T>> for BufferId {
-    fn from(h: BufMut<T>) -> Self {
-        BufferId {
-            graph: h.graph,
-            index: h.index,
-        }
-    }
 }
 
 mod sealed {

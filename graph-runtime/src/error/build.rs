@@ -218,6 +218,9 @@ pub enum BuildError {
         /// The node.
         node: String,
     },
+    /// A bound buffer shorter than its declared length (`buffer x: [T; len];`).
+    #[error("{0}; bind a buffer at least that long, or build with smaller params")]
+    ShortBuffer(#[from] Box<super::ShortBuffer>),
     /// A stack of buffers (one per iteration of a repeat block) of another length than the
     /// graph declares for it.
     #[error("stack `{input}` holds {found} buffer{} but the graph declares {expected} (`buffer {input}[..]`); pass {expected}", plural(*found))]
@@ -339,4 +342,10 @@ pub enum ModuleError {
     /// A driver call failed.
     #[error(transparent)]
     Driver(#[from] DriverFailure),
+}
+
+impl From<super::ShortBuffer> for BuildError {
+    fn from(e: super::ShortBuffer) -> Self {
+        Self::ShortBuffer(Box::new(e))
+    }
 }

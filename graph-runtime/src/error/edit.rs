@@ -37,6 +37,10 @@ pub enum EditError {
         /// The WHILE node's limit kernel.
         node: String,
     },
+    /// A param set, or a buffer bound, that would leave a bound buffer shorter than its
+    /// declared length (`buffer x: [T; len];`): nothing changed.
+    #[error("{0}; nothing changed (bind a longer buffer first, or set a smaller value)")]
+    ShortBuffer(#[from] Box<super::ShortBuffer>),
     /// A driver call failed (the driver refused the new parameters).
     #[error(transparent)]
     Driver(#[from] DriverFailure),
@@ -175,4 +179,10 @@ pub enum AccessError {
     /// Waiting for the running launches failed.
     #[error(transparent)]
     Driver(#[from] DriverFailure),
+}
+
+impl From<super::ShortBuffer> for EditError {
+    fn from(e: super::ShortBuffer) -> Self {
+        Self::ShortBuffer(Box::new(e))
+    }
 }

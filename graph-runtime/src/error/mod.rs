@@ -70,6 +70,53 @@ fn at(node: &Option<String>) -> String {
     }
 }
 
+/// A bound buffer shorter than the length its graph declares for it (`buffer x: [T; len];`
+/// in `cuda_graph!`), or a declared length that cannot be computed (it overflows, is
+/// negative, or divides by zero), with the params' values at the time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShortBuffer {
+    /// The buffer's name.
+    pub buffer: String,
+    /// Which buffer of a stack (`buffer kv[n]: [T; len];`), if it is one.
+    pub position: Option<usize>,
+    /// The bound buffer's length, in elements.
+    pub len: usize,
+    /// The declared length as written (`n * 4`).
+    pub declared: String,
+    /// Its value, or `None` where it could not be computed.
+    pub needed: Option<u128>,
+    /// The params it uses, with their values (`n = 1024, k = 3`).
+    pub values: String,
+}
+
+impl std::fmt::Display for ShortBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = match self.position {
+            Some(i) => format!("buffer {i} of stack `{}`", self.buffer),
+            None => format!("buffer `{}`", self.buffer),
+        };
+        let with = if self.values.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", self.values)
+        };
+        match self.needed {
+            Some(n) => write!(
+                f,
+                "{name} holds {} elements, fewer than its declared length `{}` = {n}{with}",
+                self.len, self.declared
+            ),
+            None => write!(
+                f,
+                "{name}: its declared length `{}` cannot be computed{with} (it overflows, is negative or divides by zero)",
+                self.declared
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ShortBuffer {}
+
 /// A handle that does not name what it should in this graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

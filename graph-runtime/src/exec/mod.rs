@@ -370,6 +370,12 @@ impl<'a> GraphExec<'a> {
         }
     }
 
+    /// The length in elements of the buffer a handle names (as now bound: a rebinding
+    /// setter changes it).
+    pub fn buffer_len(&self, h: impl Into<BufferId>) -> Result<usize, HandleError> {
+        self.graph.buffer_len(h)
+    }
+
     /// A bound device buffer ([`Buf`] or [`BufMut`]), for cudarc calls between launches (reads
     /// and copies are ordered after the graph's writes by the stream, or by cudarc's events).
     pub fn buffer<T: 'static>(&self, h: impl DeviceBuf<T>) -> Result<&CudaSlice<T>, AccessError> {

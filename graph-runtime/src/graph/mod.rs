@@ -27,7 +27,9 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DeviceRepr};
 
-use crate::bind::{Bindings, Buf, BufMut, HostBuf, HostBufMut, PeerBuf, PeerBufMut, Tracking};
+use crate::bind::{
+    Bindings, Buf, BufMut, BufferId, HostBuf, HostBufMut, PeerBuf, PeerBufMut, Tracking,
+};
 use crate::driver::{self, Limits, RawGraph, RawNode};
 use crate::error::{BuildError, HandleError, LaunchError};
 use crate::id::{Dep, GraphId, NodeId};
@@ -226,6 +228,13 @@ impl<'a> Graph<'a> {
         } else {
             Err(BuildError::ContextMismatch { what })
         }
+    }
+
+    /// The length in elements of the buffer a handle names (any handle this graph bound, or,
+    /// in a child graph, one of the parent's).
+    pub fn buffer_len(&self, h: impl Into<BufferId>) -> Result<usize, HandleError> {
+        let id = h.into();
+        Ok(self.bindings.get(id.graph, id.index)?.len)
     }
 
     /// Binds a device buffer that nodes only read.
