@@ -110,7 +110,8 @@ fn setters_keep_every_bound_buffer_long_enough() {
     let x_short = gpu.upload(&xs[..1500]);
     let x_long = gpu.upload(&xs.iter().map(|v| v + 1.0).collect::<Vec<_>>());
     let x_tiny = gpu.upload(&xs[..599]);
-    let mut y = gpu.upload(&vec![f32::NAN; 2000]);
+    let mut y = gpu.upload(&vec![f32::NAN; 1000]);
+    let mut y_fresh = gpu.upload(&vec![f32::NAN; 1000]);
     let mut out = vec![f32::NAN; 1000];
     let graph = Affine::build(
         &module,
@@ -128,14 +129,14 @@ fn setters_keep_every_bound_buffer_long_enough() {
     exec.launch(&gpu.stream).unwrap();
     assert_eq!(exec.out().unwrap(), &want(&xs, 1000)[..]);
 
-    // 1001 would run past `out` (1000): refused, nothing changed.
+    // 1001 would run past `y` and `out` (1000): refused, naming the first, nothing changed.
     let e = exec.set_n(1001).unwrap_err();
     let EditError::ShortBuffer(s) = &e else {
         panic!("expected a short buffer, got {e}")
     };
     assert_eq!(
         (s.buffer.as_str(), s.len, s.needed),
-        ("out", 1000, Some(1001))
+        ("y", 1000, Some(1001))
     );
     assert!(e
         .to_string()
@@ -145,8 +146,9 @@ fn setters_keep_every_bound_buffer_long_enough() {
     exec.launch(&gpu.stream).unwrap();
     assert_eq!(exec.out().unwrap(), &want(&xs, 1000)[..]);
 
-    // A smaller value is taken: only its elements are written.
+    // A smaller value is taken: only its elements are written (into a fresh, poisoned `y`).
     exec.set_n(600).unwrap();
+    exec.set_y(&mut y_fresh).unwrap();
     exec.out_mut().unwrap().fill(f32::NAN);
     exec.launch(&gpu.stream).unwrap();
     let got = exec.out().unwrap();
