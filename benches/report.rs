@@ -60,6 +60,7 @@ fn load(dir: &str) -> (Vec<Value>, Vec<Row>) {
         "pdl.json",
         "decode.json",
         "decode_tp.json",
+        "while_limit.json",
     ] {
         let Ok(text) = std::fs::read_to_string(format!("{dir}/{name}")) else {
             continue;
@@ -346,6 +347,7 @@ a process of its own (where the driver's records of a graph land changes its cos
     );
     let misses = misses(&ix);
     md.push_str(&report_workloads::cg(&raw));
+    md.push_str(&report_workloads::while_limit(&raw));
     md.push_str(&mlp);
     md.push_str(&tp);
     md.push_str(&pdl);

@@ -234,3 +234,37 @@ pub fn all_reduce(raw: &[Value]) -> String {
     }
     md
 }
+
+/// The cost of a WHILE node's iteration limit (`benches/while_limit.rs`): the same loop without
+/// a limit and with one it never reaches, per iteration.
+pub fn while_limit(raw: &[Value]) -> String {
+    let rows: Vec<&Value> = raw.iter().filter(|v| v["case"] == "while_limit").collect();
+    let Some(first) = rows.first() else {
+        return String::new();
+    };
+    let mut md = format!(
+        "\n## The cost of a WHILE limit\n\nOn an {}, one run of `benches/while_limit.rs`. One WHILE loop whose body is one `<<<1,1>>>` kernel that counts and ends the loop after N iterations, without a limit (`while again`) and with one it never reaches (`while again, max most`: the runtime's counter kernel after the body each iteration, a reset before the loop). Whole launches, launch to synchronize, medians of interleaved runs.\n\n| iterations | without limit | with limit | without, an iteration | with, an iteration | the limit, an iteration |\n|---|---|---|---|---|---|\n",
+        first["gpu"].as_str().unwrap_or("unknown GPU")
+    );
+    let mut shapes: Vec<&str> = rows.iter().filter_map(|v| v["shape"].as_str()).collect();
+    shapes.dedup();
+    for shape in shapes {
+        let find = |imp: &str| {
+            rows.iter()
+                .find(|v| v["shape"] == shape && v["impl"] == imp)
+                .and_then(|v| Some((v["median_us"].as_f64()?, v["per_iteration_ns"].as_f64()?)))
+        };
+        let (Some((pu, pn)), Some((lu, ln))) = (find("while_plain"), find("while_limit")) else {
+            continue;
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {pn:.0} ns | {ln:.0} ns | {:.0} ns |",
+            shape.trim_end_matches(" iterations"),
+            fmt_us(Some(pu)),
+            fmt_us(Some(lu)),
+            ln - pn
+        );
+    }
+    md
+}
