@@ -1,3 +1,4 @@
+#![deny(warnings)]
 use cuda_graph::cuda_graph;
 
 cuda_graph! {

@@ -1,3 +1,4 @@
+#![deny(warnings)]
 use cuda_graph::cuda_graph;
 use cuda_graph::kernel::Cond;
 

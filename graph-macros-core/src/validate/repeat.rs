@@ -573,10 +573,11 @@ fn report(
             .map(|&(x, y)| format!("carry {} -> {};", name(x), name(y)))
             .collect();
         format!(
-            "a carry edge `carry {} -> {};` alone leaves another race on {buffer}; add `{}`, which order every use of it before the uses of the iterations after",
+            "a carry edge `carry {} -> {};` alone leaves another race on {buffer}; add `{}`, which {} every use of it before the uses of the iterations after",
             a.name,
             b.name,
-            carries.join(" ")
+            carries.join(" "),
+            if carries.len() == 1 { "orders" } else { "order" }
         )
     } else if race.first.node == race.second.node {
         format!(
