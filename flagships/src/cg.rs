@@ -109,14 +109,20 @@ pub const S_LEN: usize = SCALARS + 3 * 8 * 16;
 
 /// The 2-D Poisson matrix of an `m x m` grid: 4 on the diagonal, -1 for each neighbour.
 pub struct Poisson {
+    /// The grid's side.
     pub m: usize,
+    /// Unknowns (rows of the matrix): `m * m`.
     pub n: usize,
+    /// CSR row offsets, `n + 1` of them.
     pub rowptr: Vec<u32>,
+    /// The column of each nonzero, row by row.
     pub col: Vec<u32>,
+    /// The value of each nonzero, row by row.
     pub val: Vec<f32>,
 }
 
 impl Poisson {
+    /// The matrix of an `m x m` grid, its unknowns in row-major grid order.
     pub fn new(m: usize) -> Self {
         let n = m * m;
         let (mut rowptr, mut col, mut val) = (vec![0u32], Vec::new(), Vec::new());
@@ -209,14 +215,23 @@ pub fn relative_residual(a: &Poisson, x: &[f32], b: &[f32]) -> f64 {
 
 /// The device buffers of one problem.
 pub struct Buffers {
+    /// The matrix's CSR row offsets, `n + 1` of them.
     pub rowptr: CudaSlice<u32>,
+    /// The matrix's column of each nonzero.
     pub col: CudaSlice<u32>,
+    /// The matrix's value of each nonzero.
     pub val: CudaSlice<f32>,
+    /// The right-hand side, `n` elements.
     pub b: CudaSlice<f32>,
+    /// The solution, `n` elements.
     pub x: CudaSlice<f32>,
+    /// The residual `b - A x`, `n` elements.
     pub r: CudaSlice<f32>,
+    /// The search direction, `n` elements.
     pub p: CudaSlice<f32>,
+    /// `A p`, `n` elements.
     pub ap: CudaSlice<f32>,
+    /// The scalars ([`SCALARS`]), then the dot products' partial sums: [`S_LEN`] in all.
     pub s: CudaSlice<f64>,
 }
 
@@ -238,6 +253,8 @@ impl Buffers {
         }
     }
 
+    /// The inputs of a [`CgSolve`] graph over these buffers: `n` unknowns, stopping at
+    /// `|r| <= tol |b|` or after `max_iters` iterations.
     pub fn solve_inputs(&mut self, n: u32, tol: f64, max_iters: u32) -> CgSolveInputs<'_> {
         CgSolveInputs {
             rowptr: &self.rowptr,
@@ -255,6 +272,8 @@ impl Buffers {
         }
     }
 
+    /// The inputs of a [`CgIteration`] graph over these buffers, with the same parameters as
+    /// [`solve_inputs`](Self::solve_inputs).
     pub fn iteration_inputs(&mut self, n: u32, tol: f64, max_iters: u32) -> CgIterationInputs<'_> {
         CgIterationInputs {
             rowptr: &self.rowptr,
@@ -275,7 +294,9 @@ impl Buffers {
 
 /// What a solve leaves: the solution and the iterations it took.
 pub struct Outcome {
+    /// The solution, `n` elements.
     pub x: Vec<f32>,
+    /// The iterations the solve took.
     pub iterations: u32,
 }
 
@@ -346,17 +367,27 @@ fn set_setup(
 
 /// The kernels of the host loop.
 pub struct Kernels {
+    /// `cg_reset`: zeroes `s`.
     pub reset: cuda_graph::Kernel,
+    /// `cg_init`: `x = 0`, `r = p = b`, and the partial sums of `b . b`.
     pub init: cuda_graph::Kernel,
+    /// `cg_start`: `r . r` and the stopping threshold.
     pub start: cuda_graph::Kernel,
+    /// `cg_spmv`: `ap = A p`.
     pub spmv: cuda_graph::Kernel,
+    /// `cg_pap`: the partial sums of `p . ap`.
     pub pap: cuda_graph::Kernel,
+    /// `cg_update`: `x` and `r` stepped along `p` and `ap`, and the partial sums of the new
+    /// `r . r`.
     pub update: cuda_graph::Kernel,
+    /// `cg_check`: counts the iteration and leaves the decision in `s[DONE]`.
     pub check: cuda_graph::Kernel,
+    /// `cg_direction`: `p = r + beta p`.
     pub direction: cuda_graph::Kernel,
 }
 
 impl Kernels {
+    /// The host loop's kernels from `module` (compiled from `kernels/cg.cu`).
     pub fn load(module: &cuda_graph::Module) -> Result<Self, cuda_graph::Error> {
         Ok(Kernels {
             reset: module.function("cg_reset")?,

@@ -15,6 +15,7 @@
 //!
 //! Run the examples with `cargo run --release -p cuda-graph-flagships --example cg` (or `mlp`,
 //! `tp_mlp`, or `llama -- <checkpoint dir>`).
+#![warn(missing_docs)]
 
 pub mod cg;
 pub mod harness;

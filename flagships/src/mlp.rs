@@ -330,13 +330,17 @@ pub fn input(step: u32, i: usize) -> f32 {
 
 /// Host weights: `w_l` is `out x in` row-major (as PyTorch's `Linear`), `b_l` has `out`.
 pub struct Weights {
+    /// The three layers' weights, `out x in` row-major.
     pub w: [Vec<f32>; 3],
+    /// The three layers' biases, `out` each.
     pub b: [Vec<f32>; 3],
 }
 
+/// Each layer's `(in, out)` widths.
 pub const DIMS: [(u32, u32); 3] = [(IN, H1), (H1, H2), (H2, OUT)];
 
 impl Weights {
+    /// The weights and biases of the fixed formula ([`weight`]).
     pub fn new() -> Self {
         let mk = |l: u32, n: usize, fan: u32| (0..n).map(|i| weight(l, i, fan)).collect::<Vec<_>>();
         let w = DIMS
@@ -386,11 +390,14 @@ pub fn reference(wt: &Weights, x: &[f32], batch: usize) -> Vec<f64> {
 
 /// Device weights.
 pub struct DeviceWeights {
+    /// The three layers' weights, as in [`Weights::w`].
     pub w: [CudaSlice<f32>; 3],
+    /// The three layers' biases, as in [`Weights::b`].
     pub b: [CudaSlice<f32>; 3],
 }
 
 impl DeviceWeights {
+    /// Copies `wt` to the device.
     pub fn upload(stream: &Arc<CudaStream>, wt: &Weights) -> Self {
         let up = |v: &Vec<f32>| stream.clone_htod(v).expect("upload");
         DeviceWeights {

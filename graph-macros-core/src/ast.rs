@@ -14,7 +14,9 @@ mod cond;
 mod decl;
 mod node;
 
-pub mod kw {
+/// The grammar's keywords (`graph`, `kernel`, `buffer`, `memset`, `all_reduce`, `repeat`, ...),
+/// one `syn::custom_keyword!` each.
+pub(crate) mod kw {
     syn::custom_keyword!(graph);
     syn::custom_keyword!(kernel);
     syn::custom_keyword!(define);
@@ -57,67 +59,103 @@ pub mod kw {
 
 /// Everything inside `cuda_graph! { ... }`.
 pub struct Input {
+    /// The graphs declared, in order (`graph A { ... } graph B { ... }`).
     pub graphs: Vec<GraphDef>,
 }
 
+/// `pub graph Name { items }`: one graph declaration.
 pub struct GraphDef {
+    /// The attributes written before `graph` (doc comments included), less `#[programmatic]`.
     pub attrs: Vec<Attribute>,
     /// `#[programmatic]` on the graph: every edge that can be programmatic becomes one.
     pub programmatic: Option<Span>,
+    /// The visibility written before `graph` (`pub`, `pub(crate)`, or none).
     pub vis: Visibility,
+    /// The graph's name, after `graph`.
     pub name: Ident,
+    /// The items between the graph's braces, in order.
     pub items: Vec<Item>,
 }
 
+/// One item of a graph's body (or of a conditional body or repeat block): a declaration, a
+/// node or edges.
 #[allow(clippy::large_enum_variant)] // built once per macro call
 pub enum Item {
+    /// `source "file.cu";`: the CUDA source the graph's kernels are declared in.
     Source(LitStr),
+    /// `define NAME = value;`: a macro the CUDA source is read and built with.
     Define(DefineDecl),
+    /// `kernel name(params);`: a kernel declaration.
     Kernel(KernelDecl),
+    /// `buffer x: T;` or `host_buffer x: T;`: a buffer input.
     Buffer(BufferDecl),
+    /// `temp t: [T; len];`: graph-owned scratch memory.
     Temp(TempDecl),
+    /// `param n: T;`: a scalar input.
     Param(ParamDecl),
+    /// `callback name;`: a `&dyn Fn() + Send + Sync` input, the callback's name.
     Callback(Ident),
+    /// `event name;`: a `&CudaEvent` input, the event's name.
     Event(Ident),
+    /// `work name;`: a `Work` input (stream work to capture), its name.
     Work(Ident),
+    /// `comm name;`: a `&Communicator` input (one rank of an NCCL communicator), its name.
     Comm(Ident),
+    /// `cond name = default;`: a condition handle.
     Cond(CondDecl),
+    /// `name = op;`: a node.
     Node(NodeDecl),
+    /// `a -> b -> c;`, `a -> [b, c];` or `carry a -> b;`: edges.
     Edges(EdgeChain),
 }
 
 /// `temp name: [T; len];`
 pub struct TempDecl {
+    /// The temporary's name, after `temp`.
     pub name: Ident,
+    /// `T`: the element type.
     pub elem: Type,
+    /// `len`: the length in elements, an expression of params and constants.
     pub len: Expr,
 }
 
 /// `cond name = default;`, or `cond name on comm = default;` (every rank of `comm` sets it
 /// alike, so collectives on `comm` may run in the bodies it decides).
 pub struct CondDecl {
+    /// The condition handle's name, after `cond`.
     pub name: Ident,
+    /// `on comm`: the communicator whose ranks all set it alike.
     pub on: Option<Ident>,
+    /// `= default`: the handle's default value (none written: 0).
     pub default: Option<Expr>,
 }
 
 /// Which conditional node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CondOp {
+    /// `if c { ... }`.
     If,
+    /// `if c { ... } else { ... }`.
     IfElse,
+    /// `while c { ... }` (or `while c, max n { ... }`).
     While,
+    /// `switch c { 0 => { ... } 1 => { ... } }`.
     Switch,
 }
 
 /// A conditional node: its kind, its condition, and its bodies (items, and where each body
 /// opens; for a switch, the case number written).
 pub struct Conditional {
+    /// Which conditional: `if`, `if`/`else`, `while` or `switch`.
     pub op: CondOp,
+    /// The span of the `if`, `while` or `switch` keyword.
     pub keyword: Span,
+    /// The condition handle (a `cond`), after the keyword.
     pub cond: Ident,
     /// `while c, max n { ... }`: the iteration limit, and the span of `max`.
     pub limit: Option<(Span, Expr)>,
+    /// The bodies: one for `if` and `while`, then and else for `if`/`else`, one per case for
+    /// `switch`.
     pub bodies: Vec<BodyDef>,
 }
 
@@ -129,17 +167,23 @@ pub struct RepeatDef {
     pub var: Ident,
     /// The count: the end of `0..count`.
     pub count: Expr,
+    /// The block's body, between its braces.
     pub body: BodyDef,
 }
 
+/// `{ items }`: a conditional body or a repeat block's body.
 pub struct BodyDef {
+    /// The items between the braces, in order.
     pub items: Vec<Item>,
+    /// The span of the braces.
     pub brace: Span,
     /// A switch case's number, as written.
     pub case: Option<syn::LitInt>,
 }
 
+/// `kernel name = c_name<targs>(params) in "file.cu";`: a kernel declaration.
 pub struct KernelDecl {
+    /// The graph's name for the kernel, after `kernel` (the last part of a qualified C name).
     pub name: Ident,
     /// `kernel ln_f32 = layernorm<f32, 256>;`: the kernel's name in C, when the graph names it
     /// otherwise (two instances of one template need two names).
@@ -155,47 +199,69 @@ pub struct KernelDecl {
     pub source: Option<LitStr>,
 }
 
-/// A template argument of a kernel: a Rust type (given to C as its C spelling), or a value
-/// (a literal, possibly negative, or a path to a constant of the surrounding scope is not
-/// allowed: C needs the value at compile time).
+/// A template argument of a kernel: a Rust type (given to C as its C spelling) or an
+/// enumerator of the source (both parse as a path), or a literal. A constant of the
+/// surrounding Rust scope is not allowed: C needs the value when it compiles.
 #[allow(clippy::large_enum_variant)] // a few per kernel, built once per macro call
 pub enum TemplateArg {
+    /// A type (`f32`), or a path such as an enumerator of the source (`Mode::kA`).
     Type(Type),
-    Value { text: String, span: Span },
+    /// A literal, possibly negative (`256`, `-1`, `true`).
+    Value {
+        /// The value as C reads it (sign included, an integer's suffix in C: `256u32` is
+        /// `256u`).
+        text: String,
+        /// The literal's span.
+        span: Span,
+    },
 }
 
 /// `define NAME;` or `define NAME = value;`: a macro the CUDA source is read and built with.
 pub struct DefineDecl {
+    /// The macro's name, after `define`.
     pub name: Ident,
     /// The value as C sees it (`1` when none is given), and its span.
     pub value: Option<(String, Span)>,
 }
 
+/// `name: ty`: one parameter of a kernel's parameter list.
 pub struct KernelParam {
+    /// The parameter's name, before `:`.
     pub name: Ident,
+    /// The parameter's type, after `:`.
     pub ty: ParamTy,
 }
 
+/// A kernel parameter's type: a buffer (`&[T]`, `&mut [T]`) or a by-value scalar.
 #[derive(Clone)]
 pub enum ParamTy {
+    /// `T`: a by-value scalar (a cudarc `DeviceRepr` type).
     Scalar(Type),
     /// `&[T]` or `&mut [T]`; `access` spans `&` (and `mut`), where a wrong access is reported.
     Slice {
+        /// `&mut [T]`: a device buffer the kernel writes (`&[T]`: one it reads).
         mutable: bool,
+        /// `T`: the element type.
         elem: Type,
+        /// The spans of `&` and of `mut` (`&` again when there is no `mut`).
         access: (Span, Span),
     },
 }
 
+/// `buffer mut name[count]: [T; len] on peer;` (or `host_buffer`): a buffer input.
 pub struct BufferDecl {
     /// `#[disjoint]`: nodes touch disjoint parts, so unordered writers are no race.
     pub disjoint: bool,
+    /// `host_buffer`: host memory (pinned or pageable), which memcpy nodes read or write.
     pub host: bool,
+    /// `buffer mut`: nodes may write it.
     pub mutable: bool,
+    /// The buffer's name.
     pub name: Ident,
     /// `buffer w[count]: T;`: a stack of `count` buffers (one per iteration of a repeat
     /// block), and the brackets' span.
     pub count: Option<(Expr, Span)>,
+    /// `T`: the element type, after `:` (or inside `[T; len]`).
     pub elem: Type,
     /// `buffer x: [T; len];`: the length the bound buffer must hold (each buffer of a stack).
     pub len: Option<Expr>,
@@ -203,55 +269,89 @@ pub struct BufferDecl {
     pub peer: Option<Span>,
 }
 
+/// `param name: T;`: a scalar input.
 pub struct ParamDecl {
+    /// The param's name, after `param`.
     pub name: Ident,
+    /// `T`: its type, after `:`.
     pub ty: Type,
 }
 
+/// `name = op;`: a node.
 pub struct NodeDecl {
     /// `#[concurrent]`: never ordered by width capping.
     pub concurrent: bool,
+    /// The node's name, as written before `=`.
     pub name: Ident,
+    /// What the node runs, after `=`.
     pub op: Op,
 }
 
+/// A node's operation, after `name =`.
 #[allow(clippy::large_enum_variant)] // built once per macro call
 pub enum Op {
+    /// `kernel<<<grid, block>>>(args)`: a kernel launch.
     Launch(Launch),
+    /// `memset(dst, value)`.
     Memset {
+        /// The buffer set.
         dst: Ident,
+        /// The value each element is set to.
         value: Expr,
     },
+    /// `memcpy(dst, src)`.
     Memcpy {
+        /// The buffer copied into.
         dst: Ident,
+        /// The buffer copied from.
         src: Ident,
     },
+    /// `host(f)`: a declared callback, or a closure `|| ...`, run on the host.
     Host(Expr),
+    /// `empty`: a node that runs nothing (it only orders).
     Empty,
+    /// `child(Graph { input: value, ... })`: another graph, run as a child graph.
     Child {
+        /// The child graph's path (`Graph`, `module::Graph`).
         ty: Path,
+        /// `{ input: value, ... }`: the child's inputs given by name, in order written.
         fields: Vec<(Ident, Expr)>,
     },
+    /// `record(event)`: records a declared event.
     Record(Ident),
+    /// `wait(event)`: waits for a declared event.
     Wait(Ident),
+    /// `if`, `if`/`else`, `while` or `switch`: a conditional node.
     Conditional(Conditional),
+    /// `repeat l in 0..n { ... }`: a repeat block.
     Repeat(RepeatDef),
+    /// `capture(w, reads: [..], writes: [..])`: a declared `work`'s stream work, captured.
     Capture {
+        /// The `work` input captured.
         work: Ident,
+        /// `reads: [a, b]`: the buffers the work reads.
         reads: Vec<Ident>,
+        /// `writes: [c]`: the buffers the work writes.
         writes: Vec<Ident>,
     },
+    /// `all_reduce(..) on comm`, `send(..) on comm`, ...: an NCCL collective.
     Collective(Collective),
 }
 
 /// Which NCCL collective (or point-to-point operation) a node runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CollectiveOp {
+    /// `all_reduce(src -> dst, count, op)`.
     AllReduce,
+    /// `all_gather(src -> dst, count)`.
     AllGather,
+    /// `reduce_scatter(src -> dst, count, op)`.
     ReduceScatter,
+    /// `broadcast(src -> dst, count, root = r)`.
     Broadcast,
+    /// `send(src, count, to = peer)`.
     Send,
+    /// `recv(dst, count, from = peer)`.
     Recv,
 }
 
@@ -272,16 +372,22 @@ impl CollectiveOp {
 /// A reduction of `all_reduce` and `reduce_scatter`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RedOp {
+    /// `sum`.
     Sum,
+    /// `prod`: the product.
     Prod,
+    /// `max`.
     Max,
+    /// `min`.
     Min,
+    /// `avg`: the mean over the ranks.
     Avg,
 }
 
 /// A collective node: `all_reduce(src -> dst, count, sum) on comm`, `send(src, count, to = peer)
 /// on comm`, ...
 pub struct Collective {
+    /// Which collective or point-to-point operation.
     pub op: CollectiveOp,
     /// The operation's keyword.
     pub keyword: Span,
@@ -299,21 +405,29 @@ pub struct Collective {
     pub comm: Ident,
 }
 
+/// `kernel<<<grid, block, smem>>>(args)`: a kernel launch.
 pub struct Launch {
+    /// The kernel launched, before `<<<`.
     pub kernel: Ident,
+    /// `grid`: the grid dimensions (a `u32` or a tuple of up to three).
     pub grid: Expr,
+    /// `block`: the block dimensions (a `u32` or a tuple of up to three).
     pub block: Expr,
+    /// The third launch dimension, when written: the dynamic shared memory, in bytes.
     pub smem: Option<Expr>,
+    /// The kernel's arguments, between the parentheses.
     pub args: Vec<Expr>,
     /// The parentheses around the arguments.
     pub args_span: Span,
 }
 
+/// `a -> b -> c;`, `a -> [b, c] -> d;` or `carry a -> b;`: a chain of edges.
 pub struct EdgeChain {
     /// `#[programmatic]`: its edges are programmatic (the attribute's span).
     pub programmatic: Option<Span>,
     /// `carry a -> b;` (the keyword's span): iteration `l`'s `a` before iteration `l + 1`'s `b`.
     pub carry: Option<Span>,
+    /// The groups joined by arrows, in order: `a` is one node, `[b, c]` several.
     pub groups: Vec<Vec<Ident>>,
     /// `arrows[i]` joins `groups[i]` and `groups[i + 1]`.
     pub arrows: Vec<Span>,

@@ -11,6 +11,7 @@
 //! Each node kind (kernel launch, memset, memcpy, host callback, empty, child graph, event
 //! record and wait) has one module in `kinds` with its lowering (syntax to model, with its
 //! checks) and its expansion (handle type, how `build` adds it, how setters refresh it).
+#![warn(missing_docs)]
 
 pub mod ast;
 pub mod csrc;

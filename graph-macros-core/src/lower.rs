@@ -146,23 +146,34 @@ pub fn addr_of(t: &syn::Type) -> Option<&syn::Type> {
 /// Another graph of the same macro call, as a node that makes it a child sees it: the inputs of
 /// its `NameChild` struct.
 pub struct KnownGraph {
+    /// The graph's name.
     pub name: Ident,
+    /// Its inputs, by name, in the order declared (temporaries left out).
     pub inputs: Vec<(Ident, KnownInput)>,
 }
 
 /// An input of a [`KnownGraph`].
 pub enum KnownInput {
+    /// A buffer (`buffer`, `host_buffer`).
     Buffer {
+        /// `host_buffer`: host memory.
         host: bool,
+        /// Declared `mut`.
         mutable: bool,
+        /// The element type.
         elem: syn::Type,
         /// A stack of buffers (`buffer w[n]: T;`).
         stack: bool,
     },
+    /// A param (`param name: T;`), of this type.
     Param(syn::Type),
+    /// A host callback (`callback name;`).
     Callback,
+    /// A CUDA event (`event name;`).
     Event,
+    /// Captured work (`work name;`).
     Work,
+    /// An NCCL communicator (`comm name;`).
     Comm,
 }
 
@@ -202,8 +213,11 @@ impl KnownGraph {
 
 /// What a node kind's lowering reads and marks: the declarations, and where errors go.
 pub struct Lower<'m> {
+    /// The graph's declared kernels (a launch marks its kernel used).
     pub kernels: &'m mut Vec<Kernel>,
+    /// The graph's inputs (lowering marks those it meets used).
     pub inputs: &'m mut Vec<Input>,
+    /// The graph's condition handles.
     pub conds: &'m mut Vec<Cond>,
     /// Condition handles of the other graphs of the macro call, and their graph.
     pub foreign: &'m [(String, String)],
@@ -211,6 +225,7 @@ pub struct Lower<'m> {
     pub known: &'m [KnownGraph],
     /// The graph's name, for messages.
     pub graph: String,
+    /// Where errors go.
     pub errors: &'m mut Errors,
     /// While the nodes of a repeat block's body are lowered: the block.
     pub iter: Option<Iter>,
@@ -222,9 +237,13 @@ pub struct Lower<'m> {
 /// when the block itself was left out, for an error), its count as written.
 #[derive(Clone)]
 pub struct Iter {
+    /// The loop variable, as written (`_` when the body names none).
     pub var: Ident,
+    /// The block's node index (`None` when the block was left out).
     pub block: Option<usize>,
+    /// The block's name, for messages.
     pub name: Ident,
+    /// The count, as written.
     pub count: Expr,
 }
 

@@ -21,6 +21,7 @@ pub struct Errors(Vec<syn::Error>, BTreeSet<String>, Vec<Fix>);
 pub struct Fix {
     /// The error (its index in [`Errors::messages`]).
     pub error: usize,
+    /// What to write: these additions together end what the error reports.
     pub add: Vec<Add>,
 }
 
@@ -28,11 +29,19 @@ pub struct Fix {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Add {
     /// An edge `from -> to;` in the scope that holds both.
-    Edge { from: String, to: String },
+    Edge {
+        /// The source node's name.
+        from: String,
+        /// The target node's name.
+        to: String,
+    },
     /// A carry edge `carry from -> to;` in the body of repeat block `block`.
     Carry {
+        /// The repeat block's name.
         block: String,
+        /// The source node's name (a node of the block's body, in iteration `l`).
         from: String,
+        /// The target node's name (a node of the block's body, in iteration `l + 1`).
         to: String,
     },
 }
@@ -154,8 +163,9 @@ pub struct Pdl {
 /// A kernel parameter used before the kernel waits for its predecessors.
 #[derive(Debug, Clone)]
 pub struct EarlyUse {
-    /// The parameter's name and position.
+    /// The parameter's name.
     pub param: String,
+    /// Its position among the kernel's parameters (`usize::MAX` when no parameter has its name).
     pub index: usize,
     /// It holds addresses of memory the graph does not track (an array of addresses, a tensor
     /// map): what it reaches cannot be proved unwritten, whatever buffer gives it.
@@ -166,8 +176,11 @@ pub struct EarlyUse {
 
 /// A buffer declaration.
 pub struct Buffer {
+    /// `host_buffer`: host memory, which only memcpy nodes read or write.
     pub host: bool,
+    /// Declared `mut`: nodes may write it.
     pub mutable: bool,
+    /// The element type.
     pub elem: Type,
     /// Written by unordered nodes on purpose (disjoint parts): no race check.
     pub disjoint: bool,
@@ -188,9 +201,13 @@ pub struct Buffer {
 /// What an input is.
 #[allow(clippy::large_enum_variant)] // a few per graph, built once per macro call
 pub enum InputKind {
+    /// A buffer (`buffer`, `host_buffer`) or a temporary (`temp`).
     Buffer(Buffer),
+    /// A param (`param name: T;`), of this type.
     Param(Type),
+    /// A host callback (`callback name;`), which host nodes call.
     Callback,
+    /// A CUDA event (`event name;`), which record and wait nodes take.
     Event,
     /// Captured work (`work name;`), given to one `capture(...)` node.
     Work,
@@ -218,6 +235,7 @@ impl InputKind {
         &self.describe()[self.describe().find(' ').map_or(0, |i| i + 1)..]
     }
 
+    /// Its buffer declaration, if it is a buffer or a temporary.
     pub fn buffer(&self) -> Option<&Buffer> {
         match self {
             InputKind::Buffer(b) => Some(b),
@@ -228,8 +246,11 @@ impl InputKind {
 
 /// A declared input: a field of `NameInputs`.
 pub struct Input {
+    /// Its name, as declared (the field's name).
     pub name: Ident,
+    /// What it is.
     pub kind: InputKind,
+    /// Whether something of the graph uses it (an unused input is an error).
     pub used: bool,
     /// `rank` or `world` in a graph with one `comm`: a `u32` param that `build` reads from
     /// that communicator input, not a field of `NameInputs` (no setter, no accessor).
@@ -248,7 +269,9 @@ pub enum Implicit {
 /// An expression written in the graph (a launch dimension, a kernel argument, a memset value)
 /// and the params it uses.
 pub struct Value {
+    /// The expression, without parentheses around all of it ([`bare`]).
     pub expr: Expr,
+    /// The params it uses (input indices).
     pub params: BTreeSet<usize>,
     /// Whether it uses the loop variable of the repeat block it is in.
     pub iter: bool,
@@ -291,7 +314,9 @@ pub fn literal(e: &Expr) -> Option<i128> {
 /// (which may use the loop variable otherwise).
 #[allow(clippy::large_enum_variant)] // a few per graph, built once per macro call
 pub enum StackIndex {
+    /// `l + offset` (`l - c` is a negative offset).
     Iter(i64),
+    /// Any other index: an expression of params and constants.
     Value(Value),
 }
 
@@ -307,6 +332,7 @@ pub enum Slot {
 }
 
 impl StackIndex {
+    /// The index as the race checks compare it.
     pub fn slot(&self) -> Slot {
         match self {
             StackIndex::Iter(c) => Slot::Iter(*c),
@@ -324,15 +350,23 @@ pub enum Arg {
     /// A buffer; `read` when a writable buffer goes to a read-only parameter; `index` for one
     /// buffer of a stack.
     Buffer {
+        /// The buffer (an input index).
         input: usize,
+        /// A writable buffer given to a read-only parameter (passed as `x.read()`).
         read: bool,
+        /// Where the argument names the buffer.
         span: Span,
+        /// Which buffer of a stack (`w[l]`); `None` for a plain buffer.
         index: Option<StackIndex>,
     },
+    /// A value for a scalar parameter: an expression of params and constants (and, in a
+    /// repeat block, the loop variable).
     Value(Value),
     /// A condition handle (a `cond`), which the kernel sets.
     Cond {
+        /// The condition handle (an index into [`Graph::conds`]).
         cond: usize,
+        /// Where the argument names it.
         span: Span,
     },
 }
@@ -348,11 +382,17 @@ impl Arg {
     }
 }
 
+/// A kernel launch: `step = saxpy<<<grid, block, smem>>>(args)`.
 pub struct Launch {
+    /// The kernel launched (an index into [`Graph::kernels`]).
     pub kernel: usize,
+    /// The arguments, one per kernel parameter, in order.
     pub args: Vec<Arg>,
+    /// The grid dimensions.
     pub grid: Value,
+    /// The block dimensions.
     pub block: Value,
+    /// The dynamic shared memory in bytes (`None`: none written, 0).
     pub smem: Option<Value>,
 }
 
@@ -365,16 +405,24 @@ impl Launch {
     }
 }
 
+/// A memset node: `clear = memset(total, 0.0)`.
 pub struct Memset {
+    /// The device buffer written (an input index).
     pub dst: usize,
+    /// The value every element is set to: an expression of params and constants (and, in a
+    /// repeat block, the loop variable).
     pub value: Value,
 }
 
+/// A memcpy node: `back = memcpy(out, total)` (destination, source).
 pub struct Memcpy {
+    /// The buffer written (an input index).
     pub dst: usize,
+    /// The buffer read (an input index).
     pub src: usize,
 }
 
+/// What a host node runs: `host(done)` or `host(|| ...)`.
 #[allow(clippy::large_enum_variant)] // a few per graph, built once per macro call
 pub enum Host {
     /// A declared callback.
@@ -393,13 +441,17 @@ pub enum ChildArg {
     Value(Value),
 }
 
+/// A child graph node: `sub = child(Other { y: y, k: 3 })`.
 pub struct Child {
+    /// The child graph's type, as written (`Other`).
     pub ty: Path,
+    /// The fields written: each child input's name and what the parent passes for it.
     pub fields: Vec<(Ident, ChildArg)>,
 }
 
 /// A declared condition handle: `cond name = default;`.
 pub struct Cond {
+    /// Its name.
     pub name: Ident,
     /// `cond name on comm;`: the communicator whose ranks all set it alike (as written;
     /// resolved by the collective checks).
@@ -415,11 +467,15 @@ pub struct Cond {
 /// A conditional node: IF, IF/ELSE, WHILE or SWITCH on condition `cond`, with `size` bodies
 /// (scopes `first..first + size` of the topology).
 pub struct Conditional {
+    /// Which kind: IF, IF/ELSE, WHILE or SWITCH.
     pub op: CondOp,
     /// The `if`, `while` or `switch` keyword, where errors about the node's control flow point.
     pub keyword: Span,
+    /// The condition handle it tests (an index into [`Graph::conds`]).
     pub cond: usize,
+    /// How many bodies it has (a SWITCH's cases, two for IF/ELSE, else one).
     pub size: u32,
+    /// The topology scope of its first body; the others follow it.
     pub first: u32,
     /// A WHILE's iteration limit (`while c, max n`): an expression of params and constants
     /// (a `u32`, at least 1), which a setter of those params changes. The runtime adds the
@@ -432,8 +488,11 @@ pub struct Conditional {
 pub struct Repeat {
     /// The `repeat` keyword, where errors about its iterations point.
     pub keyword: Span,
+    /// The loop variable, as written (`_` when the body names none).
     pub var: Ident,
+    /// How many times the body runs: an expression of params and constants.
     pub count: Value,
+    /// The topology scope that holds its body.
     pub scope: u32,
     /// Carry edges (node indices), with the arrow written.
     pub carry: Vec<(u32, u32, Span)>,
@@ -469,14 +528,23 @@ impl Repeat {
 /// What a node does: one variant per node kind.
 #[allow(clippy::large_enum_variant)] // a few per graph, built once per macro call
 pub enum NodeOp {
+    /// A kernel launch.
     Launch(Launch),
+    /// A memset.
     Memset(Memset),
+    /// A memcpy.
     Memcpy(Memcpy),
+    /// A host callback or closure.
     Host(Host),
+    /// An empty node (`empty`), or a node kept after an error of its own ([`Graph::ghosts`]).
     Empty,
+    /// A child graph.
     Child(Child),
+    /// `record(ev)`: records event (input) `usize`.
     Record(usize),
+    /// `wait(ev)`: waits for event (input) `usize`.
     Wait(usize),
+    /// A conditional node (IF, IF/ELSE, WHILE or SWITCH), standing for its bodies.
     Conditional(Conditional),
     /// A repeat block, standing for all its iterations.
     Repeat(Repeat),
@@ -492,10 +560,13 @@ pub enum NodeOp {
 
 /// A collective node: which operation, on which communicator (input), which buffers.
 pub struct Collective {
+    /// Which operation (`all_reduce`, `send`, ...).
     pub op: CollectiveOp,
+    /// The communicator it runs on (an input index).
     pub comm: usize,
-    /// The buffer read (none for `recv`) and the buffer written (none for `send`).
+    /// The buffer read (none for `recv`).
     pub src: Option<usize>,
+    /// The buffer written (none for `send`).
     pub dst: Option<usize>,
     /// The element count: an expression of params, constants and `world`, the same on every
     /// rank.
@@ -508,8 +579,11 @@ pub struct Collective {
 
 /// A captured node: which work input, which buffers.
 pub struct CapturedWork {
+    /// The work captured (an input index).
     pub work: usize,
+    /// The buffers it declares read (`reads: [..]`, input indices).
     pub reads: Vec<usize>,
+    /// The buffers it declares written (`writes: [..]`, input indices).
     pub writes: Vec<usize>,
 }
 
@@ -541,8 +615,9 @@ impl NodeOp {
 pub struct Uses {
     /// Params its launch dimensions, arguments or value use.
     pub params: BTreeSet<usize>,
-    /// Buffers read and written (input indices).
+    /// Buffers read (input indices).
     pub reads: BTreeSet<usize>,
+    /// Buffers written (input indices).
     pub writes: BTreeSet<usize>,
     /// Condition handles passed to it (a kernel sets them).
     pub conds: BTreeSet<usize>,
@@ -561,9 +636,13 @@ impl Uses {
     }
 }
 
+/// A node of the graph: one written in it, or the allocation or free node of a temporary.
 pub struct Node {
+    /// Its name (`alloc_x` and `free_x` for temporary `x`'s).
     pub name: Ident,
+    /// What it does.
     pub op: NodeOp,
+    /// What it touches.
     pub uses: Uses,
     /// `#[concurrent]`: kept out of width capping.
     pub concurrent: bool,
@@ -573,12 +652,21 @@ pub struct Node {
 
 /// A checked graph.
 pub struct Graph {
+    /// The attributes written on the graph, less `#[programmatic]`: the generated graph
+    /// struct carries them.
     pub attrs: Vec<Attribute>,
+    /// Its visibility, which the generated types get.
     pub vis: Visibility,
+    /// Its name: the graph type's, and the stem of `NameInputs`, `NameExec`, ...
     pub name: Ident,
+    /// The declared kernels.
     pub kernels: Vec<Kernel>,
+    /// The inputs, as declared, then the implicit params (`rank`, `world`); an input index
+    /// is a position here.
     pub inputs: Vec<Input>,
+    /// The declared condition handles.
     pub conds: Vec<Cond>,
+    /// The nodes (node `i` of the topology is `nodes[i]`).
     pub nodes: Vec<Node>,
     /// Node names, kinds and the accepted edges (node `i` of the topology is `nodes[i]`);
     /// the programmatic ones are marked there.

@@ -352,17 +352,28 @@ element!(
 /// projections into another; and the rotary tables (cosine and sine of every position and
 /// frequency, as transformers computes them in `f32`, stored as `T`).
 pub struct Weights<T> {
+    /// The token embeddings, `vocab x hidden` row-major (also the head when tied).
     pub embed: CudaSlice<T>,
+    /// Every layer's RMSNorm weights before attention, `hidden` a layer.
     pub attn_norm: CudaSlice<T>,
+    /// Every layer's query, key and value projections, one matrix of `qkv_rows() x hidden` a layer
+    /// (the query heads' rows, then the keys', then the values').
     pub wqkv: CudaSlice<T>,
+    /// Every layer's output projection, `hidden x heads * head_dim` row-major a layer.
     pub wo: CudaSlice<T>,
+    /// Every layer's RMSNorm weights before the MLP, `hidden` a layer.
     pub mlp_norm: CudaSlice<T>,
+    /// Every layer's gate projection rows over its up projection rows, `2 ffn x hidden` a layer.
     pub wgu: CudaSlice<T>,
+    /// Every layer's down projection, `hidden x ffn` row-major a layer.
     pub wdown: CudaSlice<T>,
+    /// The final RMSNorm's weights, `hidden`.
     pub final_norm: CudaSlice<T>,
     /// `None` when the head is the embedding (tied).
     pub head: Option<CudaSlice<T>>,
+    /// The rotary cosines, `[position][head_dim / 2]` for `max_ctx` positions.
     pub cos: CudaSlice<T>,
+    /// The rotary sines, laid out as [`cos`](Self::cos).
     pub sin: CudaSlice<T>,
 }
 
@@ -532,19 +543,30 @@ pub fn rotary_tables<T: Element>(config: &LlamaConfig, max_ctx: usize) -> (Vec<T
 
 /// The KV cache and the activations of one step: what the step graph writes.
 pub struct State<T> {
+    /// Every layer's cached keys, `[position][kv head][head_dim]` over `max_ctx` positions a layer.
     pub k_cache: CudaSlice<T>,
+    /// Every layer's cached values, laid out as [`k_cache`](Self::k_cache).
     pub v_cache: CudaSlice<T>,
+    /// The hidden state (the residual stream) of the token being decoded, `hidden` elements.
     pub x: CudaSlice<T>,
     /// The query heads, rotated.
     pub q: CudaSlice<T>,
+    /// The attention's output, `heads * head_dim` elements.
     pub att: CudaSlice<T>,
+    /// The MLP's SwiGLU activations, `ffn` elements.
     pub h: CudaSlice<T>,
+    /// Per query head and chunk of [`CHUNK`] positions, the chunk's unnormalised attention output
+    /// (`head_dim` floats), merged when a head has several chunks.
     pub part_o: CudaSlice<f32>,
+    /// Per query head and chunk, the chunk's softmax maximum and sum (2 floats).
     pub part_ml: CudaSlice<f32>,
     /// Per query head, the attention blocks done (0 between launches).
     pub done: CudaSlice<u32>,
+    /// The head's logits, `vocab` floats.
     pub logits: CudaSlice<f32>,
+    /// Per block of the head kernel, the largest of its logits (at most `vocab / 8` rounded up).
     pub best: CudaSlice<f32>,
+    /// Per block of the head kernel, the index of its largest logit (the first on ties).
     pub best_at: CudaSlice<u32>,
     /// The tokens, position by position: the prompt, then what the steps pick.
     pub ids: CudaSlice<u32>,
@@ -585,12 +607,18 @@ pub const MAX_END_IDS: usize = 16;
 pub struct Prefill<T> {
     /// Rows it holds: prompts of up to `rows + 1` tokens.
     pub rows: usize,
+    /// The hidden state of every row, `hidden` a row.
     pub xs: CudaSlice<T>,
+    /// The RMSNorm of every row's hidden state, `hidden` a row.
     pub ns: CudaSlice<T>,
+    /// The query, key and value projections of every row (the query heads rotated in place),
+    /// `qkv_rows()` a row.
     pub qkvs: CudaSlice<T>,
+    /// The attention output of every row, `heads * head_dim` a row.
     pub atts: CudaSlice<T>,
     /// The gate and up products, 2 `ffn` a row.
     pub hs: CudaSlice<T>,
+    /// The SwiGLU activations of every row, `ffn` a row.
     pub acts: CudaSlice<T>,
     /// A rank's part of a projection of every row, in float, before the all-reduce (the
     /// generation split over ranks, [`super::tp_loop`]).

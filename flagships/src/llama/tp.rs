@@ -175,9 +175,13 @@ tp_step_graph! {
 /// One rank of a tensor-parallel decoder: its communicator, its share of the weights, its KV
 /// cache and activations, and the stream its steps run on.
 pub struct Rank<T> {
+    /// The rank's communicator: its device, rank and world.
     pub comm: Communicator,
+    /// The stream the rank's steps run on.
     pub stream: Arc<CudaStream>,
+    /// The rank's share of the weights ([`Weights::upload_shard`]).
     pub weights: Weights<T>,
+    /// The rank's KV cache and activations, sized for its share of the heads and the MLP.
     pub state: State<T>,
     /// This rank's part of a projection (float, not rounded), before the all-reduce.
     pub part: CudaSlice<f32>,

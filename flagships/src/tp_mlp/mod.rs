@@ -173,13 +173,18 @@ pub fn shard_width(world: u32) -> Result<u32, String> {
 /// Rank `rank`'s weights on the host: `w1` (`S x HIDDEN`), `b1` (`S`), `w2` (`HIDDEN x S`), and
 /// the whole `b2`.
 pub struct Shard {
+    /// The rank's rows of `W1`, `S x HIDDEN` row-major.
     pub w1: Vec<f32>,
+    /// The rank's entries of `b1`, `S` of them.
     pub b1: Vec<f32>,
+    /// The rank's columns of `W2`, `HIDDEN x S` row-major.
     pub w2: Vec<f32>,
+    /// The whole `b2`, `HIDDEN` entries.
     pub b2: Vec<f32>,
 }
 
 impl Shard {
+    /// Rank `rank`'s shard on `world` ranks, or why `world` does not divide [`INTER`].
     pub fn new(rank: u32, world: u32) -> Result<Self, String> {
         let s = shard_width(world)? as usize;
         let (h, n) = (HIDDEN as usize, INTER as usize);
@@ -197,13 +202,18 @@ impl Shard {
 
 /// A shard on the device.
 pub struct DeviceShard {
+    /// [`Shard::w1`] on the device.
     pub w1: CudaSlice<f32>,
+    /// [`Shard::b1`] on the device.
     pub b1: CudaSlice<f32>,
+    /// [`Shard::w2`] on the device.
     pub w2: CudaSlice<f32>,
+    /// [`Shard::b2`] on the device.
     pub b2: CudaSlice<f32>,
 }
 
 impl DeviceShard {
+    /// Copies `s` to the device.
     pub fn upload(stream: &Arc<CudaStream>, s: &Shard) -> Self {
         let up = |v: &Vec<f32>| stream.clone_htod(v).expect("upload");
         DeviceShard {

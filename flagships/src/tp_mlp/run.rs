@@ -167,13 +167,17 @@ fn driver(call: &'static str, rank: u32) -> impl Fn(DriverError) -> Error {
 
 /// What one rank keeps across batches: its device, streams, cuBLAS handle and weights.
 pub struct RankSetup {
+    /// The rank's device.
     pub ctx: Arc<CudaContext>,
     /// Where the steps are launched.
     pub stream: Arc<CudaStream>,
     /// Where the GEMMs are captured (the cuBLAS handle is bound to it).
     pub capture: Arc<CudaStream>,
+    /// The cuBLAS handle the [`TpMlp`] GEMMs are captured with (bound to `capture`).
     pub blas: CudaBlas,
+    /// The block's kernels compiled for the device ([`compile`](super::compile)).
     pub module: cuda_graph::Module,
+    /// The rank's weights on the device.
     pub shard: DeviceShard,
     _workspace: CudaSlice<u8>,
 }

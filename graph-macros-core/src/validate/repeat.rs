@@ -134,9 +134,13 @@ pub(super) fn check_carries(
 /// whether it writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Access {
+    /// The node (its position in the body).
     pub node: usize,
+    /// The buffer (a number that tells buffers apart: the input index in the graph's check).
     pub buffer: usize,
+    /// Which buffer of a stack (`None` for a plain buffer).
     pub slot: Option<Slot>,
+    /// Whether it writes the buffer (else it reads it).
     pub writes: bool,
 }
 
@@ -144,8 +148,11 @@ pub struct Access {
 /// `l + distance` touch one buffer, one of them writes, and nothing orders them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Race {
+    /// The access in iteration `l`.
     pub first: Access,
+    /// The access in iteration `l + distance`.
     pub second: Access,
+    /// How many iterations apart they are: at least 1, the smallest at which they race.
     pub distance: u64,
 }
 
