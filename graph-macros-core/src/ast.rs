@@ -10,6 +10,7 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{braced, bracketed, Attribute, Expr, Ident, LitStr, Path, Token, Type, Visibility};
 
+mod block;
 mod cond;
 mod decl;
 mod node;
@@ -55,12 +56,38 @@ pub(crate) mod kw {
     syn::custom_keyword!(to);
     syn::custom_keyword!(from);
     syn::custom_keyword!(max);
+    syn::custom_keyword!(block);
 }
 
 /// Everything inside `cuda_graph! { ... }`.
 pub struct Input {
     /// The graphs declared, in order (`graph A { ... } graph B { ... }`).
     pub graphs: Vec<GraphDef>,
+    /// The blocks declared (`block layer(l) { ... }`), which graphs place.
+    pub blocks: Vec<BlockDef>,
+}
+
+/// `block name(l) { items }`: nodes and edges, with the declarations they use, written once
+/// and placed in graphs (`p = use name(l);`).
+pub struct BlockDef {
+    /// The block's name, after `block`.
+    pub name: Ident,
+    /// `(l, ...)`: the loop variables the block's nodes index stacks with, given at each place.
+    pub vars: Vec<Ident>,
+    /// The items between the braces, each with the tokens it was parsed from.
+    pub items: Vec<(Item, proc_macro2::TokenStream)>,
+    /// The span of the braces.
+    pub brace: Span,
+}
+
+/// `use name(l = i, x = y, n)`: a block placed as a node (its nodes and edges written out
+/// here, each node named `place_node`).
+pub struct UseDef {
+    /// The block placed.
+    pub block: Ident,
+    /// The bindings: `x` (the block's `x` is this graph's `x`) or `x = y` (the block's `x` is
+    /// this graph's `y`); a loop variable is always given.
+    pub binds: Vec<(Ident, Ident)>,
 }
 
 /// `pub graph Name { items }`: one graph declaration.
@@ -336,6 +363,8 @@ pub enum Op {
     },
     /// `all_reduce(..) on comm`, `send(..) on comm`, ...: an NCCL collective.
     Collective(Collective),
+    /// `use block(binds)`: a block placed here (replaced by its nodes before any check).
+    Use(UseDef),
 }
 
 /// Which NCCL collective (or point-to-point operation) a node runs.
@@ -435,11 +464,15 @@ pub struct EdgeChain {
 
 impl Parse for Input {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let mut graphs = Vec::new();
+        let (mut graphs, mut blocks) = (Vec::new(), Vec::new());
         while !input.is_empty() {
-            graphs.push(input.parse()?);
+            if block::ahead(input) {
+                blocks.push(input.parse()?);
+            } else {
+                graphs.push(input.parse()?);
+            }
         }
-        Ok(Input { graphs })
+        Ok(Input { graphs, blocks })
     }
 }
 

@@ -13,8 +13,15 @@ pub use crate::ast::{CollectiveOp, CondOp, ParamTy, RedOp};
 /// Errors, collected: every check adds to it, and nothing is reported until all checks ran.
 /// Beside them, the fixes some of them propose, as data (what the message writes, and what
 /// tests apply to check that it fixes what the error reports).
+/// And the inputs whose uses an error dropped (`graph:name`, or `graph:*` for all of a graph),
+/// which are not reported unused.
 #[derive(Default)]
-pub struct Errors(Vec<syn::Error>, BTreeSet<String>, Vec<Fix>);
+pub struct Errors(
+    Vec<syn::Error>,
+    BTreeSet<String>,
+    Vec<Fix>,
+    BTreeSet<String>,
+);
 
 /// A fix an error proposes, by node names: after it, what the error reports is gone.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +87,17 @@ impl Errors {
         .into_iter()
         .collect();
         self.0.push(syn::Error::new_spanned(tokens, msg));
+    }
+
+    /// Notes that an error dropped a use of input `name` of `graph` (`*`: of any of its
+    /// inputs, where what was dropped is unknown), so it is not reported unused as well.
+    pub fn dropped_use(&mut self, graph: &str, name: &str) {
+        self.3.insert(format!("{graph}:{name}"));
+    }
+
+    /// Whether an error dropped a use of input `name` of `graph` (see [`Errors::dropped_use`]).
+    pub fn use_dropped(&self, graph: &str, name: &str) -> bool {
+        self.3.contains(&format!("{graph}:{name}")) || self.3.contains(&format!("{graph}:*"))
     }
 
     /// A parse error.

@@ -48,3 +48,7 @@ pub mod ch11_llama {
 pub mod ch12_testing {
     #![doc = include_str!("12_testing.md")]
 }
+/// Nodes and edges written once and placed in several graphs.
+pub mod ch13_blocks {
+    #![doc = include_str!("13_blocks.md")]
+}

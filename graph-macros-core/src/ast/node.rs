@@ -136,9 +136,11 @@ impl Parse for Op {
             Ok(Op::Conditional(input.parse()?))
         } else if la.peek(kw::repeat) {
             Ok(Op::Repeat(input.parse()?))
+        } else if la.peek(Token![use]) {
+            Ok(Op::Use(input.parse()?))
         } else if la.peek(Ident) {
             Err(input.error(
-                "expected a kernel launch `kernel<<<grid, block>>>(args)`, or one of `memset`, `memcpy`, `host`, `empty`, `child`, `record`, `wait`, `capture`, `all_reduce`, `all_gather`, `reduce_scatter`, `broadcast`, `send`, `recv`, `if`, `while`, `switch`, `repeat`",
+                "expected a kernel launch `kernel<<<grid, block>>>(args)`, or one of `memset`, `memcpy`, `host`, `empty`, `child`, `record`, `wait`, `capture`, `all_reduce`, `all_gather`, `reduce_scatter`, `broadcast`, `send`, `recv`, `if`, `while`, `switch`, `repeat`, `use`",
             ))
         } else {
             Err(la.error())

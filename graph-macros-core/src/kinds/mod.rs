@@ -53,6 +53,18 @@ pub(crate) fn lower(cx: &mut Lower<'_>, op: Op, uses: &mut Uses, node: usize) ->
         Op::Child { ty, fields } => child::lower(cx, ty, fields, uses).map(NodeOp::Child),
         Op::Record(ev) => event::lower(cx, &ev).map(NodeOp::Record),
         Op::Wait(ev) => event::lower(cx, &ev).map(NodeOp::Wait),
+        // Blocks are placed before any check (`validate/blocks.rs`); one left here is inside
+        // another block's body.
+        Op::Use(u) => {
+            cx.errors.at(
+                u.block.span(),
+                format!(
+                    "a block cannot place another block: place `{}` in the graph, beside this one",
+                    u.block
+                ),
+            );
+            None
+        }
     }
 }
 

@@ -27,6 +27,7 @@
 //! so its types, and the items named from its source file, exist and one mistake does not
 //! cascade.
 
+mod blocks;
 mod collectives;
 mod conds;
 mod derive;
@@ -80,7 +81,20 @@ pub fn check(input: ast::Input, dirs: &Dirs, errors: &mut Errors) -> Vec<Graph> 
         }
     }
     let known: Vec<KnownGraph> = input.graphs.iter().map(KnownGraph::of).collect();
+    let mut blocks: HashMap<String, Span> = HashMap::new();
+    for b in &input.blocks {
+        if blocks.insert(b.name.to_string(), b.name.span()).is_some() {
+            errors.at(
+                b.name.span(),
+                format!(
+                    "a block named `{}` is declared twice in this macro call",
+                    b.name
+                ),
+            );
+        }
+    }
     for g in input.graphs {
+        let g = blocks::place(g, &input.blocks, errors);
         let foreign: Vec<(String, String)> = conds
             .iter()
             .filter(|(_, owner)| g.name != owner.as_str())
@@ -640,8 +654,14 @@ fn check_unused(model: &Graph, errors: &mut Errors) {
         .iter()
         .flat_map(|m| crate::lower::proposed(m))
         .collect();
-    let inputs = model.inputs.iter().filter(|i| !i.used);
-    for i in inputs.filter(|i| !meant.contains(&i.name.to_string())) {
+    let graph = model.name.to_string();
+    let dropped = |name: &Ident| errors.use_dropped(&graph, &name.to_string());
+    let unused: Vec<&Input> = model
+        .inputs
+        .iter()
+        .filter(|i| !i.used && !meant.contains(&i.name.to_string()) && !dropped(&i.name))
+        .collect();
+    for i in unused {
         errors.at(
             i.name.span(),
             format!(

@@ -98,7 +98,7 @@ fn op_names(op: &Op) -> Vec<Ident> {
             out.extend(c.peer.iter().flat_map(free));
             out
         }
-        Op::Launch(_) | Op::Empty | Op::Conditional(_) | Op::Repeat(_) => Vec::new(),
+        Op::Launch(_) | Op::Empty | Op::Conditional(_) | Op::Repeat(_) | Op::Use(_) => Vec::new(),
     }
 }
 
