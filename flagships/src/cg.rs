@@ -20,16 +20,50 @@ use cuda_graph::cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernel
 use cuda_graph::prelude::*;
 
 cuda_graph! {
-    /// The whole solve as one launch: setup, then a WHILE node running the iterations until
-    /// `cg_check_loop` clears `again`.
-    pub graph CgSolve {
+    /// The start of a solve: the scalars cleared, `x = 0`, `r = p = b`, the first `r.r`.
+    pub block cg_setup {
         source "kernels/cg.cu";
         kernel cg_reset;
         kernel cg_init;
         kernel cg_start;
+        buffer b: f32;
+        buffer mut x: f32;
+        buffer mut r: f32;
+        buffer mut p: f32;
+        buffer mut s: f64;
+        param n: u32;
+        param tol: f64;
+        reset = cg_reset<<<1, 32>>>(s);
+        init  = cg_init<<<n.div_ceil(256), 256>>>(b, x, r, p, s, n);
+        start = cg_start<<<1, 1>>>(s, tol);
+        reset -> init -> start;
+    }
+
+    /// One step down the direction: `ap = A p`, `p.ap`, then `x += alpha p`, `r -= alpha ap`.
+    pub block cg_step {
+        source "kernels/cg.cu";
         kernel cg_spmv;
         kernel cg_pap;
         kernel cg_update;
+        buffer rowptr: u32;
+        buffer col: u32;
+        buffer val: f32;
+        buffer mut x: f32;
+        buffer mut r: f32;
+        buffer mut p: f32;
+        buffer mut ap: f32;
+        buffer mut s: f64;
+        param n: u32;
+        spmv    = cg_spmv<<<n.div_ceil(256), 256>>>(rowptr, col, val, p, ap, n);
+        pap     = cg_pap<<<n.div_ceil(256), 256>>>(p, ap, s, n);
+        descend = cg_update<<<n.div_ceil(256), 256>>>(p, ap, x, r, s, n);
+        spmv -> pap -> descend;
+    }
+
+    /// The whole solve as one launch: the setup, then a WHILE node running the iterations
+    /// until `cg_check_loop` clears `again`.
+    pub graph CgSolve {
+        source "kernels/cg.cu";
         kernel cg_check_loop;
         kernel cg_direction;
 
@@ -47,29 +81,20 @@ cuda_graph! {
         param max_iters: u32;
         cond again = 1;
 
-        reset = cg_reset<<<1, 32>>>(s);
-        init  = cg_init<<<n.div_ceil(256), 256>>>(b, x, r, p, s, n);
-        start = cg_start<<<1, 1>>>(s, tol);
+        setup = use cg_setup;
         solve = while again {
-            spmv      = cg_spmv<<<n.div_ceil(256), 256>>>(rowptr, col, val, p, ap, n);
-            pap       = cg_pap<<<n.div_ceil(256), 256>>>(p, ap, s, n);
-            descend   = cg_update<<<n.div_ceil(256), 256>>>(p, ap, x, r, s, n);
+            step      = use cg_step;
             check     = cg_check_loop<<<1, 1>>>(s, max_iters, again);
             direction = cg_direction<<<n.div_ceil(256), 256>>>(r, p, s, n);
-            spmv -> pap -> descend -> check -> direction;
+            step -> check -> direction;
         }
-        reset -> init -> start -> solve;
+        setup -> solve;
     }
 
-    /// One iteration per launch; the setup nodes are enabled for the first launch of a solve.
+    /// One iteration per launch; the setup's nodes are enabled for the first launch of a
+    /// solve.
     pub graph CgIteration {
         source "kernels/cg.cu";
-        kernel cg_reset;
-        kernel cg_init;
-        kernel cg_start;
-        kernel cg_spmv;
-        kernel cg_pap;
-        kernel cg_update;
         kernel cg_check;
         kernel cg_direction;
 
@@ -86,15 +111,11 @@ cuda_graph! {
         param tol: f64;
         param max_iters: u32;
 
-        reset     = cg_reset<<<1, 32>>>(s);
-        init      = cg_init<<<n.div_ceil(256), 256>>>(b, x, r, p, s, n);
-        start     = cg_start<<<1, 1>>>(s, tol);
-        spmv      = cg_spmv<<<n.div_ceil(256), 256>>>(rowptr, col, val, p, ap, n);
-        pap       = cg_pap<<<n.div_ceil(256), 256>>>(p, ap, s, n);
-        descend   = cg_update<<<n.div_ceil(256), 256>>>(p, ap, x, r, s, n);
+        setup     = use cg_setup;
+        step      = use cg_step;
         check     = cg_check<<<1, 1>>>(s, max_iters);
         direction = cg_direction<<<n.div_ceil(256), 256>>>(r, p, s, n);
-        reset -> init -> start -> spmv -> pap -> descend -> check -> direction;
+        setup -> step -> check -> direction;
     }
 }
 
@@ -358,9 +379,9 @@ fn set_setup(
     on: bool,
 ) -> Result<(), cuda_graph::Error> {
     match node {
-        0 => exec.reset()?.set_enabled(on)?,
-        1 => exec.init()?.set_enabled(on)?,
-        _ => exec.start()?.set_enabled(on)?,
+        0 => exec.setup_reset()?.set_enabled(on)?,
+        1 => exec.setup_init()?.set_enabled(on)?,
+        _ => exec.setup_start()?.set_enabled(on)?,
     }
     Ok(())
 }

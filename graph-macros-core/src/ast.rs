@@ -70,6 +70,9 @@ pub struct Input {
 /// `block name(l) { items }`: nodes and edges, with the declarations they use, written once
 /// and placed in graphs (`p = use name(l);`).
 pub struct BlockDef {
+    /// `pub block`: exported, so other macro calls (in other modules and crates) place it
+    /// after `use path::name;`.
+    pub export: bool,
     /// The block's name, after `block`.
     pub name: Ident,
     /// `(l, ...)`: the loop variables the block's nodes index stacks with, given at each place.

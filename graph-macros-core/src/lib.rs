@@ -16,6 +16,7 @@
 pub mod ast;
 pub mod csrc;
 pub mod expand;
+pub mod export;
 mod gen;
 mod hints;
 mod kinds;
@@ -36,14 +37,22 @@ pub fn cuda_graph(input: TokenStream) -> TokenStream {
 /// [`cuda_graph`], with CUDA source paths looked up in `dirs` (the proc-macro crate passes the
 /// directory of the file the macro is called in, besides the manifest directory).
 pub fn cuda_graph_in(input: TokenStream, dirs: validate::Dirs) -> TokenStream {
-    let (graphs, errors) = match check_in(input, &dirs) {
-        Ok(checked) => checked,
+    if let Some(call) = export::import(&input) {
+        return call;
+    }
+    let input = export::unmarked(input);
+    let parsed = match syn::parse2::<ast::Input>(input) {
+        Ok(parsed) => parsed,
         Err(e) => return e.to_compile_error(),
     };
+    let mut errors = model::Errors::default();
+    let exported = export::exports(&parsed.blocks, &dirs, &mut errors);
+    let graphs = validate::check(parsed, &dirs, &mut errors);
     let mut out = errors.into_compile_errors();
     for g in &graphs {
         out.extend(expand::graph(g));
     }
+    out.extend(exported);
     out
 }
 

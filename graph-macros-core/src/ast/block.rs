@@ -28,12 +28,16 @@ impl Parse for BlockDef {
             }
         }
         let vis: Visibility = input.parse()?;
-        if !matches!(vis, Visibility::Inherited) {
-            return Err(syn::Error::new_spanned(
-                vis,
-                "a block is not an item of its own: write `block name { ... }`, without a visibility",
-            ));
-        }
+        let export = match vis {
+            Visibility::Inherited => false,
+            Visibility::Public(_) => true,
+            other => {
+                return Err(syn::Error::new_spanned(
+                    other,
+                    "a block is `block name { ... }` (this macro call only) or `pub block name { ... }` (placed by any `cuda_graph!` call that writes `use path::name;`)",
+                ))
+            }
+        };
         input.parse::<kw::block>()?;
         let name = input.parse()?;
         let vars = if input.peek(syn::token::Paren) {
@@ -64,6 +68,7 @@ impl Parse for BlockDef {
             items.push((item, tokens));
         }
         Ok(BlockDef {
+            export,
             name,
             vars,
             items,
