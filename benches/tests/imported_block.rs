@@ -15,17 +15,8 @@ cuda_graph! {
 
     /// The setup, then one step down the first direction.
     graph FirstStep {
-        buffer rowptr: u32;
-        buffer col: u32;
-        buffer val: f32;
-        buffer b: f32;
-        buffer mut x: f32;
-        buffer mut r: f32;
-        buffer mut p: f32;
-        buffer mut ap: f32;
-        buffer mut s: f64;
-        param n: u32;
-        param tol: f64;
+        inputs cg_setup;                // every buffer and param the two blocks declare
+        inputs cg_step;
         setup = use cg_setup;
         step = use cg_step;
         setup -> step;

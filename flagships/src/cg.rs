@@ -67,17 +67,8 @@ cuda_graph! {
         kernel cg_check_loop;
         kernel cg_direction;
 
-        buffer rowptr: u32;
-        buffer col: u32;
-        buffer val: f32;
-        buffer b: f32;
-        buffer mut x: f32;
-        buffer mut r: f32;
-        buffer mut p: f32;
-        buffer mut ap: f32;
-        buffer mut s: f64;
-        param n: u32;
-        param tol: f64;
+        inputs cg_setup;
+        inputs cg_step;
         param max_iters: u32;
         cond again = 1;
 
@@ -98,17 +89,8 @@ cuda_graph! {
         kernel cg_check;
         kernel cg_direction;
 
-        buffer rowptr: u32;
-        buffer col: u32;
-        buffer val: f32;
-        buffer b: f32;
-        buffer mut x: f32;
-        buffer mut r: f32;
-        buffer mut p: f32;
-        buffer mut ap: f32;
-        buffer mut s: f64;
-        param n: u32;
-        param tol: f64;
+        inputs cg_setup;
+        inputs cg_step;
         param max_iters: u32;
 
         setup     = use cg_setup;

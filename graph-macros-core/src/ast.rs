@@ -57,6 +57,7 @@ pub(crate) mod kw {
     syn::custom_keyword!(from);
     syn::custom_keyword!(max);
     syn::custom_keyword!(block);
+    syn::custom_keyword!(inputs);
 }
 
 /// Everything inside `cuda_graph! { ... }`.
@@ -137,6 +138,9 @@ pub enum Item {
     Node(NodeDecl),
     /// `a -> b -> c;`, `a -> [b, c];` or `carry a -> b;`: edges.
     Edges(EdgeChain),
+    /// `inputs block;`: the graph declares every input the block declares (those it does not
+    /// declare itself), the block's name.
+    Inputs(Ident),
 }
 
 /// `temp name: [T; len];`
@@ -619,6 +623,9 @@ impl Parse for Item {
             content.parse::<Token![;]>()?;
             let len = content.parse()?;
             Item::Temp(TempDecl { name, elem, len })
+        } else if input.peek(kw::inputs) && input.peek2(Ident) {
+            input.parse::<kw::inputs>()?;
+            Item::Inputs(input.parse()?)
         } else if la.peek(kw::cond) && !input.peek2(Token![=]) {
             input.parse::<kw::cond>()?;
             let name = input.parse()?;

@@ -25,6 +25,16 @@ use crate::model::Errors;
 /// `g` with every block it places written out (see the module's doc); a place with an error
 /// is left out, so what it would have added reports nothing more.
 pub(super) fn place(mut g: GraphDef, blocks: &[BlockDef], errors: &mut Errors) -> GraphDef {
+    // An `inputs` of an unknown block (reported) leaves what the graph declares unknown: no
+    // place then reports an input missing.
+    let unsure = g
+        .items
+        .iter()
+        .any(|i| matches!(i, Item::Inputs(name) if !blocks.iter().any(|b| b.name == *name)));
+    if g.items.iter().any(|i| matches!(i, Item::Inputs(_))) {
+        let items = std::mem::take(&mut g.items);
+        g.items = with_inputs(items, blocks, &g.name.to_string(), errors);
+    }
     if !uses_blocks(&g.items) {
         return g;
     }
@@ -33,6 +43,7 @@ pub(super) fn place(mut g: GraphDef, blocks: &[BlockDef], errors: &mut Errors) -
         graph: g.name.to_string(),
         blocks,
         declared,
+        unsure,
         hoisted: Vec::new(),
         hoisted_text: HashSet::new(),
         errors,
@@ -42,6 +53,90 @@ pub(super) fn place(mut g: GraphDef, blocks: &[BlockDef], errors: &mut Errors) -
     g.items = cx.body(items, &mut vars);
     g.items.extend(cx.hoisted);
     g
+}
+
+/// A graph's items with each `inputs block;` replaced by the block's declarations that the
+/// graph does not make itself (those it makes must fit the block's). Two blocks may declare
+/// one input alike, or one read-only and one `mut` (the graph's is then `mut`).
+fn with_inputs(
+    items: Vec<Item>,
+    blocks: &[BlockDef],
+    graph: &str,
+    errors: &mut Errors,
+) -> Vec<Item> {
+    let own = declarations(items.iter());
+    let mut added: Vec<(String, Decl, TokenStream, String)> = Vec::new();
+    let mut out = Vec::new();
+    for item in items {
+        let Item::Inputs(name) = item else {
+            out.push(item);
+            continue;
+        };
+        let Some(block) = blocks.iter().find(|b| b.name == name) else {
+            errors.dropped_use(graph, "*");
+            let names = blocks.iter().map(|b| b.name.to_string()).collect();
+            errors.at(
+                name.span(),
+                format!(
+                    "no block named `{name}`{}",
+                    hints::hint(
+                        &name.to_string(),
+                        names,
+                        "; declare it beside the graphs: `block name { ... }`"
+                    )
+                ),
+            );
+            continue;
+        };
+        for (bitem, tokens) in &block.items {
+            let Some(d) = declarations(std::iter::once(bitem)).into_values().next() else {
+                continue;
+            };
+            let key = d.name.to_string();
+            if let Some(have) = own.get(&key) {
+                if !have.fits(&d) {
+                    errors.once(
+                        format!("block-input:{graph}:{key}"),
+                        have.name.span(),
+                        format!(
+                            "graph `{graph}` declares `{}`, but block `{}`, whose inputs `inputs {}` declares, has `{}`; declare it as the block does, or remove this declaration",
+                            have.written(&key),
+                            block.name,
+                            block.name,
+                            d.written(&key)
+                        ),
+                    );
+                }
+                continue;
+            }
+            match added.iter_mut().find(|(k, ..)| *k == key) {
+                Some((_, prev, _, _)) if prev.fits(&d) => {}
+                Some((_, prev, toks, _)) if d.fits(prev) => {
+                    *prev = d;
+                    *toks = tokens.clone();
+                }
+                Some((_, prev, _, from)) => errors.at(
+                    name.span(),
+                    format!(
+                        "blocks `{from}` and `{}` declare `{key}` differently (`{}`, `{}`): declare it in graph `{graph}` as both can take it, or bind one to another input at its place",
+                        block.name,
+                        prev.written(&key),
+                        d.written(&key)
+                    ),
+                ),
+                None => added.push((key, d, tokens.clone(), block.name.to_string())),
+            }
+        }
+    }
+    let mut declared = Vec::new();
+    for (_, _, tokens, _) in added {
+        match syn::parse2::<Item>(tokens) {
+            Ok(item) => declared.push(item),
+            Err(e) => errors.push(e),
+        }
+    }
+    declared.extend(out);
+    declared
 }
 
 /// Whether a body (or one inside it) places a block.
@@ -228,6 +323,8 @@ struct Cx<'b, 'e> {
     graph: String,
     blocks: &'b [BlockDef],
     declared: HashMap<String, Decl>,
+    /// Whether what the graph declares is unknown (an `inputs` of an unknown block).
+    unsure: bool,
     /// The kernels and defines of placed blocks, declared once at the graph's top level.
     hoisted: Vec<Item>,
     hoisted_text: HashSet<String>,
@@ -401,6 +498,10 @@ impl Cx<'_, '_> {
             let target = to.map_or(name.clone(), Ident::to_string);
             let at = to.map_or(u.block.span(), Ident::span);
             let Some(have) = self.declared.get(&target) else {
+                if self.unsure {
+                    ok = false;
+                    continue;
+                }
                 let mut candidates: Vec<String> = self
                     .declared
                     .iter()
@@ -433,7 +534,8 @@ impl Cx<'_, '_> {
                 continue;
             };
             if !have.fits(decl) {
-                self.errors.at(
+                self.errors.once(
+                    format!("block-input:{}:{target}", self.graph),
                     at,
                     format!(
                         "block `{}` declares `{}`, but graph `{}` has `{}`; bind a {} that matches, or change one of the two",

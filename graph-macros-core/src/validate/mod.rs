@@ -71,16 +71,6 @@ const FIXED_METHODS: &[&str] = &[
 pub fn check(input: ast::Input, dirs: &Dirs, errors: &mut Errors) -> Vec<Graph> {
     let mut names: HashMap<String, Span> = HashMap::new();
     let mut out = Vec::new();
-    // Every graph's condition handles, so one used in another graph is named as such.
-    let mut conds: Vec<(String, String)> = Vec::new();
-    for g in &input.graphs {
-        for item in &g.items {
-            if let Item::Cond(c) = item {
-                conds.push((c.name.to_string(), g.name.to_string()));
-            }
-        }
-    }
-    let known: Vec<KnownGraph> = input.graphs.iter().map(KnownGraph::of).collect();
     let mut blocks: HashMap<String, Span> = HashMap::new();
     for b in &input.blocks {
         if blocks.insert(b.name.to_string(), b.name.span()).is_some() {
@@ -93,8 +83,23 @@ pub fn check(input: ast::Input, dirs: &Dirs, errors: &mut Errors) -> Vec<Graph> 
             );
         }
     }
-    for g in input.graphs {
-        let g = blocks::place(g, &input.blocks, errors);
+    // Blocks first: a graph's inputs include those `inputs block;` declares.
+    let graphs: Vec<GraphDef> = input
+        .graphs
+        .into_iter()
+        .map(|g| blocks::place(g, &input.blocks, errors))
+        .collect();
+    // Every graph's condition handles, so one used in another graph is named as such.
+    let mut conds: Vec<(String, String)> = Vec::new();
+    for g in &graphs {
+        for item in &g.items {
+            if let Item::Cond(c) = item {
+                conds.push((c.name.to_string(), g.name.to_string()));
+            }
+        }
+    }
+    let known: Vec<KnownGraph> = graphs.iter().map(KnownGraph::of).collect();
+    for g in graphs {
         let foreign: Vec<(String, String)> = conds
             .iter()
             .filter(|(_, owner)| g.name != owner.as_str())
@@ -220,6 +225,8 @@ fn check_graph(
             Item::Work(name) => check_input(&mut inputs, name, InputKind::Work, errors),
             Item::Comm(name) => check_input(&mut inputs, name, InputKind::Comm, errors),
             Item::Cond(c) => conds::check_cond_decl(&mut conds, c, errors),
+            // Written out by `blocks::place` (one left is of an unknown block, reported).
+            Item::Inputs(_) => {}
             item @ (Item::Node(_) | Item::Edges(_)) => node_items.push(item),
         }
     }

@@ -115,6 +115,7 @@ fn declaration(item: &Item) -> Option<(Span, String)> {
         Item::Event(e) => (e.span(), format!("event `{e}`")),
         Item::Work(w) => (w.span(), format!("work `{w}`")),
         Item::Comm(c) => (c.span(), format!("communicator `{c}`")),
+        Item::Inputs(b) => (b.span(), format!("the inputs of block `{b}`")),
         Item::Cond(c) => (c.name.span(), format!("condition `{}`", c.name)),
         Item::Node(_) | Item::Edges(_) => return None,
     })
