@@ -27,6 +27,7 @@
 //! so its types, and the items named from its source file, exist and one mistake does not
 //! cascade.
 
+mod block_inputs;
 mod blocks;
 mod collectives;
 mod conds;
